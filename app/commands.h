@@ -1,0 +1,12 @@
+#pragma once
+// Sub-commands of the llm-workbench executable. Each parses its own arguments (the last
+// of a repeated flag wins), prints `--help`, and returns the process exit code; bad
+// arguments give a one-line error on stderr and exit code 2.
+
+namespace lwb::app {
+
+int runGenerate(int argc, char** argv);  // app/cmd_generate.cpp
+int runBench(int argc, char** argv);     // app/cmd_bench.cpp
+int runGui(int argc, char** argv);       // app/cmd_gui.cpp (window; --demo, --model DIR)
+
+}  // namespace lwb::app

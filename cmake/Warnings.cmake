@@ -1,0 +1,12 @@
+# Warnings on for the project's own targets; sanitizers when asked.
+add_library(lwb_warnings INTERFACE)
+target_compile_options(lwb_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wno-missing-field-initializers>)
+
+if(LLM_WORKBENCH_SANITIZE)
+  add_compile_options(-fsanitize=${LLM_WORKBENCH_SANITIZE} -fno-omit-frame-pointer -g)
+  add_link_options(-fsanitize=${LLM_WORKBENCH_SANITIZE})
+  if(LLM_WORKBENCH_SANITIZE MATCHES "undefined")
+    add_compile_options(-fno-sanitize-recover=undefined)
+  endif()
+endif()

@@ -1,0 +1,20 @@
+#pragma once
+// Errors the user can read: which file, which field or tensor, what was expected, what
+// was found. The engine throws lwb::Error on bad input and catches it at its API
+// boundaries (CLI, EngineLoop, model loading); it never aborts the process.
+#include <stdexcept>
+#include <string>
+
+namespace lwb {
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Throws lwb::Error(message) when the condition is false.
+inline void check(bool condition, const std::string& message) {
+  if (!condition) throw Error(message);
+}
+
+}  // namespace lwb

@@ -1,0 +1,87 @@
+#pragma once
+// The serving engine: step() = schedule → execute → sample → append / finish → record.
+// Single-threaded; EngineLoop runs it on its own thread.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/metrics/records.h"
+#include "engine/sample/sampling_params.h"
+#include "engine/sched/engine_config.h"
+
+namespace lwb {
+
+struct Model;
+
+struct RequestInput {
+  std::vector<int> promptTokenIds;  // as given (BOS already included when wanted)
+  SamplingParams sampling;
+  int priority = 0;                 // scheduling_policy=priority: lower value first (vLLM)
+  std::string tag;                  // free text for the UI ("chat 2", "load"), exported
+};
+
+// What one request produced in one step.
+struct TokenDelta {
+  RequestId id = 0;
+  std::vector<int> newTokenIds;
+  std::string newText;               // incremental detokenization, valid UTF-8
+  std::vector<std::vector<std::pair<int, float>>> newLogprobs;  // per new token, when asked
+  bool finished = false;
+  FinishReason finishReason = FinishReason::None;
+};
+
+struct StepOutput {
+  StepRecord record;
+  std::vector<TokenDelta> deltas;
+  std::vector<RequestId> newlyFinished;  // incl. rejected / aborted / failed this step
+};
+
+// A live view of one KV block, for the block map.
+struct KvBlockInfo {
+  enum class Kind { Free, CachedFree, Owned };
+  Kind kind = Kind::Free;
+  int refCount = 0;
+  uint64_t hash = 0;               // valid when hasHash
+  bool hasHash = false;
+  std::vector<RequestId> owners;   // requests holding it
+  int firstTokenPos = 0;           // position of its first token in the owner's sequence
+  int numTokens = 0;               // filled slots
+};
+
+class Engine {
+ public:
+  Engine(std::shared_ptr<const Model> model, const EngineConfig& config);
+  ~Engine();
+
+  // Validates the request (empty prompt, ids out of vocabulary, too long for
+  // max_model_len, bad sampling params). A request that can never be scheduled under
+  // the knobs is accepted and rejected at once with the reason (finish_reason
+  // "rejected", timeline.error); it shows up in the next step's output.
+  RequestId addRequest(RequestInput input);
+  void abortRequest(RequestId id);
+  bool hasUnfinishedRequests() const;
+  StepOutput step();
+
+  // Knobs: non-structural apply at the next step; structural ones rebuild the KV pool,
+  // aborting in-flight requests (EngineLoop drains first when asked).
+  void setConfig(const EngineConfig& config);
+  const EngineConfig& config() const;
+  const Model& model() const;
+  DeviceInfo deviceInfo() const;
+
+  // Introspection for UIs and tests.
+  const RequestTimeline* timeline(RequestId id) const;  // kept for finished requests too
+  std::vector<RequestTimeline> allTimelines() const;
+  std::vector<KvBlockInfo> kvBlocks() const;
+  int numKvBlocks() const;
+  const std::vector<StepRecord>& steps() const;
+  // Output so far of a request (prompt and output ids, detokenized text).
+  const std::vector<int>* outputTokenIds(RequestId id) const;
+  double now() const;  // seconds since the engine was created
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lwb

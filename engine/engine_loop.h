@@ -1,0 +1,78 @@
+#pragma once
+// The engine on its own thread. Any thread may submit, abort and change knobs; the GUI
+// pulls at a fixed rate: events since the last pull (token deltas, finished requests,
+// step records) and the latest immutable snapshot. No callback per token.
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace lwb {
+
+// Everything the views need at one instant, immutable once published.
+struct EngineSnapshot {
+  int64_t step = 0;
+  double time = 0;
+  EngineConfig config;
+  DeviceInfo device;
+  std::string modelDir;
+  bool paused = false;
+  int numRunning = 0, numWaiting = 0;
+  std::vector<KvBlockInfo> kvBlocks;       // index = block id
+  std::vector<RequestTimeline> live;       // waiting / running / preempted requests
+  int64_t totalPrefixQueryTokens = 0, totalPrefixHitTokens = 0;
+  int64_t totalPreemptions = 0;
+  int64_t totalGeneratedTokens = 0;
+};
+
+struct ConfigChangedEvent {
+  double time = 0;
+  EngineConfig oldConfig, newConfig;
+  std::string description;  // "max_num_batched_tokens 2048 → 512"
+};
+struct RequestFinishedEvent {
+  RequestTimeline timeline;
+  std::vector<int> outputTokenIds;
+};
+struct EngineErrorEvent {
+  double time = 0;
+  std::string message;      // a step failed; the affected requests finish with "error"
+};
+struct ModelLoadedEvent {
+  std::string modelDir;
+  std::string error;        // empty on success; else the old model keeps running
+};
+using EngineEvent = std::variant<TokenDelta, StepRecord, RequestFinishedEvent, ConfigChangedEvent,
+                                 EngineErrorEvent, ModelLoadedEvent>;
+
+class EngineLoop {
+ public:
+  // Builds the Engine on the loop's thread; throws lwb::Error if the first build fails.
+  EngineLoop(std::shared_ptr<const Model> model, const EngineConfig& config);
+  ~EngineLoop();  // stops and joins the thread; in-flight requests are aborted
+
+  // Thread-safe. Validation errors throw lwb::Error at once; the id is valid at once.
+  RequestId submit(RequestInput input);
+  void abort(RequestId id);
+  void abortAll();
+  // Non-structural changes apply at the next step; structural ones drain (or, with
+  // abortInFlight, abort) running work and rebuild. Invalid values throw lwb::Error.
+  void setConfig(const EngineConfig& config, bool abortInFlight = false);
+  EngineConfig config() const;
+  void setPaused(bool paused);
+  // Swaps the model in the background; the old one keeps serving until the new one
+  // is loaded; the outcome arrives as ModelLoadedEvent.
+  void loadModel(const std::string& dir);
+
+  // Pull side.
+  std::vector<EngineEvent> drainEvents();               // bounded queue: oldest steps dropped first
+  std::shared_ptr<const EngineSnapshot> snapshot() const;  // latest published
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lwb

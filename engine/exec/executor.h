@@ -1,0 +1,78 @@
+#pragma once
+// The executor runs ONE forward pass over a flattened batch: the tokens of many
+// requests at once, each contributing a prompt chunk or one decode token. Attention
+// reads and writes a paged KV cache through each request's block table. Only executors
+// touch weights and devices; the scheduler and KV manager never do.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lwb {
+
+struct Model;
+
+// One request's rows in the flattened batch.
+struct SeqSlice {
+  int64_t requestId = 0;
+  int32_t firstRow = 0;       // index of its first token in ForwardBatch::tokenIds
+  int32_t numTokens = 0;      // rows this step: a prompt chunk, or 1 when decoding
+  int32_t numCachedTokens = 0; // tokens already in its KV blocks (= position of its first row)
+  std::vector<int32_t> blockTable;  // block ids covering positions [0, numCachedTokens + numTokens)
+  bool needLogits = false;    // logits for its last row (prompt finished, or decoding)
+};
+
+struct ForwardBatch {
+  std::vector<int32_t> tokenIds;  // [numRows]; positions are numCachedTokens + i per slice
+  std::vector<SeqSlice> seqs;     // in row order, non-overlapping, covering every row
+  int numRows() const { return int(tokenIds.size()); }
+  int numLogitRows() const;
+};
+
+struct ForwardResult {
+  int numRows = 0;                // == batch.numLogitRows()
+  int vocabSize = 0;
+  std::vector<float> logits;      // [numRows, vocabSize], in the order of seqs with needLogits
+  const float* row(int i) const { return logits.data() + size_t(i) * size_t(vocabSize); }
+};
+
+struct DeviceInfo {
+  std::string backend;      // "cpu" | "cuda"
+  std::string name;         // "AMD EPYC ... (2 threads, AVX-512)" | "NVIDIA H200"
+  size_t totalMemory = 0;   // bytes
+  size_t freeMemory = 0;    // bytes, at query time
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual DeviceInfo deviceInfo() const = 0;
+  // KV bytes one block of `blockSize` tokens takes over all layers (K and V).
+  virtual size_t kvBytesPerBlock(int blockSize) const = 0;
+  // Bytes the KV pool may take by default: CPU: free RAM less a safety margin; CUDA:
+  // total memory × gpu_memory_utilization less weights and activations.
+  virtual size_t defaultKvBudgetBytes() const = 0;
+  // (Re)allocates the paged KV pool; previous contents are lost.
+  virtual void allocateKvCache(int numBlocks, int blockSize) = 0;
+  virtual int numKvBlocks() const = 0;
+  virtual int kvBlockSize() const = 0;
+  // Runs the batch; throws lwb::Error on an invalid batch (block ids out of range,
+  // positions past max_position_embeddings) without touching the cache.
+  virtual void forward(const ForwardBatch& batch, ForwardResult& out) = 0;
+};
+
+struct ExecutorOptions {
+  std::string backend = "auto";    // "auto" | "cpu" | "cuda"
+  int numThreads = 0;              // CPU: 0 = all cores
+  int deviceIndex = 0;             // CUDA
+  double gpuMemoryUtilization = 0.9;
+};
+
+// Picks and creates the executor. `notice` receives why auto fell back to the CPU.
+// Throws lwb::Error when the asked backend is unavailable ("--backend cuda: no CUDA
+// device: <reason>").
+std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model,
+                                         const ExecutorOptions& options, std::string* notice = nullptr);
+
+}  // namespace lwb

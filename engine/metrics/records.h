@@ -1,0 +1,60 @@
+#pragma once
+// What the engine records: per-request timelines and per-step records. Times are
+// seconds on the engine's steady clock since the engine started (EngineClock).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lwb {
+
+using RequestId = int64_t;
+
+enum class RequestState { Waiting, Running, Preempted, Finished, Rejected };
+enum class FinishReason { None, Stop, Length, Abort, Error, Rejected };
+std::string requestStateName(RequestState s);   // "waiting", ...
+std::string finishReasonName(FinishReason r);   // "stop", "length", "abort", "error", "rejected"
+
+struct RequestTimeline {
+  RequestId id = 0;
+  int priority = 0;
+  int numPromptTokens = 0;
+  int numOutputTokens = 0;
+  int numCachedPromptTokens = 0;       // prefix-cache hit on (first) admission
+  int numPreemptions = 0;
+  double arrivalTime = 0;
+  std::optional<double> firstScheduledTime, firstTokenTime, finishTime;
+  std::vector<double> tokenTimes;      // one per output token
+  std::vector<double> preemptionTimes;
+  FinishReason finishReason = FinishReason::None;
+  std::string error;                   // reason when rejected / error
+
+  // vLLM's definitions; nullopt when not (yet) defined.
+  std::optional<double> queueTime() const;    // first scheduled − arrival
+  std::optional<double> ttft() const;         // first token − arrival
+  std::optional<double> e2e() const;          // last token − arrival
+  std::optional<double> tpot() const;         // (e2e − ttft) / (output − 1)
+  std::optional<double> prefillTime() const;  // first token − first scheduled
+  std::optional<double> decodeTime() const;   // last token − first token
+  std::vector<double> itls() const;           // gaps between successive tokens
+};
+
+struct StepRecord {
+  int64_t step = 0;
+  double startTime = 0;
+  double duration = 0;          // seconds: schedule + forward + sample
+  int numPrefillTokens = 0;     // prompt tokens computed this step (chunks)
+  int numDecodeTokens = 0;
+  int numScheduledSeqs = 0;
+  int numRunning = 0;           // after the step
+  int numWaiting = 0;
+  int numBlocksUsed = 0;        // ref count > 0
+  int numBlocksCachedFree = 0;  // ref count 0, hash kept (evictable)
+  int numBlocksFree = 0;        // ref count 0, no hash
+  int64_t prefixQueryTokens = 0;  // this step's admissions
+  int64_t prefixHitTokens = 0;
+  int numPreemptions = 0;       // this step
+  int tokenBudget = 0;          // max_num_batched_tokens in force
+};
+
+}  // namespace lwb

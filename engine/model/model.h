@@ -1,0 +1,63 @@
+#pragma once
+// A model folder in Hugging Face layout, loaded: config, weights (mmapped), tokenizer,
+// tokenizer_config.json and generation_config.json (both optional).
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/chat_template.h"
+#include "engine/model/llama_weights.h"
+#include "engine/model/model_config.h"
+#include "engine/model/safetensors.h"
+#include "engine/model/tokenizer.h"
+
+namespace lwb {
+
+// generation_config.json: sampling defaults, as vLLM reads them.
+struct GenerationDefaults {
+  std::optional<float> temperature, topP, minP, repetitionPenalty;
+  std::optional<int> topK, maxNewTokens;
+  std::vector<int> eosTokenIds;
+};
+
+struct TokenizerSettings {  // tokenizer_config.json
+  bool addBosToken = true;
+  std::string bosToken = "<s>", eosToken = "</s>";
+  std::string chatTemplate;  // "" when absent
+};
+
+struct Model {
+  std::string dir;  // absolute path
+  ModelConfig config;
+  TokenizerSettings tokenizerSettings;
+  GenerationDefaults generationDefaults;
+  std::unique_ptr<Tokenizer> tokenizer;
+  ChatTemplate chatTemplate;
+  std::unique_ptr<WeightStore> weights;
+  LlamaWeights llama;
+
+  // Every id that ends generation: config/generation_config eos ids and the ids of the
+  // template's end-of-turn strings.
+  std::vector<int> stopTokenIds() const;
+  // Prompt text → ids, with BOS when add_bos_token says so.
+  std::vector<int> encodePrompt(const std::string& text) const;
+  // Messages → ids through the chat template (BOS written once).
+  std::vector<int> encodeChat(const std::vector<ChatMessage>& messages, bool addGenerationPrompt) const;
+};
+
+// stage in [0,1] and a short description; called from the loading thread.
+using LoadProgress = std::function<void(double fraction, const std::string& stage)>;
+
+// Loads and validates everything; throws lwb::Error naming the file and the problem.
+// Checks that the weights fit in available memory before touching them.
+std::shared_ptr<const Model> loadModel(const std::string& dir, const LoadProgress& progress = {});
+
+// The default model's folder: next to the executable (build tree: <bin>/../share/
+// llm-workbench/models/<name>, installed: <prefix>/share/llm-workbench/models/<name>).
+// Throws lwb::Error listing every place it looked.
+std::string defaultModelDir();
+std::string executableDir();
+
+}  // namespace lwb

@@ -1,0 +1,68 @@
+#pragma once
+// SentencePiece tokenizer (tokenizer.model) plus the special-token handling a chat
+// template needs, and incremental detokenization for streaming.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sentencepiece { class SentencePieceProcessor; }
+
+namespace lwb {
+
+class Tokenizer {
+ public:
+  // Throws lwb::Error naming the file when it is missing or not a SentencePiece model.
+  static std::unique_ptr<Tokenizer> load(const std::string& path);
+  ~Tokenizer();
+
+  int vocabSize() const;
+  int bosId() const;
+  int eosId() const;
+  int unkId() const;
+
+  // Plain text → ids; special-token spellings ("<s>") are NOT parsed; no BOS added.
+  std::vector<int> encode(std::string_view text) const;
+  // Text that may contain special-token spellings (rendered chat templates): splits on
+  // the control and user-defined pieces ("<s>", "</s>", "<|user|>", ...), maps those to
+  // their ids and encodes the text between them with encode().
+  std::vector<int> encodeWithSpecials(std::string_view text) const;
+  std::string decode(const std::vector<int>& ids) const;
+
+  std::string piece(int id) const;   // raw piece, e.g. "▁the", "<0x0A>"
+  bool isControl(int id) const;      // <s>, </s>, <unk>
+  bool isByte(int id) const;         // <0xNN> byte-fallback pieces
+  bool isUserDefined(int id) const;  // e.g. "<|user|>"
+  // Ids that are plain vocabulary pieces (not control, byte, unknown or user-defined):
+  // what a synthetic workload draws from.
+  std::vector<int> ordinaryIds() const;
+
+ private:
+  Tokenizer();
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+  std::vector<std::string> specialPieces_;  // longest first, for encodeWithSpecials
+};
+
+// Streaming detokenization: push one id at a time, get the new text. Never emits a
+// partial UTF-8 sequence (byte-fallback pieces are held until they complete) and keeps
+// the leading space of the first generated token when `prefixIds` (the prompt's tail)
+// is given.
+class IncrementalDetokenizer {
+ public:
+  explicit IncrementalDetokenizer(const Tokenizer& tokenizer, std::vector<int> prefixIds = {});
+  std::string push(int id);
+  std::string flush();  // whatever is left, invalid bytes replaced by U+FFFD
+
+ private:
+  const Tokenizer& tok_;
+  std::vector<int> ids_;
+  size_t prefixLen_ = 0;
+  size_t emittedBytes_ = 0;  // of decode(ids_) beyond the prefix text
+  std::string prefixText_;
+};
+
+// Length of the longest prefix of `s` that is complete, valid UTF-8.
+size_t validUtf8Prefix(std::string_view s);
+bool isValidUtf8(std::string_view s);
+
+}  // namespace lwb

@@ -1,0 +1,36 @@
+#pragma once
+// Turns one row of logits into a token. Deterministic for a given seed: each request
+// owns its random stream, so batch composition never changes what it samples.
+#include <cstdint>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "engine/sample/sampling_params.h"
+
+namespace lwb {
+
+struct SampleResult {
+  int tokenId = -1;
+  float logprob = 0.0f;                          // raw log-softmax of the chosen token
+  std::vector<std::pair<int, float>> topLogprobs;  // [params.logprobs], best first, raw
+};
+
+// One per request: holds the request's random generator.
+class RequestSampler {
+ public:
+  // Without a seed the stream is seeded from `fallbackSeed` (engine-chosen, unique).
+  RequestSampler(const SamplingParams& params, uint64_t fallbackSeed);
+  // `history`: prompt + output ids so far (for the repetition penalty).
+  // `logits` is modified in place (penalties, temperature) — pass a scratch copy.
+  SampleResult sample(float* logits, int vocabSize, const std::vector<int>& history);
+
+ private:
+  SamplingParams params_;
+  std::mt19937_64 rng_;
+};
+
+// Raw log-softmax top-k of a logits row, best first (ties: lower id first).
+std::vector<std::pair<int, float>> topLogprobs(const float* logits, int vocabSize, int k);
+
+}  // namespace lwb
