@@ -26,6 +26,7 @@ class RequestSampler {
   SampleResult sample(float* logits, int vocabSize, const std::vector<int>& history);
 
  private:
+  int sampleFiltered(float* logits, int vocabSize);
   SamplingParams params_;
   std::mt19937_64 rng_;
 };

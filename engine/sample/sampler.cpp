@@ -1,0 +1,117 @@
+#include "engine/sample/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <unordered_set>
+
+namespace lwb {
+
+namespace {
+
+// log(sum(exp(x))) over a row, stable.
+double logSumExp(const float* x, int n) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int i = 0; i < n; ++i) m = std::max(m, x[i]);
+  if (!std::isfinite(m)) return m;
+  double s = 0.0;
+  for (int i = 0; i < n; ++i) s += std::exp(double(x[i]) - m);
+  return m + std::log(s);
+}
+
+int argmax(const float* x, int n) {
+  int best = 0;
+  for (int i = 1; i < n; ++i)
+    if (x[i] > x[best]) best = i;  // ties keep the lower id
+  return best;
+}
+
+// vLLM's repetition penalty: every id seen in prompt or output is penalised once.
+void applyRepetitionPenalty(float* logits, int vocabSize, const std::vector<int>& history, float penalty) {
+  std::unordered_set<int> seen(history.begin(), history.end());
+  for (int id : seen) {
+    if (id < 0 || id >= vocabSize) continue;
+    logits[id] = logits[id] > 0 ? logits[id] / penalty : logits[id] * penalty;
+  }
+}
+
+// Uniform double in [0, 1) from 53 random bits: the same on every standard library.
+double uniform01(std::mt19937_64& rng) { return double(rng() >> 11) * (1.0 / 9007199254740992.0); }
+
+}  // namespace
+
+std::vector<std::pair<int, float>> topLogprobs(const float* logits, int vocabSize, int k) {
+  k = std::clamp(k, 0, vocabSize);
+  std::vector<int> ids(vocabSize);
+  std::iota(ids.begin(), ids.end(), 0);
+  auto better = [&](int a, int b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };
+  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), better);
+  const double lse = logSumExp(logits, vocabSize);
+  std::vector<std::pair<int, float>> out;
+  out.reserve(k);
+  for (int i = 0; i < k; ++i) out.emplace_back(ids[i], float(double(logits[ids[i]]) - lse));
+  return out;
+}
+
+RequestSampler::RequestSampler(const SamplingParams& params, uint64_t fallbackSeed)
+    : params_(params), rng_(params.seed.value_or(fallbackSeed)) {}
+
+SampleResult RequestSampler::sample(float* logits, int vocabSize, const std::vector<int>& history) {
+  SampleResult result;
+  // Logprobs are of the raw distribution, before penalties and temperature (vLLM default).
+  const double rawLse = logSumExp(logits, vocabSize);
+  if (params_.logprobs > 0) result.topLogprobs = topLogprobs(logits, vocabSize, params_.logprobs);
+  std::vector<float> raw;  // kept only when the penalty rewrites logits in place
+  if (params_.repetitionPenalty != 1.0f) {
+    raw.assign(logits, logits + vocabSize);
+    applyRepetitionPenalty(logits, vocabSize, history, params_.repetitionPenalty);
+  }
+  result.tokenId = params_.temperature < 1e-5f ? argmax(logits, vocabSize) : sampleFiltered(logits, vocabSize);
+  const float rawChosen = raw.empty() ? logits[result.tokenId] : raw[result.tokenId];
+  result.logprob = float(double(rawChosen) - rawLse);
+  return result;
+}
+
+// Temperature, then min-p, top-k and top-p on the sorted distribution, then one draw.
+int RequestSampler::sampleFiltered(float* logits, int vocabSize) {
+  const float invT = 1.0f / params_.temperature;
+  float maxLogit = -std::numeric_limits<float>::infinity();
+  for (int i = 0; i < vocabSize; ++i) maxLogit = std::max(maxLogit, logits[i] * invT);
+  std::vector<std::pair<double, int>> probs(vocabSize);  // (unnormalised prob, id)
+  double total = 0.0;
+  for (int i = 0; i < vocabSize; ++i) {
+    const double p = std::exp(double(logits[i] * invT) - maxLogit);
+    probs[i] = {p, i};
+    total += p;
+  }
+  std::sort(probs.begin(), probs.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
+  size_t keep = probs.size();
+  if (params_.minP > 0.0f) {  // keep p >= min_p * p_max (p_max is probs[0])
+    const double cutoff = params_.minP * probs[0].first;
+    while (keep > 1 && probs[keep - 1].first < cutoff) --keep;
+  }
+  if (params_.topK > 0) keep = std::min(keep, size_t(params_.topK));
+  if (params_.topP < 1.0f) {  // smallest prefix whose mass reaches top_p of the kept mass
+    double kept = 0.0;
+    for (size_t i = 0; i < keep; ++i) kept += probs[i].first;
+    double cum = 0.0;
+    for (size_t i = 0; i < keep; ++i) {
+      cum += probs[i].first;
+      if (cum >= params_.topP * kept) { keep = i + 1; break; }
+    }
+  }
+  double mass = 0.0;
+  for (size_t i = 0; i < keep; ++i) mass += probs[i].first;
+  const double r = uniform01(rng_) * mass;
+  double cum = 0.0;
+  for (size_t i = 0; i < keep; ++i) {
+    cum += probs[i].first;
+    if (r < cum) return probs[i].second;
+  }
+  return probs[keep - 1].second;
+}
+
+}  // namespace lwb
