@@ -1,0 +1,44 @@
+// llm-workbench: the window by default; `generate` and `bench` run headless.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "app/commands.h"
+
+namespace {
+
+const char* kUsage =
+    "Usage:\n"
+    "  llm-workbench [--demo] [--model DIR] [--backend auto|cpu|cuda] [--threads N]\n"
+    "                                   open the workbench window\n"
+    "  llm-workbench generate [OPTIONS]  generate text for one prompt (see generate --help)\n"
+    "  llm-workbench bench [OPTIONS]     run a synthetic serving benchmark (see bench --help)\n"
+    "  llm-workbench --version | --help\n"
+    "\n"
+    "A workbench that runs an LLM inference engine and shows what it does inside:\n"
+    "batches, KV-cache blocks, prefix-cache hits, preemption and latency.\n"
+    "Without --model the bundled default model is used (LWB_MODEL_DIR overrides it).\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2) {
+    const std::string first = argv[1];
+    if (first == "--version" || first == "-V") {
+      std::printf("llm-workbench %s\n", LWB_VERSION);
+      return 0;
+    }
+    if (first == "--help" || first == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (first == "generate") return lwb::app::runGenerate(argc - 1, argv + 1);
+    if (first == "bench") return lwb::app::runBench(argc - 1, argv + 1);
+    if (first.rfind("--", 0) != 0) {
+      std::fprintf(stderr, "llm-workbench: unknown command '%s' (expected generate, bench or options; see --help)\n",
+                   argv[1]);
+      return 2;
+    }
+  }
+  return lwb::app::runGui(argc, argv);
+}
