@@ -1,0 +1,181 @@
+#include "engine/metrics/export.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "engine/common/error.h"
+#include "engine/metrics/histogram.h"
+#include "engine/metrics/stats.h"
+
+namespace lwb {
+namespace {
+
+using nlohmann::json;
+
+json optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+bool isSuccess(const RequestTimeline& t) {
+  return t.finishReason == FinishReason::Stop || t.finishReason == FinishReason::Length;
+}
+
+// A histogram plus the summary statistics vLLM's bench prints, over samples in seconds.
+json histogramJson(const std::vector<double>& samples, std::vector<double> bounds) {
+  Histogram h(std::move(bounds));
+  for (double v : samples) h.observe(v);
+  json buckets = json::object();
+  const auto cumulative = h.cumulativeCounts();
+  for (size_t i = 0; i < h.upperBounds().size(); ++i) buckets[json(h.upperBounds()[i]).dump()] = cumulative[i];
+  buckets["+Inf"] = cumulative.back();
+  const Summary s = summarize(samples);
+  return {{"count", h.count()}, {"sum", h.sum()}, {"buckets", buckets}, {"mean", s.mean},
+          {"median", s.median}, {"p90", s.p90}, {"p99", s.p99}, {"max", s.max}};
+}
+
+template <typename Metric>
+std::vector<double> collect(const std::vector<RequestTimeline>& timelines, Metric metric) {
+  std::vector<double> out;
+  for (const auto& t : timelines)
+    if (isSuccess(t))
+      if (auto v = (t.*metric)()) out.push_back(*v);
+  return out;
+}
+
+std::string field(const std::optional<double>& v) {
+  if (!v) return "";
+  std::ostringstream os;
+  os.precision(9);
+  os << *v;
+  return os.str();
+}
+
+// RFC 4180: quote when the text has a comma, quote or line break; double the quotes.
+std::string csvText(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+double kvCacheUsage(const StepRecord& s) {
+  const int total = s.numBlocksUsed + s.numBlocksCachedFree + s.numBlocksFree;
+  return total > 0 ? static_cast<double>(s.numBlocksUsed) / total : 0.0;
+}
+
+json timelineToJson(const RequestTimeline& t) {
+  return {{"id", t.id}, {"priority", t.priority}, {"num_prompt_tokens", t.numPromptTokens},
+          {"num_output_tokens", t.numOutputTokens}, {"num_cached_prompt_tokens", t.numCachedPromptTokens},
+          {"num_preemptions", t.numPreemptions}, {"arrival_time", t.arrivalTime},
+          {"first_scheduled_time", optional(t.firstScheduledTime)}, {"first_token_time", optional(t.firstTokenTime)},
+          {"finish_time", optional(t.finishTime)}, {"queue_time", optional(t.queueTime())},
+          {"ttft", optional(t.ttft())}, {"tpot", optional(t.tpot())}, {"e2e", optional(t.e2e())},
+          {"prefill_time", optional(t.prefillTime())}, {"decode_time", optional(t.decodeTime())},
+          {"token_times", t.tokenTimes}, {"preemption_times", t.preemptionTimes},
+          {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error}};
+}
+
+json stepToJson(const StepRecord& s) {
+  return {{"step", s.step}, {"start_time", s.startTime}, {"duration", s.duration},
+          {"num_prefill_tokens", s.numPrefillTokens}, {"num_decode_tokens", s.numDecodeTokens},
+          {"num_scheduled_seqs", s.numScheduledSeqs}, {"num_running", s.numRunning}, {"num_waiting", s.numWaiting},
+          {"num_blocks_used", s.numBlocksUsed}, {"num_blocks_cached_free", s.numBlocksCachedFree},
+          {"num_blocks_free", s.numBlocksFree}, {"kv_cache_usage", kvCacheUsage(s)},
+          {"prefix_query_tokens", s.prefixQueryTokens}, {"prefix_hit_tokens", s.prefixHitTokens},
+          {"num_preemptions", s.numPreemptions}, {"token_budget", s.tokenBudget}};
+}
+
+json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std::vector<StepRecord>& steps) {
+  int64_t queries = 0, hits = 0, preemptions = 0, promptTokens = 0, generationTokens = 0;
+  double maxUsage = 0;
+  for (const auto& s : steps) {
+    queries += s.prefixQueryTokens;
+    hits += s.prefixHitTokens;
+    preemptions += s.numPreemptions;
+    maxUsage = std::max(maxUsage, kvCacheUsage(s));
+  }
+  std::vector<double> itls;
+  int64_t successes = 0;
+  for (const auto& t : timelines) {
+    if (t.firstScheduledTime) promptTokens += t.numPromptTokens;
+    generationTokens += t.numOutputTokens;
+    if (!isSuccess(t)) continue;
+    ++successes;
+    const auto gaps = t.itls();
+    itls.insert(itls.end(), gaps.begin(), gaps.end());
+  }
+  const auto ttft = Histogram::ttftBuckets();
+  const auto itl = Histogram::itlBuckets();
+  const StepRecord last = steps.empty() ? StepRecord{} : steps.back();
+  return {
+      {"vllm:time_to_first_token_seconds", histogramJson(collect(timelines, &RequestTimeline::ttft), ttft)},
+      {"vllm:inter_token_latency_seconds", histogramJson(itls, itl)},
+      {"vllm:e2e_request_latency_seconds", histogramJson(collect(timelines, &RequestTimeline::e2e), ttft)},
+      {"vllm:request_queue_time_seconds", histogramJson(collect(timelines, &RequestTimeline::queueTime), ttft)},
+      {"vllm:request_prefill_time_seconds", histogramJson(collect(timelines, &RequestTimeline::prefillTime), ttft)},
+      {"vllm:request_decode_time_seconds", histogramJson(collect(timelines, &RequestTimeline::decodeTime), ttft)},
+      {"vllm:request_time_per_output_token_seconds", histogramJson(collect(timelines, &RequestTimeline::tpot), itl)},
+      {"vllm:prompt_tokens", promptTokens},
+      {"vllm:generation_tokens", generationTokens},
+      {"vllm:prefix_cache_queries", queries},
+      {"vllm:prefix_cache_hits", hits},
+      {"vllm:num_preemptions", preemptions},
+      {"vllm:request_success", successes},
+      {"vllm:kv_cache_usage_perc", kvCacheUsage(last)},
+      {"vllm:num_requests_running", last.numRunning},
+      {"vllm:num_requests_waiting", last.numWaiting},
+      {"lwb:kv_cache_usage_perc_max", maxUsage},
+      {"lwb:prefix_cache_hit_rate", queries > 0 ? double(hits) / double(queries) : 0.0},
+      {"lwb:num_steps", steps.size()},
+  };
+}
+
+json runToJson(const std::vector<RequestTimeline>& timelines, const std::vector<StepRecord>& steps) {
+  json requests = json::array(), stepArray = json::array();
+  for (const auto& t : timelines) requests.push_back(timelineToJson(t));
+  for (const auto& s : steps) stepArray.push_back(stepToJson(s));
+  return {{"requests", requests}, {"steps", stepArray}, {"metrics", metricsSummaryJson(timelines, steps)}};
+}
+
+std::string requestsCsv(const std::vector<RequestTimeline>& timelines) {
+  std::ostringstream os;
+  os << "id,priority,num_prompt_tokens,num_output_tokens,num_cached_prompt_tokens,num_preemptions,"
+        "arrival_time,first_scheduled_time,first_token_time,finish_time,queue_time,ttft,tpot,e2e,"
+        "prefill_time,decode_time,finish_reason,error\n";
+  for (const auto& t : timelines) {
+    os << t.id << ',' << t.priority << ',' << t.numPromptTokens << ',' << t.numOutputTokens << ','
+       << t.numCachedPromptTokens << ',' << t.numPreemptions << ',' << field(t.arrivalTime) << ','
+       << field(t.firstScheduledTime) << ',' << field(t.firstTokenTime) << ',' << field(t.finishTime) << ','
+       << field(t.queueTime()) << ',' << field(t.ttft()) << ',' << field(t.tpot()) << ',' << field(t.e2e()) << ','
+       << field(t.prefillTime()) << ',' << field(t.decodeTime()) << ',' << finishReasonName(t.finishReason) << ','
+       << csvText(t.error) << '\n';
+  }
+  return os.str();
+}
+
+std::string stepsCsv(const std::vector<StepRecord>& steps) {
+  std::ostringstream os;
+  os << "step,start_time,duration,num_prefill_tokens,num_decode_tokens,num_scheduled_seqs,num_running,"
+        "num_waiting,num_blocks_used,num_blocks_cached_free,num_blocks_free,kv_cache_usage,"
+        "prefix_query_tokens,prefix_hit_tokens,num_preemptions,token_budget\n";
+  for (const auto& s : steps) {
+    os << s.step << ',' << field(s.startTime) << ',' << field(s.duration) << ',' << s.numPrefillTokens << ','
+       << s.numDecodeTokens << ',' << s.numScheduledSeqs << ',' << s.numRunning << ',' << s.numWaiting << ','
+       << s.numBlocksUsed << ',' << s.numBlocksCachedFree << ',' << s.numBlocksFree << ','
+       << field(kvCacheUsage(s)) << ',' << s.prefixQueryTokens << ',' << s.prefixHitTokens << ','
+       << s.numPreemptions << ',' << s.tokenBudget << '\n';
+  }
+  return os.str();
+}
+
+void writeTextFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
+  out << text;
+  out.flush();
+  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace lwb
