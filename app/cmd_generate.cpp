@@ -41,8 +41,7 @@ ArgParser makeParser() {
   return p;
 }
 
-SamplingParams samplingFrom(const ArgParser& args, const Model& model) {
-  const GenerationDefaults& d = model.generationDefaults;
+SamplingParams samplingFrom(const ArgParser& args, const GenerationDefaults& d) {
   SamplingParams s;
   s.temperature = float(args.number("temperature", d.temperature.value_or(1.0f), 0, 1e6));
   s.topP = float(args.number("top-p", d.topP.value_or(1.0f), 1e-9, 1));
@@ -58,13 +57,24 @@ SamplingParams samplingFrom(const ArgParser& args, const Model& model) {
   return s;
 }
 
-std::vector<int> promptFrom(const ArgParser& args, const Model& model) {
+// Everything that can be checked without the model, so bad arguments fail fast.
+void checkArguments(const ArgParser& args) {
   const bool hasText = args.has("prompt"), hasIds = args.has("prompt-token-ids");
   if (hasText == hasIds) throw UsageError("give exactly one of --prompt TEXT or --prompt-token-ids IDS");
-  if (hasIds) {
-    if (args.has("chat")) throw UsageError("--chat needs --prompt TEXT, not token ids");
-    return args.intList("prompt-token-ids");
+  if (hasIds && args.has("chat")) throw UsageError("--chat needs --prompt TEXT, not token ids");
+  if (hasIds) args.intList("prompt-token-ids");
+  try {
+    samplingFrom(args, GenerationDefaults{});
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());
   }
+  args.integer("threads", 0, 0, 4096);
+}
+
+std::vector<int> promptFrom(const ArgParser& args, const Model& model) {
+  if (args.has("prompt-token-ids")) return args.intList("prompt-token-ids");
   const std::string text = *args.value("prompt");
   if (!args.has("chat")) return model.encodePrompt(text);
   std::vector<ChatMessage> messages;
@@ -106,6 +116,7 @@ nlohmann::json resultJson(const Model& model, const std::vector<int>& prompt, co
 int generate(int argc, char** argv) {
   ArgParser args = makeParser();
   if (!args.parse(argc, argv)) return 0;
+  checkArguments(args);
   const bool json = args.has("json");
   const bool progress = isatty(fileno(stderr));
   const std::string dir = args.value("model") ? *args.value("model") : defaultModelDir();
@@ -118,7 +129,7 @@ int generate(int argc, char** argv) {
   config.executor.backend = args.stringOr("backend", "auto");
   config.executor.numThreads = int(args.integer("threads", 0, 0, 4096));
   RequestInput input;
-  input.sampling = samplingFrom(args, *model);
+  input.sampling = samplingFrom(args, model->generationDefaults);
   input.promptTokenIds = promptFrom(args, *model);
   input.tag = "generate";
   const int maxLen = config.effectiveMaxModelLen(model->config);
