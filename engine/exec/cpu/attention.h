@@ -1,0 +1,49 @@
+#pragma once
+// Causal attention over a paged KV cache.
+//
+// KV cache layout (f32), per layer, for K and V separately:
+//   [numBlocks, blockSize, numKvHeads, headDim]
+// Position p of a sequence lives in block blockTable[p / blockSize], slot p % blockSize.
+//
+// Invariance: the output of a (row, head) depends only on its query and the cached
+// K/V of positions 0..pos of its own sequence, computed in position order with the same
+// kernels whatever the batch, the chunking or the thread that runs it: scores in order,
+// max, exp and sum (fixed-order SIMD), then Σ p_j·V_j accumulated in position order.
+#include <cstdint>
+#include <vector>
+
+#include "engine/exec/cpu/kernels.h"
+#include "engine/exec/cpu/thread_pool.h"
+
+namespace lwb {
+
+struct AttentionShape {
+  int numHeads = 0;
+  int numKvHeads = 0;
+  int headDim = 0;
+  int blockSize = 0;
+};
+
+// Where one batch row sits: its sequence's block table and its position.
+struct RowPosition {
+  const int32_t* blockTable = nullptr;
+  int pos = 0;
+};
+
+struct KvLayer {
+  float* k = nullptr;  // [numBlocks, blockSize, numKvHeads, headDim]
+  float* v = nullptr;
+};
+
+// Copies each row's k/v ([numRows, numKvHeads * headDim]) into its cache slot.
+void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows, const float* k, const float* v,
+                  const KvLayer& cache);
+
+// out[row, h*headDim..] = softmax(q·Kᵀ / sqrt(headDim)) · V over positions 0..pos of the
+// row's sequence. q and out are [numRows, numHeads * headDim]. `scratch` holds one buffer
+// per pool thread; they grow as needed.
+void pagedAttention(ThreadPool& pool, const CpuKernels& kernels, const AttentionShape& s,
+                    const std::vector<RowPosition>& rows, const float* q, const KvLayer& cache, float* out,
+                    std::vector<std::vector<float>>& scratch);
+
+}  // namespace lwb

@@ -1,0 +1,245 @@
+// The CPU executor: one forward pass of a Llama model over a flattened batch, with a
+// paged f32 KV cache (layout in attention.h). Per layer:
+//   xn = RMSNorm(h); q,k,v = xn·Wqkvᵀ; RoPE(q,k); K/V → cache; a = attention(q, cache)
+//   h += a·Woᵀ; xn = RMSNorm(h); h += (silu(xn·Wgᵀ) ⊙ xn·Wuᵀ)·Wdᵀ
+// then logits = RMSNorm(h_last)·lm_headᵀ for the rows that need them.
+#include "engine/exec/cpu/cpu_executor.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "engine/common/error.h"
+#include "engine/exec/cpu/attention.h"
+#include "engine/exec/cpu/batch_check.h"
+#include "engine/exec/cpu/cpu_system_info.h"
+#include "engine/exec/cpu/gemm.h"
+#include "engine/exec/cpu/norm_rope.h"
+#include "engine/model/model.h"
+
+namespace lwb {
+namespace {
+
+struct LayerMatrices {
+  WeightVector inputNorm, postAttnNorm;
+  WeightMatrix q, k, v, o, gate, up, down;
+};
+
+WeightVector weightVector(const TensorView* t, const std::string& what) {
+  check(t != nullptr && t->shape.size() == 1, "CPU executor: " + what + ": expected a 1-D weight");
+  return {t->data, t->dtype, int(t->shape[0])};
+}
+
+WeightMatrix requireMatrix(const TensorView* t, const std::string& what) {
+  check(t != nullptr, "CPU executor: missing weight " + what);
+  return weightMatrix(*t);
+}
+
+// Activations of one forward pass, [numRows, width] each; grown, never shrunk.
+struct Activations {
+  std::vector<float> hidden, normed, q, k, v, attn, proj, gate, up, ropeCos, ropeSin, logitRows;
+};
+
+class CpuExecutor final : public Executor {
+ public:
+  CpuExecutor(std::shared_ptr<const Model> model, int numThreads);
+  DeviceInfo deviceInfo() const override;
+  size_t kvBytesPerBlock(int blockSize) const override;
+  size_t defaultKvBudgetBytes() const override;
+  void allocateKvCache(int numBlocks, int blockSize) override;
+  int numKvBlocks() const override { return numBlocks_; }
+  int kvBlockSize() const override { return blockSize_; }
+  void forward(const ForwardBatch& batch, ForwardResult& out) override;
+
+ private:
+  void forRows(int numRows, int width, const std::function<void(int row)>& fn);
+  void embed(const ForwardBatch& batch);
+  void runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows);
+  void computeLogits(const ForwardBatch& batch, ForwardResult& out);
+  size_t weightBytes() const;
+
+  std::shared_ptr<const Model> model_;
+  const ModelConfig& cfg_;
+  const CpuKernels& kernels_;
+  ThreadPool pool_;
+  std::vector<float> invFreq_;
+  std::vector<LayerMatrices> layers_;
+  WeightVector finalNorm_;
+  WeightMatrix lmHead_;
+  int numBlocks_ = 0, blockSize_ = 0;
+  std::vector<std::unique_ptr<float[]>> kCache_, vCache_;  // per layer; uninitialised until written
+  Activations act_;
+  std::vector<std::vector<float>> attnScratch_;
+};
+
+CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads)
+    : model_(std::move(model)), cfg_(model_->config), kernels_(cpuKernels(detectIsa())), pool_(numThreads) {
+  check(cfg_.headDim > 0 && cfg_.headDim % 2 == 0, "CPU executor: head_dim must be even and positive");
+  check(cfg_.numKeyValueHeads > 0 && cfg_.numAttentionHeads % cfg_.numKeyValueHeads == 0,
+        "CPU executor: num_attention_heads must be a multiple of num_key_value_heads");
+  check(int(model_->llama.layers.size()) == cfg_.numHiddenLayers, "CPU executor: layer count does not match the config");
+  invFreq_ = ropeInvFreq(cfg_);
+  check(int(invFreq_.size()) == cfg_.headDim / 2, "CPU executor: ropeInvFreq returned the wrong size");
+  for (const LlamaLayerWeights& w : model_->llama.layers) {
+    layers_.push_back({weightVector(w.inputNorm, "input_layernorm"), weightVector(w.postAttnNorm, "post_attention_layernorm"),
+                       requireMatrix(w.q, "q_proj"), requireMatrix(w.k, "k_proj"), requireMatrix(w.v, "v_proj"),
+                       requireMatrix(w.o, "o_proj"), requireMatrix(w.gate, "gate_proj"), requireMatrix(w.up, "up_proj"),
+                       requireMatrix(w.down, "down_proj")});
+  }
+  finalNorm_ = weightVector(model_->llama.finalNorm, "model.norm");
+  lmHead_ = requireMatrix(model_->llama.lmHead, "lm_head");
+  check(model_->llama.embedTokens != nullptr, "CPU executor: missing weight embed_tokens");
+}
+
+DeviceInfo CpuExecutor::deviceInfo() const {
+  DeviceInfo info;
+  info.backend = "cpu";
+  info.name = cpuModelName() + " (" + std::to_string(pool_.numThreads()) + " threads, " + isaName(kernels_.isa) + ")";
+  const MemoryInfo mem = readMemoryInfo();
+  info.totalMemory = mem.total;
+  info.freeMemory = mem.available;
+  return info;
+}
+
+size_t CpuExecutor::kvBytesPerBlock(int blockSize) const {
+  return size_t(cfg_.numHiddenLayers) * 2 * size_t(blockSize) * size_t(cfg_.kvSize()) * sizeof(float);
+}
+
+size_t CpuExecutor::weightBytes() const {
+  size_t bytes = 0;
+  for (const auto& [name, view] : model_->weights ? model_->weights->all() : std::map<std::string, TensorView>{}) {
+    size_t n = dtypeSize(view.dtype);
+    for (int64_t d : view.shape) n *= size_t(d);
+    bytes += n;
+  }
+  return bytes;
+}
+
+// Half of what is available once the weights are resident, keeping 512 MiB for
+// activations and the rest of the process, capped at 16 GiB.
+size_t CpuExecutor::defaultKvBudgetBytes() const {
+  const size_t available = readMemoryInfo().available;
+  const size_t reserved = weightBytes() + (size_t(512) << 20);
+  const size_t spare = available > reserved ? available - reserved : 0;
+  return std::min(spare / 2, size_t(16) << 30);
+}
+
+void CpuExecutor::allocateKvCache(int numBlocks, int blockSize) {
+  check(numBlocks > 0 && blockSize > 0, "allocateKvCache: numBlocks and blockSize must be positive, found " +
+                                            std::to_string(numBlocks) + " and " + std::to_string(blockSize));
+  kCache_.clear();
+  vCache_.clear();
+  const size_t perLayer = size_t(numBlocks) * size_t(blockSize) * size_t(cfg_.kvSize());
+  for (int l = 0; l < cfg_.numHiddenLayers; ++l) {
+    kCache_.emplace_back(new float[perLayer]);
+    vCache_.emplace_back(new float[perLayer]);
+  }
+  numBlocks_ = numBlocks;
+  blockSize_ = blockSize;
+}
+
+// Row-wise work in tasks of ~16k elements, so a decode step runs it on the caller alone.
+void CpuExecutor::forRows(int numRows, int width, const std::function<void(int row)>& fn) {
+  const int rowsPerTask = std::max(1, 16384 / std::max(1, width));
+  const int numTasks = (numRows + rowsPerTask - 1) / rowsPerTask;
+  pool_.parallelFor(numTasks, [&](int task, int) {
+    const int end = std::min(numRows, (task + 1) * rowsPerTask);
+    for (int r = task * rowsPerTask; r < end; ++r) fn(r);
+  });
+}
+
+void CpuExecutor::embed(const ForwardBatch& batch) {
+  const TensorView& table = *model_->llama.embedTokens;
+  const int h = cfg_.hiddenSize;
+  forRows(batch.numRows(), h, [&](int r) {
+    embeddingRow(table.data, table.dtype, batch.tokenIds[size_t(r)], h, act_.hidden.data() + size_t(r) * size_t(h));
+  });
+}
+
+void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows) {
+  const LayerMatrices& w = layers_[layer];
+  const size_t h = size_t(cfg_.hiddenSize), qs = size_t(cfg_.qSize()), kvs = size_t(cfg_.kvSize());
+  const size_t inter = size_t(cfg_.intermediateSize), half = size_t(cfg_.headDim / 2);
+  Activations& a = act_;
+  // --- attention block ---
+  forRows(numRows, int(h), [&](int r) {
+    rmsNormRow(a.hidden.data() + size_t(r) * h, w.inputNorm, cfg_.rmsNormEps, a.normed.data() + size_t(r) * h);
+  });
+  gemm(pool_, kernels_, a.normed.data(), h, numRows,
+       {{w.q, a.q.data(), qs}, {w.k, a.k.data(), kvs}, {w.v, a.v.data(), kvs}});
+  forRows(numRows, int(qs + kvs), [&](int r) {
+    const float* c = a.ropeCos.data() + size_t(r) * half;
+    const float* s = a.ropeSin.data() + size_t(r) * half;
+    applyRope(a.q.data() + size_t(r) * qs, cfg_.numAttentionHeads, cfg_.headDim, c, s);
+    applyRope(a.k.data() + size_t(r) * kvs, cfg_.numKeyValueHeads, cfg_.headDim, c, s);
+  });
+  const AttentionShape shape{cfg_.numAttentionHeads, cfg_.numKeyValueHeads, cfg_.headDim, blockSize_};
+  const KvLayer cache{kCache_[layer].get(), vCache_[layer].get()};
+  writeKvCache(shape, rows, a.k.data(), a.v.data(), cache);
+  pagedAttention(pool_, kernels_, shape, rows, a.q.data(), cache, a.attn.data(), attnScratch_);
+  gemm(pool_, kernels_, a.attn.data(), qs, numRows, {{w.o, a.proj.data(), h}});
+  // --- MLP block ---
+  forRows(numRows, int(h), [&](int r) {
+    float* hr = a.hidden.data() + size_t(r) * h;
+    const float* pr = a.proj.data() + size_t(r) * h;
+    for (size_t i = 0; i < h; ++i) hr[i] += pr[i];
+    rmsNormRow(hr, w.postAttnNorm, cfg_.rmsNormEps, a.normed.data() + size_t(r) * h);
+  });
+  gemm(pool_, kernels_, a.normed.data(), h, numRows, {{w.gate, a.gate.data(), inter}, {w.up, a.up.data(), inter}});
+  forRows(numRows, int(inter), [&](int r) {
+    float* g = a.gate.data() + size_t(r) * inter;
+    kernels_.siluMul(g, a.up.data() + size_t(r) * inter, g, int(inter));
+  });
+  gemm(pool_, kernels_, a.gate.data(), inter, numRows, {{w.down, a.proj.data(), h}});
+  forRows(numRows, int(h), [&](int r) {
+    float* hr = a.hidden.data() + size_t(r) * h;
+    const float* pr = a.proj.data() + size_t(r) * h;
+    for (size_t i = 0; i < h; ++i) hr[i] += pr[i];
+  });
+}
+
+void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
+  const size_t h = size_t(cfg_.hiddenSize);
+  std::vector<int> lastRows;
+  for (const SeqSlice& s : batch.seqs)
+    if (s.needLogits) lastRows.push_back(s.firstRow + s.numTokens - 1);
+  out.numRows = int(lastRows.size());
+  out.vocabSize = cfg_.vocabSize;
+  out.logits.assign(lastRows.size() * size_t(cfg_.vocabSize), 0.0f);
+  if (lastRows.empty()) return;
+  act_.logitRows.resize(lastRows.size() * h);
+  forRows(int(lastRows.size()), int(h), [&](int i) {
+    rmsNormRow(act_.hidden.data() + size_t(lastRows[size_t(i)]) * h, finalNorm_, cfg_.rmsNormEps,
+               act_.logitRows.data() + size_t(i) * h);
+  });
+  gemm(pool_, kernels_, act_.logitRows.data(), h, int(lastRows.size()),
+       {{lmHead_, out.logits.data(), size_t(cfg_.vocabSize)}});
+}
+
+void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {
+  validateBatch(batch, cfg_, numBlocks_, blockSize_);
+  const int n = batch.numRows();
+  const size_t rows = size_t(n), half = size_t(cfg_.headDim / 2);
+  std::vector<RowPosition> positions(rows);
+  for (const SeqSlice& s : batch.seqs)
+    for (int i = 0; i < s.numTokens; ++i) positions[size_t(s.firstRow + i)] = {s.blockTable.data(), s.numCachedTokens + i};
+  Activations& a = act_;
+  for (auto [buf, width] : {std::pair{&a.hidden, cfg_.hiddenSize}, {&a.normed, cfg_.hiddenSize}, {&a.proj, cfg_.hiddenSize},
+                            {&a.q, cfg_.qSize()}, {&a.attn, cfg_.qSize()}, {&a.k, cfg_.kvSize()}, {&a.v, cfg_.kvSize()},
+                            {&a.gate, cfg_.intermediateSize}, {&a.up, cfg_.intermediateSize}})
+    if (buf->size() < rows * size_t(width)) buf->resize(rows * size_t(width));
+  a.ropeCos.resize(rows * half);
+  a.ropeSin.resize(rows * half);
+  for (size_t r = 0; r < rows; ++r) ropeAngles(positions[r].pos, invFreq_, &a.ropeCos[r * half], &a.ropeSin[r * half]);
+  embed(batch);
+  for (size_t l = 0; l < layers_.size(); ++l) runLayer(l, n, positions);
+  computeLogits(batch, out);
+}
+
+}  // namespace
+
+std::unique_ptr<Executor> createCpuExecutor(std::shared_ptr<const Model> model, int numThreads) {
+  check(model != nullptr, "createCpuExecutor: no model");
+  return std::make_unique<CpuExecutor>(std::move(model), numThreads);
+}
+
+}  // namespace lwb

@@ -1,0 +1,21 @@
+#pragma once
+// The SIMD instruction set the CPU kernels use. It is chosen once per executor; results
+// are bit-identical across batch shapes and thread counts for one ISA, and may differ
+// in the last bits between ISAs.
+#include <string>
+#include <vector>
+
+namespace lwb {
+
+enum class Isa { Scalar, Avx2, Avx512 };
+
+// "scalar", "AVX2", "AVX-512"
+const char* isaName(Isa isa);
+bool isaSupported(Isa isa);
+// Every ISA this CPU can run, best last.
+std::vector<Isa> supportedIsas();
+// The best supported ISA, unless LWB_CPU_ISA (scalar | avx2 | avx512) asks for a
+// supported lower one.
+Isa detectIsa();
+
+}  // namespace lwb

@@ -1,0 +1,49 @@
+#pragma once
+// The per-ISA inner kernels. Each output element is computed by one fixed sequence of
+// floating-point operations that depends only on the reduction length, never on which
+// tile, batch row or thread computes it: this is what makes the executor batch-invariant.
+//
+// Dot products (GEMM, attention scores): one SIMD accumulator of the ISA's width W per
+// output, FMA over k = 0, W, 2W, ... in order, the tail (K % W) loaded zero-padded into one
+// more FMA, then a horizontal sum in a fixed lane order. The scalar ISA is the same with
+// W = 1 and separate multiply and add.
+#include <cstddef>
+
+#include "engine/common/dtype.h"
+#include "engine/exec/cpu/cpu_isa.h"
+
+namespace lwb {
+
+// y[t, n] = sum_k x[t, k] * W[n, k], weights in their file dtype (row-major [N, K]).
+struct GemmArgs {
+  const float* x = nullptr;  // [T, ldx], first K columns used
+  size_t ldx = 0;
+  const void* w = nullptr;   // [N, K]
+  DType wtype = DType::F32;
+  float* y = nullptr;        // [T, ldy]
+  size_t ldy = 0;
+  int K = 0;
+};
+
+struct CpuKernels {
+  Isa isa = Isa::Scalar;
+  // Computes rows [row0, row0+numRows) × columns [col0, col0+numCols) of one GEMM.
+  void (*gemmBlock)(const GemmArgs& a, int row0, int numRows, int col0, int numCols) = nullptr;
+  float (*dot)(const float* a, const float* b, int n) = nullptr;
+  // y[i] += a * x[i]
+  void (*axpy)(float a, const float* x, float* y, int n) = nullptr;
+  // s[i] = exp(s[i] - max); returns the sum of the new s (fixed order).
+  float (*expAndSum)(float* s, int n, float max) = nullptr;
+  // out[i] = silu(gate[i]) * up[i]  (SwiGLU), elementwise
+  void (*siluMul)(const float* gate, const float* up, float* out, int n) = nullptr;
+};
+
+// Throws lwb::Error when the ISA is not supported by this CPU.
+const CpuKernels& cpuKernels(Isa isa);
+
+// Per-ISA tables, defined in kernels_<isa>.cpp.
+const CpuKernels& scalarKernels();
+const CpuKernels& avx2Kernels();
+const CpuKernels& avx512Kernels();
+
+}  // namespace lwb

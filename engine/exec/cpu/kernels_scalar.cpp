@@ -1,0 +1,96 @@
+// Portable kernels (W = 1): every sum runs in plain index order with separate multiply
+// and add. Also the dispatcher cpuKernels().
+#include <cmath>
+#include <cstdint>
+
+#include "engine/common/error.h"
+#include "engine/exec/cpu/kernels.h"
+
+namespace lwb {
+namespace {
+
+template <DType D>
+inline float weightAt(const void* base, size_t i) {
+  if constexpr (D == DType::F32) return static_cast<const float*>(base)[i];
+  else if constexpr (D == DType::BF16) return bf16ToFloat(static_cast<const uint16_t*>(base)[i]);
+  else return f16ToFloat(static_cast<const uint16_t*>(base)[i]);
+}
+
+// One column at a time over a block of rows: the weight row stays in L1.
+template <DType D>
+void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  const size_t K = size_t(a.K);
+  for (int c = col0; c < col0 + numCols; ++c) {
+    const size_t wOff = size_t(c) * K;
+    for (int r = row0; r < row0 + numRows; ++r) {
+      const float* x = a.x + size_t(r) * a.ldx;
+      float acc = 0.0f;
+      for (size_t k = 0; k < K; ++k) {
+        const float p = x[k] * weightAt<D>(a.w, wOff + k);
+        acc = acc + p;
+      }
+      a.y[size_t(r) * a.ldy + size_t(c)] = acc;
+    }
+  }
+}
+
+void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  switch (a.wtype) {
+    case DType::F32: gemmBlockT<DType::F32>(a, row0, numRows, col0, numCols); break;
+    case DType::F16: gemmBlockT<DType::F16>(a, row0, numRows, col0, numCols); break;
+    case DType::BF16: gemmBlockT<DType::BF16>(a, row0, numRows, col0, numCols); break;
+  }
+}
+
+float dot(const float* a, const float* b, int n) {
+  float acc = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    const float p = a[i] * b[i];
+    acc = acc + p;
+  }
+  return acc;
+}
+
+void axpy(float alpha, const float* x, float* y, int n) {
+  for (int i = 0; i < n; ++i) {
+    const float p = alpha * x[i];
+    y[i] = y[i] + p;
+  }
+}
+
+float expAndSum(float* s, int n, float max) {
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    s[i] = std::exp(s[i] - max);
+    sum = sum + s[i];
+  }
+  return sum;
+}
+
+void siluMul(const float* gate, const float* up, float* out, int n) {
+  for (int i = 0; i < n; ++i) {
+    const float g = gate[i];
+    const float e = std::exp(-std::fabs(g));
+    const float sigmoid = (g < 0.0f ? e : 1.0f) / (1.0f + e);
+    out[i] = g * sigmoid * up[i];
+  }
+}
+
+}  // namespace
+
+const CpuKernels& scalarKernels() {
+  static const CpuKernels k{Isa::Scalar, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul};
+  return k;
+}
+
+const CpuKernels& cpuKernels(Isa isa) {
+  check(isaSupported(isa), std::string("CPU kernels: ") + isaName(isa) + " is not supported by this CPU");
+  switch (isa) {
+    case Isa::Avx512: return avx512Kernels();
+    case Isa::Avx2: return avx2Kernels();
+    case Isa::Scalar: break;
+  }
+  return scalarKernels();
+}
+
+}  // namespace lwb
