@@ -184,4 +184,16 @@ std::vector<SyntheticRequest> makeWorkload(const WorkloadOptions& o, const std::
   return out;
 }
 
+int clampPromptLengths(std::vector<SyntheticRequest>& requests, int maxPromptLen) {
+  check(maxPromptLen >= 1, "clampPromptLengths: maximum prompt length must be at least 1, got " +
+                               std::to_string(maxPromptLen));
+  int numClamped = 0;
+  for (auto& r : requests) {
+    if (static_cast<int>(r.promptTokenIds.size()) <= maxPromptLen) continue;
+    r.promptTokenIds.resize(maxPromptLen);
+    ++numClamped;
+  }
+  return numClamped;
+}
+
 }  // namespace lwb

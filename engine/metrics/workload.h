@@ -56,6 +56,10 @@ struct SyntheticRequest {
 std::vector<SyntheticRequest> makeWorkload(const WorkloadOptions& options,
                                            const std::vector<int>& ordinaryIds, int bosId);
 
+// Cuts prompts longer than `maxPromptLen` tokens down to it (keeping BOS and the
+// shared prefix first); returns how many were cut.
+int clampPromptLengths(std::vector<SyntheticRequest>& requests, int maxPromptLen);
+
 // The deterministic generator behind makeWorkload: xoshiro256** seeded by splitmix64,
 // with explicit integer and exponential transforms, so results do not depend on the
 // standard library's distributions.

@@ -1,0 +1,134 @@
+// `llm-workbench bench`: a synthetic serving benchmark in the manner of
+// `vllm bench serve`, run against the in-process engine (see engine/metrics/bench_*).
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "app/commands.h"
+#include "engine/engine.h"
+#include "engine/metrics/bench_options.h"
+#include "engine/metrics/bench_runner.h"
+#include "engine/metrics/export.h"
+#include "engine/metrics/trace.h"
+#include "engine/model/model.h"
+
+namespace lwb::app {
+namespace {
+
+// One line, whatever the message holds.
+std::string oneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+// TTY: a redrawn bar; otherwise a line at every tenth of the run.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(bool enabled) : enabled_(enabled), tty_(isatty(fileno(stderr)) != 0) {}
+  void operator()(int done, int total) {
+    if (!enabled_ || total <= 0) return;
+    if (tty_) {
+      const int width = 40, filled = done * width / total;
+      std::fprintf(stderr, "\r[%s%s] %d/%d requests", std::string(filled, '=').c_str(),
+                   std::string(width - filled, ' ').c_str(), done, total);
+      if (done == total) std::fputc('\n', stderr);
+    } else if (done * 10 / total > lastTenth_) {
+      lastTenth_ = done * 10 / total;
+      std::fprintf(stderr, "bench: %d/%d requests finished\n", done, total);
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_, tty_;
+  int lastTenth_ = 0;
+};
+
+// Prompts must leave room for the output inside max_model_len.
+void fitToModelLen(std::vector<SyntheticRequest>& workload, const WorkloadOptions& w, int maxModelLen) {
+  if (w.outputLen >= maxModelLen)
+    throw UsageError("--output-len " + std::to_string(w.outputLen) + ": must be below max_model_len " +
+                     std::to_string(maxModelLen));
+  const int maxPrompt = maxModelLen - w.outputLen;
+  if (const int n = clampPromptLengths(workload, maxPrompt))
+    std::fprintf(stderr, "bench: warning: %d prompt(s) clamped to %d tokens (max_model_len %d - output_len %d)\n",
+                 n, maxPrompt, maxModelLen, w.outputLen);
+}
+
+void writeOutputs(const BenchOptions& o, const BenchRun& run) {
+  std::vector<RequestTimeline> timelines;
+  for (const auto& r : run.report.requests) timelines.push_back(r.timeline);
+  if (!o.jsonPath.empty()) writeTextFile(o.jsonPath, benchReportJson(run.report).dump(2) + "\n");
+  if (!o.tracePath.empty()) writeTextFile(o.tracePath, chromeTrace(timelines, run.steps).dump() + "\n");
+  if (!o.csvPrefix.empty()) {
+    writeTextFile(o.csvPrefix + "_requests.csv", requestsCsv(timelines));
+    writeTextFile(o.csvPrefix + "_steps.csv", stepsCsv(run.steps));
+  }
+}
+
+void reportFailures(const BenchReport& report) {
+  if (report.numFailed == 0) return;
+  for (const auto& r : report.requests)
+    if (!r.timeline.error.empty()) {
+      std::fprintf(stderr, "bench: warning: %d request(s) failed, e.g. %s\n", report.numFailed,
+                   oneLine(r.timeline.error).c_str());
+      return;
+    }
+  std::fprintf(stderr, "bench: warning: %d request(s) failed\n", report.numFailed);
+}
+
+int runParsed(const BenchOptions& o) {
+  const std::string dir = o.modelDir.empty() ? defaultModelDir() : o.modelDir;
+  if (!o.quiet) std::fprintf(stderr, "bench: loading %s\n", dir.c_str());
+  auto model = loadModel(dir);
+  Engine engine(model, o.engine);
+  auto workload = makeWorkload(o.workload, model->tokenizer->ordinaryIds(), model->tokenizer->bosId());
+  fitToModelLen(workload, o.workload, engine.maxModelLen());
+  const DeviceInfo device = engine.deviceInfo();
+  if (!o.quiet)
+    std::fprintf(stderr, "bench: %d requests on %s (%s), %d KV blocks of %d tokens\n", o.workload.numPrompts,
+                 device.backend.c_str(), device.name.c_str(), engine.numKvBlocks(), o.engine.blockSize);
+  ProgressPrinter progress(!o.quiet);
+  BenchRun run = runServingBenchmark(engine, workload, std::ref(progress));
+  run.report.config = benchConfigJson(o.workload, o.engine);
+  run.report.config["model"] = dir;
+  run.report.config["device"] = device.backend + ": " + device.name;
+  run.report.config["num_kv_blocks"] = engine.numKvBlocks();
+  run.report.config["effective_max_model_len"] = engine.maxModelLen();
+  std::fputs(formatBenchSummary(run.report).c_str(), stdout);
+  std::fflush(stdout);
+  reportFailures(run.report);
+  writeOutputs(o, run);
+  return 0;
+}
+
+}  // namespace
+
+int runBench(int argc, char** argv) {
+  BenchOptions options;
+  try {
+    options = parseBenchArgs(std::vector<std::string>(argv + 1, argv + argc));
+    if (options.help) {
+      std::fputs(benchUsage().c_str(), stdout);
+      return 0;
+    }
+    try {
+      options.engine.validate();
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+    return runParsed(options);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "llm-workbench bench: %s\n", oneLine(e.what()).c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "llm-workbench bench: %s\n", oneLine(e.what()).c_str());
+    return 1;
+  }
+}
+
+}  // namespace lwb::app

@@ -1,0 +1,161 @@
+#include "engine/metrics/bench_report.h"
+
+#include <cstdio>
+
+#include "engine/metrics/export.h"
+
+namespace lwb {
+namespace {
+
+using nlohmann::json;
+
+bool isSuccess(const RequestTimeline& t) {
+  return t.finishReason == FinishReason::Stop || t.finishReason == FinishReason::Length;
+}
+
+std::vector<double> toMs(const std::vector<double>& seconds) {
+  std::vector<double> out;
+  out.reserve(seconds.size());
+  for (double s : seconds) out.push_back(s * 1000.0);
+  return out;
+}
+
+struct Samples {
+  std::vector<double> ttft, tpot, itl, e2el;
+};
+
+void addSamples(const RequestTimeline& t, Samples& s) {
+  if (auto v = t.ttft()) s.ttft.push_back(*v);
+  if (auto v = t.tpot()) s.tpot.push_back(*v);
+  if (auto v = t.e2e()) s.e2el.push_back(*v);
+  const auto gaps = t.itls();
+  s.itl.insert(s.itl.end(), gaps.begin(), gaps.end());
+}
+
+void addSteps(const std::vector<StepRecord>& steps, BenchReport& r) {
+  for (const auto& s : steps) {
+    r.prefixQueryTokens += s.prefixQueryTokens;
+    r.prefixHitTokens += s.prefixHitTokens;
+    r.numPreemptions += s.numPreemptions;
+    r.maxKvCacheUsage = std::max(r.maxKvCacheUsage, kvCacheUsage(s));
+  }
+  r.numSteps = static_cast<int64_t>(steps.size());
+  r.prefixCacheHitRate = r.prefixQueryTokens > 0 ? double(r.prefixHitTokens) / double(r.prefixQueryTokens) : 0.0;
+}
+
+void addStats(json& j, const std::string& name, const Summary& s) {
+  j["mean_" + name + "_ms"] = s.mean;
+  j["median_" + name + "_ms"] = s.median;
+  j["std_" + name + "_ms"] = s.std;
+  j["p90_" + name + "_ms"] = s.p90;
+  j["p99_" + name + "_ms"] = s.p99;
+}
+
+json msOrNull(const std::optional<double>& seconds) { return seconds ? json(*seconds * 1000.0) : json(nullptr); }
+
+json requestJson(const BenchRequestRecord& r) {
+  const RequestTimeline& t = r.timeline;
+  return {{"prompt_len", t.numPromptTokens}, {"output_len", static_cast<int>(r.outputTokenIds.size())},
+          {"cached_tokens", t.numCachedPromptTokens}, {"queue_ms", msOrNull(t.queueTime())},
+          {"ttft_ms", msOrNull(t.ttft())}, {"tpot_ms", msOrNull(t.tpot())}, {"e2el_ms", msOrNull(t.e2e())},
+          {"itl_ms", toMs(t.itls())}, {"num_preemptions", t.numPreemptions},
+          {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error},
+          {"output_token_ids", r.outputTokenIds}};
+}
+
+}  // namespace
+
+BenchReport makeBenchReport(std::vector<BenchRequestRecord> requests, const std::vector<StepRecord>& steps,
+                            double duration) {
+  BenchReport r;
+  r.numRequests = static_cast<int>(requests.size());
+  r.duration = duration;
+  Samples s;
+  for (const auto& req : requests) {
+    if (!isSuccess(req.timeline)) {
+      ++r.numFailed;
+      continue;
+    }
+    ++r.completed;
+    r.totalInputTokens += req.timeline.numPromptTokens;
+    r.totalOutputTokens += static_cast<int64_t>(req.outputTokenIds.size());
+    addSamples(req.timeline, s);
+  }
+  if (duration > 0) {
+    r.requestThroughput = r.completed / duration;
+    r.outputThroughput = double(r.totalOutputTokens) / duration;
+    r.totalTokenThroughput = double(r.totalInputTokens + r.totalOutputTokens) / duration;
+  }
+  r.ttftMs = summarize(toMs(s.ttft));
+  r.tpotMs = summarize(toMs(s.tpot));
+  r.itlMs = summarize(toMs(s.itl));
+  r.e2elMs = summarize(toMs(s.e2el));
+  addSteps(steps, r);
+  r.requests = std::move(requests);
+  return r;
+}
+
+std::string formatBenchSummary(const BenchReport& r) {
+  std::string out;
+  char line[160];
+  auto row = [&](const char* label, double v, int precision) {
+    std::snprintf(line, sizeof line, "%-40s%-10.*f\n", label, precision, v);
+    out += line;
+  };
+  auto rowInt = [&](const char* label, long long v) {
+    std::snprintf(line, sizeof line, "%-40s%-10lld\n", label, v);
+    out += line;
+  };
+  auto section = [&](const char* title) {
+    std::snprintf(line, sizeof line, "%s\n", title);
+    out += line;
+  };
+  auto latency = [&](const char* title, const char* name, const Summary& s) {
+    section(title);
+    std::string mean = std::string("Mean ") + name + " (ms):", median = std::string("Median ") + name + " (ms):",
+                p99 = std::string("P99 ") + name + " (ms):";
+    row(mean.c_str(), s.mean, 2);
+    row(median.c_str(), s.median, 2);
+    row(p99.c_str(), s.p99, 2);
+  };
+  section("============ Serving Benchmark Result ============");
+  rowInt("Successful requests:", r.completed);
+  if (r.numFailed > 0) rowInt("Failed requests:", r.numFailed);
+  row("Benchmark duration (s):", r.duration, 2);
+  rowInt("Total input tokens:", r.totalInputTokens);
+  rowInt("Total generated tokens:", r.totalOutputTokens);
+  row("Request throughput (req/s):", r.requestThroughput, 2);
+  row("Output token throughput (tok/s):", r.outputThroughput, 2);
+  row("Total Token throughput (tok/s):", r.totalTokenThroughput, 2);
+  latency("---------------Time to First Token----------------", "TTFT", r.ttftMs);
+  latency("-----Time per Output Token (excl. 1st token)------", "TPOT", r.tpotMs);
+  latency("---------------Inter-token Latency----------------", "ITL", r.itlMs);
+  latency("----------------End-to-end Latency----------------", "E2EL", r.e2elMs);
+  section("----------------------Engine----------------------");
+  row("Prefix cache hit rate:", r.prefixCacheHitRate, 3);
+  rowInt("Preemptions:", r.numPreemptions);
+  row("Max KV cache usage:", r.maxKvCacheUsage, 3);
+  rowInt("Engine steps:", r.numSteps);
+  section("==================================================");
+  return out;
+}
+
+json benchReportJson(const BenchReport& r) {
+  json j = {{"num_prompts", r.numRequests}, {"completed", r.completed}, {"failed", r.numFailed},
+            {"duration", r.duration}, {"total_input_tokens", r.totalInputTokens},
+            {"total_output_tokens", r.totalOutputTokens}, {"request_throughput", r.requestThroughput},
+            {"output_throughput", r.outputThroughput}, {"total_token_throughput", r.totalTokenThroughput},
+            {"prefix_cache_queries", r.prefixQueryTokens}, {"prefix_cache_hits", r.prefixHitTokens},
+            {"prefix_cache_hit_rate", r.prefixCacheHitRate}, {"num_preemptions", r.numPreemptions},
+            {"max_kv_cache_usage", r.maxKvCacheUsage}, {"num_steps", r.numSteps}, {"config", r.config}};
+  addStats(j, "ttft", r.ttftMs);
+  addStats(j, "tpot", r.tpotMs);
+  addStats(j, "itl", r.itlMs);
+  addStats(j, "e2el", r.e2elMs);
+  json requests = json::array();
+  for (const auto& req : r.requests) requests.push_back(requestJson(req));
+  j["requests"] = std::move(requests);
+  return j;
+}
+
+}  // namespace lwb

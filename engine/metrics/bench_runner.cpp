@@ -1,0 +1,71 @@
+#include "engine/metrics/bench_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <unordered_map>
+
+#include "engine/engine.h"
+
+namespace lwb {
+namespace {
+
+void warmUp(Engine& engine, const SyntheticRequest& sample) {
+  RequestInput input;
+  input.promptTokenIds.assign(8, sample.promptTokenIds.back());
+  input.promptTokenIds.front() = sample.promptTokenIds.front();  // BOS
+  input.sampling = sample.sampling;
+  input.sampling.maxTokens = 2;
+  input.tag = "bench warm-up";
+  engine.addRequest(std::move(input));
+  while (engine.hasUnfinishedRequests()) engine.step();
+}
+
+void sleepUntil(const Engine& engine, double time) {
+  const double wait = std::min(time - engine.now(), 0.1);
+  if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+}
+
+}  // namespace
+
+BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
+                             const BenchProgress& progress) {
+  if (!workload.empty()) warmUp(engine, workload.front());
+  BenchRun run;
+  const double t0 = engine.now();
+  const int total = static_cast<int>(workload.size());
+  std::vector<RequestId> ids;
+  std::unordered_map<RequestId, std::vector<int>> outputs;
+  size_t next = 0;
+  int numFinished = 0;
+  while (next < workload.size() || engine.hasUnfinishedRequests()) {
+    for (; next < workload.size() && t0 + workload[next].arrivalTime <= engine.now(); ++next) {
+      const SyntheticRequest& r = workload[next];
+      ids.push_back(engine.addRequest({r.promptTokenIds, r.sampling, 0, "bench"}));
+    }
+    if (!engine.hasUnfinishedRequests()) {
+      if (next < workload.size()) sleepUntil(engine, t0 + workload[next].arrivalTime);
+      continue;
+    }
+    const StepOutput out = engine.step();
+    run.steps.push_back(out.record);
+    for (const auto& d : out.deltas) {
+      auto& tokens = outputs[d.id];
+      tokens.insert(tokens.end(), d.newTokenIds.begin(), d.newTokenIds.end());
+    }
+    numFinished += static_cast<int>(out.newlyFinished.size());
+    if (progress && !out.newlyFinished.empty()) progress(std::min(numFinished, total), total);
+  }
+  const double duration = engine.now() - t0;
+
+  std::vector<BenchRequestRecord> records(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (const RequestTimeline* t = engine.timeline(ids[i])) records[i].timeline = *t;
+    records[i].timeline.arrivalTime = t0 + workload[i].arrivalTime;
+    records[i].outputTokenIds = std::move(outputs[ids[i]]);
+  }
+  run.report = makeBenchReport(std::move(records), run.steps, duration);
+  return run;
+}
+
+}  // namespace lwb

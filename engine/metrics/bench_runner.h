@@ -1,0 +1,33 @@
+#pragma once
+// Runs a synthetic workload through an in-process Engine: the caller's thread calls
+// engine.step() in a loop and adds each request once its arrival time has passed (no
+// EngineLoop thread, so no hand-off overhead in the numbers). Shared by
+// `llm-workbench bench` and bench/bench_serving.
+// Unlike the rest of metrics/, this file depends on the engine itself.
+#include <functional>
+#include <vector>
+
+#include "engine/metrics/bench_report.h"
+#include "engine/metrics/workload.h"
+
+namespace lwb {
+
+class Engine;
+
+struct BenchRun {
+  BenchReport report;
+  std::vector<StepRecord> steps;  // the run's steps only (the warm-up is left out)
+};
+
+// numFinished of numTotal requests done; called after every step that finished some.
+using BenchProgress = std::function<void(int numFinished, int numTotal)>;
+
+// Before timing, one short warm-up request (its own prompt, so it seeds no prefix the
+// workload uses) runs to completion, as `vllm bench serve`'s initial test prompt does.
+// Times are measured from each request's scheduled arrival (a server would have
+// received it then, and queued it until the current step ended). Throws lwb::Error
+// when the engine refuses a request.
+BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
+                             const BenchProgress& progress = {});
+
+}  // namespace lwb
