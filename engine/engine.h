@@ -34,6 +34,15 @@ struct StepOutput {
   StepRecord record;
   std::vector<TokenDelta> deltas;
   std::vector<RequestId> newlyFinished;  // incl. rejected / aborted / failed this step
+  std::string error;                     // the forward pass failed: why (requests finished "error")
+  bool ranForward() const { return record.step >= 0; }  // false: only reports, nothing scheduled
+};
+
+// Running totals since the engine was created (over KV rebuilds).
+struct EngineTotals {
+  int64_t prefixQueryTokens = 0, prefixHitTokens = 0;
+  int64_t preemptions = 0;
+  int64_t generatedTokens = 0;
 };
 
 // A live view of one KV block, for the block map.
@@ -58,9 +67,16 @@ class Engine {
   // the knobs is accepted and rejected at once with the reason (finish_reason
   // "rejected", timeline.error); it shows up in the next step's output.
   RequestId addRequest(RequestInput input);
+  // The same with an id chosen by the caller (EngineLoop hands ids out itself); ids must
+  // be unique and positive. Do not mix with addRequest() on one engine.
+  RequestId addRequestWithId(RequestId id, RequestInput input);
   void abortRequest(RequestId id);
   bool hasUnfinishedRequests() const;
+  // One step. When nothing could be scheduled it only reports requests finished since
+  // the last step (aborted, rejected) and record.step is -1 (not kept in steps()).
   StepOutput step();
+  // Reports of requests finished outside a step (aborts, rejections), without stepping.
+  StepOutput flushFinished();
 
   // Knobs: non-structural apply at the next step; structural ones rebuild the KV pool,
   // aborting in-flight requests (EngineLoop drains first when asked).
@@ -78,6 +94,11 @@ class Engine {
   // Output so far of a request (prompt and output ids, detokenized text).
   const std::vector<int>* outputTokenIds(RequestId id) const;
   double now() const;  // seconds since the engine was created
+  int numRunning() const;
+  int numWaiting() const;
+  int maxModelLen() const;  // effective
+  std::vector<RequestTimeline> liveTimelines() const;  // waiting, running, preempted
+  EngineTotals totals() const;
 
  private:
   struct Impl;

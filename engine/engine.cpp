@@ -1,0 +1,375 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+
+#include "engine/common/error.h"
+#include "engine/kv/kv_cache_manager.h"
+#include "engine/model/model.h"
+#include "engine/sample/sampler.h"
+#include "engine/sched/output_text.h"
+#include "engine/sched/request.h"
+#include "engine/sched/scheduler.h"
+
+namespace lwb {
+
+namespace {
+
+// Engine-side state of one request: the scheduler's Request plus sampling and text.
+struct EngineRequest {
+  Request req;
+  std::string tag;
+  std::unique_ptr<RequestSampler> sampler;
+  std::unique_ptr<OutputText> text;
+};
+
+TokenDelta& deltaFor(StepOutput& out, RequestId id) {
+  for (TokenDelta& d : out.deltas)
+    if (d.id == id) return d;
+  out.deltas.push_back(TokenDelta{});
+  out.deltas.back().id = id;
+  return out.deltas.back();
+}
+
+}  // namespace
+
+struct Engine::Impl {
+  std::shared_ptr<const Model> model;
+  EngineConfig config;          // as last set (what config() reports)
+  bool configPending = false;   // non-structural change waiting for the next step
+  int maxModelLen = 0;
+  std::unique_ptr<Executor> executor;
+  std::unique_ptr<Scheduler> scheduler;
+  std::map<RequestId, std::unique_ptr<EngineRequest>> requests;  // finished ones kept
+  StepOutput pending;           // finishes outside a step, reported by the next one
+  std::vector<StepRecord> steps;
+  EngineTotals totals;
+  std::vector<int> modelStopIds;
+  RequestId nextId = 1;
+  uint64_t seedBase = std::random_device{}();
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::vector<float> scratch;
+
+  double now() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  void buildKv();
+  void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
+  void abortAll(StepOutput& out);
+  void applyPendingConfig();
+  void processToken(EngineRequest& er, const float* logits, double t, StepOutput& out);
+  void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
+  StepRecord makeRecord(const SchedulerOutput& plan, double t0, double t1) const;
+};
+
+// KV blocks: num_gpu_blocks_override, else kv_cache_memory_bytes, else enough for
+// max_num_seqs × max_model_len capped by the executor's default budget.
+void Engine::Impl::buildKv() {
+  const int bs = config.blockSize;
+  const size_t perBlock = executor->kvBytesPerBlock(bs);
+  int64_t numBlocks = config.numGpuBlocksOverride;
+  std::string source = "num_gpu_blocks_override";
+  if (numBlocks == 0) {
+    size_t budget = size_t(config.kvCacheMemoryBytes);
+    source = "kv_cache_memory_bytes " + std::to_string(budget);
+    if (budget == 0) {
+      size_t wanted = perBlock * size_t(config.maxNumSeqs) * size_t((maxModelLen + bs - 1) / bs);
+      budget = std::min(wanted, executor->defaultKvBudgetBytes());
+      source = "the default KV budget of " + std::to_string(budget) + " bytes";
+    }
+    numBlocks = int64_t(budget / std::max<size_t>(perBlock, 1));
+  }
+  check(numBlocks >= 1 && numBlocks <= (int64_t(1) << 24),
+        "KV cache: " + source + " gives " + std::to_string(numBlocks) + " blocks of " + std::to_string(perBlock) +
+            " bytes (block_size " + std::to_string(bs) + "); expected at least 1");
+  executor->allocateKvCache(int(numBlocks), bs);
+  scheduler = std::make_unique<Scheduler>(
+      config, maxModelLen, std::make_unique<KvCacheManager>(int(numBlocks), bs, config.enablePrefixCaching));
+}
+
+Engine::Engine(std::shared_ptr<const Model> model, const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
+  check(model != nullptr, "Engine: no model");
+  config.validate();
+  Impl& d = *impl_;
+  d.model = std::move(model);
+  d.config = config;
+  d.maxModelLen = config.effectiveMaxModelLen(d.model->config);
+  d.modelStopIds = d.model->stopTokenIds();
+  d.executor = createExecutor(d.model, config.executor);
+  d.buildKv();
+  d.pending.record.step = -1;
+}
+
+Engine::~Engine() = default;
+
+RequestId Engine::addRequest(RequestInput input) { return addRequestWithId(impl_->nextId, std::move(input)); }
+
+RequestId Engine::addRequestWithId(RequestId id, RequestInput input) {
+  Impl& d = *impl_;
+  check(id > 0 && !d.requests.count(id), "request id " + std::to_string(id) + ": not positive or already used");
+  validateRequest(input.promptTokenIds, input.sampling, d.model->config.vocabSize, d.maxModelLen);
+  d.nextId = std::max(d.nextId, id + 1);
+
+  auto er = std::make_unique<EngineRequest>();
+  Request& r = er->req;
+  r.id = id;
+  r.numPromptTokens = int(input.promptTokenIds.size());
+  r.tokenIds = std::move(input.promptTokenIds);
+  r.sampling = input.sampling;
+  r.priority = input.priority;
+  r.timeline.id = id;
+  r.timeline.priority = input.priority;
+  r.timeline.numPromptTokens = r.numPromptTokens;
+  r.timeline.arrivalTime = d.now();
+  er->tag = std::move(input.tag);
+  er->sampler = std::make_unique<RequestSampler>(r.sampling, d.seedBase ^ (uint64_t(id) * 0x9E3779B97F4A7C15ull));
+  const size_t tail = std::min<size_t>(r.tokenIds.size(), 8);
+  er->text = std::make_unique<OutputText>(d.model->tokenizer.get(),
+                                          std::vector<int>(r.tokenIds.end() - long(tail), r.tokenIds.end()),
+                                          r.sampling.stop);
+  EngineRequest& ref = *er;
+  d.requests.emplace(id, std::move(er));
+  std::string reason = d.scheduler->addRequest(&ref.req);
+  if (!reason.empty()) d.finish(ref, FinishReason::Rejected, d.pending, reason);
+  return id;
+}
+
+void Engine::Impl::finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error) {
+  Request& r = er.req;
+  scheduler->finishRequest(&r, reason == FinishReason::Rejected ? RequestState::Rejected : RequestState::Finished);
+  r.timeline.finishReason = reason;
+  r.timeline.finishTime = now();
+  r.timeline.error = error;
+  TokenDelta& delta = deltaFor(out, r.id);
+  delta.newText += er.text->take(true);
+  delta.finished = true;
+  delta.finishReason = reason;
+  out.newlyFinished.push_back(r.id);
+}
+
+void Engine::abortRequest(RequestId id) {
+  auto it = impl_->requests.find(id);
+  if (it == impl_->requests.end() || it->second->req.isFinished()) return;
+  impl_->finish(*it->second, FinishReason::Abort, impl_->pending);
+}
+
+void Engine::Impl::abortAll(StepOutput& out) {
+  for (auto& [id, er] : requests)
+    if (!er->req.isFinished()) finish(*er, FinishReason::Abort, out);
+}
+
+bool Engine::hasUnfinishedRequests() const {
+  return impl_->scheduler->hasRequests() || !impl_->pending.deltas.empty();
+}
+
+StepOutput Engine::flushFinished() {
+  StepOutput out = std::move(impl_->pending);
+  impl_->pending = StepOutput{};
+  impl_->pending.record.step = -1;
+  out.record.step = -1;
+  return out;
+}
+
+void Engine::Impl::applyPendingConfig() {
+  if (!configPending) return;
+  configPending = false;
+  maxModelLen = config.effectiveMaxModelLen(model->config);
+  scheduler->setConfig(config, maxModelLen);
+}
+
+StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, double t1) const {
+  StepRecord rec;
+  rec.step = int64_t(steps.size());
+  rec.startTime = t0;
+  rec.duration = t1 - t0;
+  rec.numPrefillTokens = plan.numPrefillTokens;
+  rec.numDecodeTokens = plan.numDecodeTokens;
+  rec.numScheduledSeqs = int(plan.seqs.size());
+  rec.numRunning = scheduler->numRunning();
+  rec.numWaiting = scheduler->numWaiting();
+  KvUsage u = scheduler->kv().usage();
+  rec.numBlocksUsed = u.numUsed;
+  rec.numBlocksCachedFree = u.numCachedFree;
+  rec.numBlocksFree = u.numFree;
+  rec.prefixQueryTokens = plan.prefixQueryTokens;
+  rec.prefixHitTokens = plan.prefixHitTokens;
+  rec.numPreemptions = int(plan.preempted.size());
+  rec.tokenBudget = plan.tokenBudget;
+  return rec;
+}
+
+void Engine::Impl::failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out) {
+  out.error = what;
+  for (const ScheduledSeq& s : plan.seqs) finish(*requests.at(s.request->id), FinishReason::Error, out, what);
+}
+
+// Sample, append, stop checks (vLLM order: length, then EOS, then stop ids, then stop strings).
+void Engine::Impl::processToken(EngineRequest& er, const float* logits, double t, StepOutput& out) {
+  Request& r = er.req;
+  const int vocab = model->config.vocabSize;
+  scratch.assign(logits, logits + vocab);
+  SampleResult s = er.sampler->sample(scratch.data(), vocab, r.tokenIds);
+  r.tokenIds.push_back(s.tokenId);
+  r.timeline.numOutputTokens = r.numOutputTokens();
+  r.timeline.tokenTimes.push_back(t);
+  if (!r.timeline.firstTokenTime) r.timeline.firstTokenTime = t;
+  ++totals.generatedTokens;
+
+  TokenDelta& delta = deltaFor(out, r.id);
+  delta.newTokenIds.push_back(s.tokenId);
+  if (r.sampling.logprobs > 0) {
+    std::vector<std::pair<int, float>> lp{{s.tokenId, s.logprob}};  // the sampled token first
+    for (const auto& p : s.topLogprobs)
+      if (p.first != s.tokenId) lp.push_back(p);
+    delta.newLogprobs.push_back(std::move(lp));
+  }
+  const auto& stopIds = r.sampling.stopTokenIds;
+  const bool isEos = !r.sampling.ignoreEos &&
+                     std::find(modelStopIds.begin(), modelStopIds.end(), s.tokenId) != modelStopIds.end();
+  const bool isStopId = std::find(stopIds.begin(), stopIds.end(), s.tokenId) != stopIds.end();
+  const bool stopString = !isEos && !isStopId && er.text->push(s.tokenId);
+  delta.newText += er.text->take(false);
+
+  if (r.numTokens() >= maxModelLen || r.numOutputTokens() >= r.sampling.maxTokens)
+    finish(er, FinishReason::Length, out);
+  else if (isEos || isStopId || stopString)
+    finish(er, FinishReason::Stop, out);
+}
+
+StepOutput Engine::step() {
+  Impl& d = *impl_;
+  StepOutput out = flushFinished();
+  d.applyPendingConfig();
+  const double t0 = d.now();
+  SchedulerOutput plan = d.scheduler->schedule(t0);
+  for (const RejectedRequest& rej : plan.rejected)
+    d.finish(*d.requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);
+  d.totals.prefixQueryTokens += plan.prefixQueryTokens;
+  d.totals.prefixHitTokens += plan.prefixHitTokens;
+  d.totals.preemptions += int64_t(plan.preempted.size());
+  if (plan.empty()) return out;
+
+  ForwardResult result;
+  try {
+    d.executor->forward(plan.toForwardBatch(d.scheduler->kv()), result);
+  } catch (const std::exception& e) {
+    d.failStep(plan, std::string("forward pass failed: ") + e.what(), out);
+    out.record = d.makeRecord(plan, t0, d.now());
+    d.steps.push_back(out.record);
+    return out;
+  }
+  d.scheduler->commitStep(plan);
+  const double tTokens = d.now();
+  int row = 0;
+  for (const ScheduledSeq& s : plan.seqs) {
+    if (!s.needLogits) continue;
+    EngineRequest& er = *d.requests.at(s.request->id);
+    try {
+      d.processToken(er, result.row(row++), tTokens, out);
+    } catch (const std::exception& e) {
+      if (!er.req.isFinished()) d.finish(er, FinishReason::Error, out, std::string("sampling failed: ") + e.what());
+    }
+  }
+  out.record = d.makeRecord(plan, t0, d.now());
+  d.steps.push_back(out.record);
+  return out;
+}
+
+void Engine::setConfig(const EngineConfig& config) {
+  Impl& d = *impl_;
+  config.validate();
+  config.effectiveMaxModelLen(d.model->config);  // throws when past the model's limit
+  const EngineConfig old = d.config;
+  d.config = config;
+  if (!old.structuralDiffers(config)) {
+    d.configPending = true;
+    return;
+  }
+  d.abortAll(d.pending);
+  d.maxModelLen = config.effectiveMaxModelLen(d.model->config);
+  d.configPending = false;
+  try {
+    const ExecutorOptions& a = old.executor;
+    const ExecutorOptions& b = config.executor;
+    if (a.backend != b.backend || a.numThreads != b.numThreads || a.deviceIndex != b.deviceIndex ||
+        a.gpuMemoryUtilization != b.gpuMemoryUtilization)
+      d.executor = createExecutor(d.model, config.executor);
+    d.buildKv();
+  } catch (...) {
+    d.config = old;  // keep serving with the old knobs
+    d.maxModelLen = old.effectiveMaxModelLen(d.model->config);
+    d.buildKv();
+    throw;
+  }
+}
+
+const EngineConfig& Engine::config() const { return impl_->config; }
+const Model& Engine::model() const { return *impl_->model; }
+DeviceInfo Engine::deviceInfo() const { return impl_->executor->deviceInfo(); }
+double Engine::now() const { return impl_->now(); }
+int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
+int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }
+int Engine::maxModelLen() const { return impl_->maxModelLen; }
+EngineTotals Engine::totals() const { return impl_->totals; }
+const std::vector<StepRecord>& Engine::steps() const { return impl_->steps; }
+int Engine::numKvBlocks() const { return impl_->scheduler->kv().numBlocks(); }
+
+const RequestTimeline* Engine::timeline(RequestId id) const {
+  auto it = impl_->requests.find(id);
+  return it == impl_->requests.end() ? nullptr : &it->second->req.timeline;
+}
+
+std::vector<RequestTimeline> Engine::allTimelines() const {
+  std::vector<RequestTimeline> out;
+  for (const auto& [id, er] : impl_->requests) out.push_back(er->req.timeline);
+  return out;
+}
+
+std::vector<RequestTimeline> Engine::liveTimelines() const {
+  std::vector<RequestTimeline> out;
+  for (const auto& [id, er] : impl_->requests)
+    if (!er->req.isFinished()) out.push_back(er->req.timeline);
+  return out;
+}
+
+const std::vector<int>* Engine::outputTokenIds(RequestId id) const {
+  auto it = impl_->requests.find(id);
+  return it == impl_->requests.end() ? nullptr : &it->second->req.tokenIds;
+}
+
+std::vector<KvBlockInfo> Engine::kvBlocks() const {
+  const KvCacheManager& kv = impl_->scheduler->kv();
+  const int bs = kv.blockSize();
+  std::vector<KvBlockInfo> out(size_t(kv.numBlocks()));
+  for (int i = 0; i < kv.numBlocks(); ++i) {
+    const KvBlock& b = kv.pool().block(i);
+    KvBlockInfo& info = out[size_t(i)];
+    info.refCount = b.refCount;
+    info.hasHash = b.hash.has_value();
+    info.hash = b.hash.value_or(0);
+    info.kind = b.refCount > 0 ? KvBlockInfo::Kind::Owned
+                : b.hash       ? KvBlockInfo::Kind::CachedFree
+                               : KvBlockInfo::Kind::Free;
+    if (b.hash) {
+      info.firstTokenPos = b.firstTokenPos;
+      info.numTokens = bs;
+    }
+  }
+  for (int64_t id : kv.requestIds()) {
+    const std::vector<int>& blocks = kv.blockIds(id);
+    const int numComputed = kv.numComputedTokens(id);
+    for (size_t j = 0; j < blocks.size(); ++j) {
+      KvBlockInfo& info = out[size_t(blocks[j])];
+      if (info.owners.empty()) {
+        info.firstTokenPos = int(j) * bs;
+        info.numTokens = std::clamp(numComputed - int(j) * bs, 0, bs);
+      }
+      info.owners.push_back(id);
+    }
+  }
+  return out;
+}
+
+}  // namespace lwb

@@ -1,0 +1,113 @@
+#include "engine/kv/block_pool.h"
+
+#include <xxhash.h>
+
+#include <cstring>
+
+#include "engine/common/error.h"
+
+namespace lwb {
+
+uint64_t hashBlockTokens(uint64_t parentHash, const int* tokens, int numTokens) {
+  // One contiguous buffer: [parent hash (8 bytes), token ids (4 bytes each)].
+  std::vector<unsigned char> buf(sizeof parentHash + sizeof(int) * size_t(numTokens));
+  std::memcpy(buf.data(), &parentHash, sizeof parentHash);
+  if (numTokens > 0) std::memcpy(buf.data() + sizeof parentHash, tokens, sizeof(int) * size_t(numTokens));
+  return XXH3_64bits(buf.data(), buf.size());
+}
+
+BlockPool::BlockPool(int numBlocks) {
+  check(numBlocks >= 1, "KV cache: " + std::to_string(numBlocks) + " blocks; expected at least 1");
+  blocks_.resize(size_t(numBlocks));
+  for (int i = 0; i < numBlocks; ++i) {
+    blocks_[size_t(i)].id = i;
+    pushBack(i);
+  }
+}
+
+void BlockPool::pushBack(int id) {
+  KvBlock& b = blocks_[size_t(id)];
+  b.prevFree = tail_;
+  b.nextFree = -1;
+  if (tail_ >= 0) blocks_[size_t(tail_)].nextFree = id;
+  else head_ = id;
+  tail_ = id;
+  b.inFreeQueue = true;
+  ++numFree_;
+}
+
+void BlockPool::unlink(int id) {
+  KvBlock& b = blocks_[size_t(id)];
+  if (b.prevFree >= 0) blocks_[size_t(b.prevFree)].nextFree = b.nextFree;
+  else head_ = b.nextFree;
+  if (b.nextFree >= 0) blocks_[size_t(b.nextFree)].prevFree = b.prevFree;
+  else tail_ = b.prevFree;
+  b.prevFree = b.nextFree = -1;
+  b.inFreeQueue = false;
+  --numFree_;
+}
+
+void BlockPool::evict(KvBlock& b) {
+  if (!b.hash) return;
+  auto it = cached_.find(*b.hash);
+  if (it != cached_.end() && it->second == b.id) cached_.erase(it);
+  b.hash.reset();
+  b.tokenIds.clear();
+  ++numEvictions_;
+}
+
+std::vector<int> BlockPool::getNewBlocks(int n) {
+  check(n <= numFree_, "KV cache: asked for " + std::to_string(n) + " blocks, " + std::to_string(numFree_) +
+                           " free");
+  std::vector<int> out;
+  out.reserve(size_t(n));
+  for (int i = 0; i < n; ++i) {
+    int id = head_;
+    unlink(id);
+    KvBlock& b = blocks_[size_t(id)];
+    evict(b);
+    b.refCount = 1;
+    out.push_back(id);
+  }
+  return out;
+}
+
+void BlockPool::touch(int id) {
+  KvBlock& b = blocks_[size_t(id)];
+  if (b.inFreeQueue) unlink(id);
+  ++b.refCount;
+}
+
+void BlockPool::freeBlocks(const std::vector<int>& ids) {
+  for (int id : ids) {
+    KvBlock& b = blocks_[size_t(id)];
+    check(b.refCount > 0, "KV cache: block " + std::to_string(id) + " freed with ref count 0");
+    if (--b.refCount == 0) pushBack(id);
+  }
+}
+
+int BlockPool::getCachedBlock(uint64_t hash, const int* tokens, int numTokens) const {
+  auto it = cached_.find(hash);
+  if (it == cached_.end()) return -1;
+  const KvBlock& b = blocks_[size_t(it->second)];
+  if (int(b.tokenIds.size()) != numTokens) return -1;
+  if (std::memcmp(b.tokenIds.data(), tokens, sizeof(int) * size_t(numTokens)) != 0) return -1;
+  return b.id;
+}
+
+void BlockPool::cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos) {
+  KvBlock& b = blocks_[size_t(id)];
+  if (b.hash || cached_.count(hash)) return;
+  cached_.emplace(hash, id);
+  b.hash = hash;
+  b.tokenIds.assign(tokens, tokens + numTokens);
+  b.firstTokenPos = firstTokenPos;
+}
+
+std::vector<int> BlockPool::freeQueueOrder() const {
+  std::vector<int> out;
+  for (int id = head_; id >= 0; id = blocks_[size_t(id)].nextFree) out.push_back(id);
+  return out;
+}
+
+}  // namespace lwb

@@ -1,0 +1,68 @@
+#pragma once
+// A fixed set of KV blocks with ref counts, an LRU free queue and the prefix cache
+// (hash of a FULL block → block). Keeps books only; the executor owns the memory.
+//
+// Invariants: a block is in the free queue iff its ref count is 0. A free block that
+// still has a hash is "cached-free": findable by getCachedBlock() until the free queue
+// hands it out again (then its hash is dropped = evicted). Blocks freed last are
+// handed out last (LRU).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace lwb {
+
+struct KvBlock {
+  int id = 0;
+  int refCount = 0;
+  std::optional<uint64_t> hash;  // set once the block is full and registered
+  std::vector<int> tokenIds;     // its tokens when hashed (verification on hit)
+  int firstTokenPos = 0;         // position of its first token, when hashed
+  int prevFree = -1, nextFree = -1;  // free-queue links (-1 = none)
+  bool inFreeQueue = false;
+};
+
+// hash(parent hash, tokens of one full block); parent is 0 for the first block.
+using BlockHashFn = std::function<uint64_t(uint64_t parentHash, const int* tokens, int numTokens)>;
+uint64_t hashBlockTokens(uint64_t parentHash, const int* tokens, int numTokens);  // XXH3_64bits
+
+class BlockPool {
+ public:
+  explicit BlockPool(int numBlocks);
+
+  int numBlocks() const { return int(blocks_.size()); }
+  int numFreeBlocks() const { return numFree_; }  // ref count 0, cached or not
+  const KvBlock& block(int id) const { return blocks_[size_t(id)]; }
+
+  // Takes n blocks from the front of the free queue (evicting their hashes), ref 1 each.
+  // Precondition: n <= numFreeBlocks().
+  std::vector<int> getNewBlocks(int n);
+  // A prefix-cache hit: ref++ (and out of the free queue when it was cached-free).
+  void touch(int id);
+  // ref--; blocks reaching 0 go to the free queue's tail in the order given.
+  void freeBlocks(const std::vector<int>& ids);
+
+  // The cached block for `hash` whose tokens equal `tokens`, or -1 (a hash collision
+  // with different tokens is a miss).
+  int getCachedBlock(uint64_t hash, const int* tokens, int numTokens) const;
+  // Registers a full owned block under `hash`. No-op when the hash already maps to a
+  // block (a duplicate or a collision): the block then stays unhashed.
+  void cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos);
+
+  int64_t numEvictions() const { return numEvictions_; }
+  std::vector<int> freeQueueOrder() const;  // front (next handed out) first; for tests
+
+ private:
+  void pushBack(int id);
+  void unlink(int id);
+  void evict(KvBlock& b);
+
+  std::vector<KvBlock> blocks_;
+  int head_ = -1, tail_ = -1, numFree_ = 0;
+  std::unordered_map<uint64_t, int> cached_;  // hash → block id
+  int64_t numEvictions_ = 0;
+};
+
+}  // namespace lwb

@@ -1,0 +1,113 @@
+#include "engine/kv/kv_cache_manager.h"
+
+#include <algorithm>
+
+#include "engine/common/error.h"
+
+namespace lwb {
+
+KvCacheManager::KvCacheManager(int numBlocks, int blockSize, bool enablePrefixCaching, BlockHashFn hashFn)
+    : pool_(numBlocks), blockSize_(blockSize), prefixCaching_(enablePrefixCaching), hashFn_(std::move(hashFn)) {
+  check(blockSize >= 1, "block_size: " + std::to_string(blockSize) + "; expected at least 1");
+}
+
+uint64_t KvCacheManager::hash(uint64_t parent, const int* tokens) const {
+  return hashFn_ ? hashFn_(parent, tokens, blockSize_) : hashBlockTokens(parent, tokens, blockSize_);
+}
+
+PrefixHit KvCacheManager::findCachedPrefix(const std::vector<int>& tokens) const {
+  PrefixHit hit;
+  if (!prefixCaching_ || tokens.empty()) return hit;
+  const int maxBlocks = (int(tokens.size()) - 1) / blockSize_;
+  uint64_t parent = 0;
+  for (int i = 0; i < maxBlocks; ++i) {
+    const int* t = tokens.data() + size_t(i) * size_t(blockSize_);
+    uint64_t h = hash(parent, t);
+    int id = pool_.getCachedBlock(h, t, blockSize_);
+    if (id < 0) break;
+    hit.blockIds.push_back(id);
+    hit.hashes.push_back(h);
+    parent = h;
+  }
+  hit.numTokens = int(hit.blockIds.size()) * blockSize_;
+  return hit;
+}
+
+bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit) {
+  auto it = reqs_.find(id);
+  const bool fresh = it == reqs_.end() || it->second.blocks.empty();
+  const PrefixHit* useHit = fresh && hit && !hit->blockIds.empty() ? hit : nullptr;
+  int have = fresh ? 0 : int(it->second.blocks.size());
+  int numHit = useHit ? int(useHit->blockIds.size()) : 0;
+  int numNew = std::max(0, blocksFor(numTotalTokens) - have - numHit);
+  // Hit blocks sitting in the free queue leave it when touched.
+  int numHitFree = 0;
+  if (useHit)
+    for (int b : useHit->blockIds) numHitFree += pool_.block(b).refCount == 0 ? 1 : 0;
+  if (numNew > pool_.numFreeBlocks() - numHitFree) return false;
+
+  ReqBlocks& r = reqs_[id];
+  if (useHit) {
+    for (int b : useHit->blockIds) pool_.touch(b);
+    r.blocks = useHit->blockIds;
+    r.hashes = useHit->hashes;
+    r.numComputed = useHit->numTokens;
+  }
+  std::vector<int> fresh_blocks = pool_.getNewBlocks(numNew);
+  r.blocks.insert(r.blocks.end(), fresh_blocks.begin(), fresh_blocks.end());
+  return true;
+}
+
+void KvCacheManager::cacheFullBlocks(int64_t id, const std::vector<int>& tokens, int numComputedTokens) {
+  auto it = reqs_.find(id);
+  if (it == reqs_.end()) return;
+  ReqBlocks& r = it->second;
+  r.numComputed = numComputedTokens;
+  if (!prefixCaching_) return;
+  const int numFull = std::min(numComputedTokens / blockSize_, int(r.blocks.size()));
+  for (int i = int(r.hashes.size()); i < numFull; ++i) {
+    const int* t = tokens.data() + size_t(i) * size_t(blockSize_);
+    uint64_t h = hash(i == 0 ? 0 : r.hashes.back(), t);
+    r.hashes.push_back(h);
+    pool_.cacheBlock(r.blocks[size_t(i)], h, t, blockSize_, i * blockSize_);
+  }
+}
+
+void KvCacheManager::free(int64_t id) {
+  auto it = reqs_.find(id);
+  if (it == reqs_.end()) return;
+  std::vector<int> reversed(it->second.blocks.rbegin(), it->second.blocks.rend());
+  pool_.freeBlocks(reversed);
+  reqs_.erase(it);
+}
+
+const std::vector<int>& KvCacheManager::blockIds(int64_t id) const {
+  static const std::vector<int> none;
+  auto it = reqs_.find(id);
+  return it == reqs_.end() ? none : it->second.blocks;
+}
+
+int KvCacheManager::numComputedTokens(int64_t id) const {
+  auto it = reqs_.find(id);
+  return it == reqs_.end() ? 0 : it->second.numComputed;
+}
+
+std::vector<int64_t> KvCacheManager::requestIds() const {
+  std::vector<int64_t> ids;
+  for (const auto& [id, r] : reqs_) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+KvUsage KvCacheManager::usage() const {
+  KvUsage u;
+  for (int i = 0; i < pool_.numBlocks(); ++i) {
+    const KvBlock& b = pool_.block(i);
+    if (b.refCount > 0) ++u.numUsed;
+    else if (b.hash) ++u.numCachedFree;
+    else ++u.numFree;
+  }
+  return u;
+}
+
+}  // namespace lwb

@@ -1,0 +1,65 @@
+#include "engine/sched/engine_config.h"
+
+#include "engine/common/error.h"
+#include "engine/model/model_config.h"
+
+namespace lwb {
+
+std::string schedulingPolicyName(SchedulingPolicy p) {
+  return p == SchedulingPolicy::Priority ? "priority" : "fcfs";
+}
+
+bool parseSchedulingPolicy(const std::string& s, SchedulingPolicy* out) {
+  if (s == "fcfs") *out = SchedulingPolicy::Fcfs;
+  else if (s == "priority") *out = SchedulingPolicy::Priority;
+  else return false;
+  return true;
+}
+
+namespace {
+
+void checkRange(const char* knob, int64_t value, int64_t lo, int64_t hi) {
+  check(value >= lo && value <= hi, std::string(knob) + ": " + std::to_string(value) +
+                                        " is out of range; expected " + std::to_string(lo) + ".." +
+                                        std::to_string(hi));
+}
+
+bool isPowerOfTwo(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+}  // namespace
+
+void EngineConfig::validate() const {
+  checkRange("max_num_batched_tokens", maxNumBatchedTokens, 1, 1 << 20);
+  checkRange("max_num_seqs", maxNumSeqs, 1, 1 << 16);
+  checkRange("long_prefill_token_threshold", longPrefillTokenThreshold, 0, 1 << 20);
+  checkRange("max_model_len", maxModelLen, 0, 1 << 24);
+  checkRange("block_size", blockSize, 1, 256);
+  check(isPowerOfTwo(blockSize),
+        "block_size: " + std::to_string(blockSize) + " is not a power of two; expected 1, 2, 4, ..., 256");
+  checkRange("kv_cache_memory_bytes", kvCacheMemoryBytes, 0, int64_t(1) << 50);
+  checkRange("num_gpu_blocks_override", numGpuBlocksOverride, 0, 1 << 24);
+  const std::string& b = executor.backend;
+  check(b == "auto" || b == "cpu" || b == "cuda", "backend: expected auto, cpu or cuda, found '" + b + "'");
+  checkRange("threads", executor.numThreads, 0, 4096);
+  check(executor.gpuMemoryUtilization > 0 && executor.gpuMemoryUtilization <= 1,
+        "gpu_memory_utilization: " + std::to_string(executor.gpuMemoryUtilization) +
+            " is out of range; expected (0, 1]");
+}
+
+bool EngineConfig::structuralDiffers(const EngineConfig& o) const {
+  return blockSize != o.blockSize || kvCacheMemoryBytes != o.kvCacheMemoryBytes ||
+         numGpuBlocksOverride != o.numGpuBlocksOverride || executor.backend != o.executor.backend ||
+         executor.numThreads != o.executor.numThreads || executor.deviceIndex != o.executor.deviceIndex ||
+         executor.gpuMemoryUtilization != o.executor.gpuMemoryUtilization;
+}
+
+int EngineConfig::effectiveMaxModelLen(const ModelConfig& model) const {
+  if (maxModelLen == 0) return model.maxPositionEmbeddings;
+  check(maxModelLen <= model.maxPositionEmbeddings,
+        "max_model_len: " + std::to_string(maxModelLen) + " exceeds the model's max_position_embeddings " +
+            std::to_string(model.maxPositionEmbeddings) + "; expected 1.." +
+            std::to_string(model.maxPositionEmbeddings) + " (0 = the model's)");
+  return maxModelLen;
+}
+
+}  // namespace lwb

@@ -1,0 +1,178 @@
+#include "engine/sched/scheduler.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "engine/common/error.h"
+
+namespace lwb {
+
+Scheduler::Scheduler(const EngineConfig& config, int maxModelLen, std::unique_ptr<KvCacheManager> kv)
+    : config_(config), maxModelLen_(maxModelLen), kv_(std::move(kv)) {
+  kv_->setPrefixCaching(config.enablePrefixCaching);
+}
+
+void Scheduler::setConfig(const EngineConfig& config, int maxModelLen) {
+  config_ = config;
+  maxModelLen_ = maxModelLen;
+  kv_->setPrefixCaching(config.enablePrefixCaching);
+}
+
+std::string Scheduler::neverSchedulableReason(const Request& r, int numNewTokens) const {
+  if (r.numTokens() >= maxModelLen_)
+    return "the request has " + std::to_string(r.numTokens()) + " tokens; max_model_len is " +
+           std::to_string(maxModelLen_);
+  if (!config_.enableChunkedPrefill && capChunk(numNewTokens, numNewTokens) > config_.maxNumBatchedTokens)
+    return "the prompt needs " + std::to_string(numNewTokens) + " tokens in one step but max_num_batched_tokens is " +
+           std::to_string(config_.maxNumBatchedTokens) + " and enable_chunked_prefill is off";
+  // The worst case it may grow to must fit the whole pool, or it could preempt itself forever.
+  int64_t maxTokens = std::min<int64_t>(int64_t(r.numPromptTokens) + r.sampling.maxTokens, maxModelLen_);
+  int needed = kv_->blocksFor(int(maxTokens));
+  if (needed > kv_->numBlocks())
+    return "the request may grow to " + std::to_string(maxTokens) + " tokens (prompt + max_tokens) = " +
+           std::to_string(needed) + " KV blocks of " + std::to_string(kv_->blockSize()) + " tokens, but the pool has " +
+           std::to_string(kv_->numBlocks()) + " blocks (kv_cache_memory_bytes / num_gpu_blocks_override)";
+  return {};
+}
+
+std::string Scheduler::addRequest(Request* r) {
+  std::string reason = neverSchedulableReason(*r, r->numTokens());
+  if (!reason.empty()) return reason;
+  r->arrivalSeq = nextArrivalSeq_++;
+  r->state = RequestState::Waiting;
+  waiting_.push_back(r);
+  return {};
+}
+
+int Scheduler::capChunk(int numNewTokens, int budget) const {
+  const int threshold = config_.longPrefillTokenThreshold;
+  if (threshold > 0 && numNewTokens > threshold) numNewTokens = threshold;
+  return std::min(numNewTokens, budget);
+}
+
+SchedulerOutput Scheduler::schedule(double now) {
+  SchedulerOutput out;
+  out.tokenBudget = config_.maxNumBatchedTokens;
+  budgetLeft_ = config_.maxNumBatchedTokens;
+  scheduleRunning(out, now);
+  // As vLLM: no admissions in a step that had to preempt.
+  if (out.preempted.empty()) scheduleWaiting(out, now);
+  for (const ScheduledSeq& s : out.seqs) {
+    out.numScheduledTokens += s.numNewTokens;
+    out.numPrefillTokens += s.numPrefillTokens();
+  }
+  out.numDecodeTokens = out.numScheduledTokens - out.numPrefillTokens;
+  totals_.prefixQueryTokens += out.prefixQueryTokens;
+  totals_.prefixHitTokens += out.prefixHitTokens;
+  totals_.preemptions += int64_t(out.preempted.size());
+  return out;
+}
+
+Request* Scheduler::pickVictim() const {
+  if (config_.schedulingPolicy == SchedulingPolicy::Fcfs) return running_.back();
+  // Lowest priority = largest value, then the latest arrival.
+  return *std::max_element(running_.begin(), running_.end(), [](const Request* a, const Request* b) {
+    return std::tie(a->priority, a->arrivalSeq) < std::tie(b->priority, b->arrivalSeq);
+  });
+}
+
+void Scheduler::preempt(Request* victim, SchedulerOutput& out, double now) {
+  running_.erase(std::find(running_.begin(), running_.end(), victim));
+  kv_->free(victim->id);
+  victim->numComputedTokens = 0;
+  victim->state = RequestState::Preempted;
+  victim->timeline.numPreemptions++;
+  victim->timeline.preemptionTimes.push_back(now);
+  waiting_.push_front(victim);
+  out.preempted.push_back(victim);
+}
+
+void Scheduler::scheduleRunning(SchedulerOutput& out, double now) {
+  size_t index = 0;
+  while (index < running_.size() && budgetLeft_ > 0 && int(out.seqs.size()) < config_.maxNumSeqs) {
+    Request* r = running_[index];
+    int numNew = capChunk(r->numTokens() - r->numComputedTokens, budgetLeft_);
+    if (numNew <= 0) {
+      ++index;
+      continue;
+    }
+    bool scheduled = true;
+    while (!kv_->allocateSlots(r->id, r->numComputedTokens + numNew)) {
+      Request* victim = pickVictim();
+      auto it = std::find_if(out.seqs.begin(), out.seqs.end(),
+                             [victim](const ScheduledSeq& s) { return s.request == victim; });
+      if (it != out.seqs.end()) {  // already scheduled this step: give its tokens back
+        budgetLeft_ += it->numNewTokens;
+        out.seqs.erase(it);
+        --index;
+      }
+      preempt(victim, out, now);
+      if (victim == r) {
+        scheduled = false;
+        break;
+      }
+    }
+    if (!scheduled) break;
+    out.seqs.push_back({r, numNew, r->numComputedTokens, r->numComputedTokens + numNew == r->numTokens()});
+    budgetLeft_ -= numNew;
+    ++index;
+  }
+}
+
+std::deque<Request*>::iterator Scheduler::nextWaiting() {
+  if (config_.schedulingPolicy == SchedulingPolicy::Fcfs) return waiting_.begin();
+  return std::min_element(waiting_.begin(), waiting_.end(), [](const Request* a, const Request* b) {
+    return std::tie(a->priority, a->arrivalSeq) < std::tie(b->priority, b->arrivalSeq);
+  });
+}
+
+void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
+  while (!waiting_.empty() && budgetLeft_ > 0 && int(running_.size()) < config_.maxNumSeqs &&
+         int(out.seqs.size()) < config_.maxNumSeqs) {
+    auto it = nextWaiting();
+    Request* r = *it;
+    PrefixHit hit = kv_->findCachedPrefix(r->tokenIds);
+    const int numNewTotal = r->numTokens() - hit.numTokens;
+    std::string reason = neverSchedulableReason(*r, numNewTotal);
+    if (!reason.empty()) {
+      waiting_.erase(it);
+      out.rejected.push_back({r, reason});
+      continue;
+    }
+    if (!config_.enableChunkedPrefill && capChunk(numNewTotal, numNewTotal) > budgetLeft_) break;
+    const int numNew = capChunk(numNewTotal, budgetLeft_);
+    if (!kv_->allocateSlots(r->id, hit.numTokens + numNew, &hit)) break;
+
+    waiting_.erase(it);
+    running_.push_back(r);
+    r->state = RequestState::Running;
+    r->numComputedTokens = hit.numTokens;
+    if (!r->timeline.firstScheduledTime) r->timeline.firstScheduledTime = now;
+    if (!r->admittedOnce) r->timeline.numCachedPromptTokens = hit.numTokens;
+    r->admittedOnce = true;
+    out.prefixQueryTokens += r->numTokens();
+    out.prefixHitTokens += hit.numTokens;
+    out.seqs.push_back({r, numNew, hit.numTokens, hit.numTokens + numNew == r->numTokens()});
+    budgetLeft_ -= numNew;
+  }
+}
+
+void Scheduler::commitStep(const SchedulerOutput& out) {
+  for (const ScheduledSeq& s : out.seqs) {
+    Request* r = s.request;
+    if (r->isFinished() || r->state != RequestState::Running) continue;
+    r->numComputedTokens = s.numComputedBefore + s.numNewTokens;
+    kv_->cacheFullBlocks(r->id, r->tokenIds, r->numComputedTokens);
+  }
+}
+
+void Scheduler::finishRequest(Request* r, RequestState state) {
+  auto run = std::find(running_.begin(), running_.end(), r);
+  if (run != running_.end()) running_.erase(run);
+  auto wait = std::find(waiting_.begin(), waiting_.end(), r);
+  if (wait != waiting_.end()) waiting_.erase(wait);
+  kv_->free(r->id);
+  r->state = state;
+}
+
+}  // namespace lwb

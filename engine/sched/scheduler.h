@@ -1,0 +1,70 @@
+#pragma once
+// The vLLM V1 scheduler: one token budget per step, RUNNING requests first (a decode
+// token or the next prompt chunk each), then WAITING ones while the budget and
+// max_num_seqs allow. Preempts (recompute) when a running request cannot get a block.
+// Decides only; the KvCacheManager keeps the books and the Engine runs the batch.
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/kv/kv_cache_manager.h"
+#include "engine/sched/engine_config.h"
+#include "engine/sched/scheduler_output.h"
+
+namespace lwb {
+
+struct SchedulerTotals {
+  int64_t prefixQueryTokens = 0;
+  int64_t prefixHitTokens = 0;
+  int64_t preemptions = 0;
+};
+
+class Scheduler {
+ public:
+  // `maxModelLen` is the effective one (config.effectiveMaxModelLen(model)).
+  Scheduler(const EngineConfig& config, int maxModelLen, std::unique_ptr<KvCacheManager> kv);
+
+  // Non-structural knobs (budget, max_num_seqs, chunking, caching, threshold, policy,
+  // max_model_len); they apply at the next schedule().
+  void setConfig(const EngineConfig& config, int maxModelLen);
+  const EngineConfig& config() const { return config_; }
+  int maxModelLen() const { return maxModelLen_; }
+
+  // Queues `r` (not owned; it must outlive its stay here). Returns "" or, when the
+  // request can never run under the current knobs, the reason (then it is not queued).
+  std::string addRequest(Request* r);
+  SchedulerOutput schedule(double now);
+  // After the forward pass: numComputedTokens advance; newly full blocks get hashed.
+  void commitStep(const SchedulerOutput& out);
+  // Takes `r` out of the running or waiting queue and frees its blocks.
+  void finishRequest(Request* r, RequestState state);
+
+  const std::vector<Request*>& running() const { return running_; }
+  const std::deque<Request*>& waiting() const { return waiting_; }
+  int numRunning() const { return int(running_.size()); }
+  int numWaiting() const { return int(waiting_.size()); }
+  bool hasRequests() const { return !running_.empty() || !waiting_.empty(); }
+  const KvCacheManager& kv() const { return *kv_; }
+  const SchedulerTotals& totals() const { return totals_; }
+
+ private:
+  std::string neverSchedulableReason(const Request& r, int numNewTokens) const;
+  void scheduleRunning(SchedulerOutput& out, double now);
+  void scheduleWaiting(SchedulerOutput& out, double now);
+  int capChunk(int numNewTokens, int budget) const;
+  Request* pickVictim() const;
+  void preempt(Request* victim, SchedulerOutput& out, double now);
+  std::deque<Request*>::iterator nextWaiting();
+
+  EngineConfig config_;
+  int maxModelLen_;
+  std::unique_ptr<KvCacheManager> kv_;
+  std::vector<Request*> running_;  // admission order
+  std::deque<Request*> waiting_;   // arrival order; preempted ones at the front
+  int64_t nextArrivalSeq_ = 0;
+  int budgetLeft_ = 0;
+  SchedulerTotals totals_;
+};
+
+}  // namespace lwb

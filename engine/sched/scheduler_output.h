@@ -1,0 +1,43 @@
+#pragma once
+// The batch plan of one step: which requests run, how many tokens each computes, what
+// was preempted or rejected. Converted into the executor's ForwardBatch.
+#include <string>
+#include <vector>
+
+#include "engine/exec/executor.h"
+#include "engine/sched/request.h"
+
+namespace lwb {
+
+class KvCacheManager;
+
+struct ScheduledSeq {
+  Request* request = nullptr;
+  int numNewTokens = 0;        // tokens computed this step
+  int numComputedBefore = 0;   // position of the first of them (cached or computed before)
+  bool needLogits = false;     // reaches the end of its tokens: a token gets sampled
+  int numPrefillTokens() const;  // of numNewTokens, those inside the prompt
+};
+
+struct RejectedRequest {
+  Request* request = nullptr;
+  std::string reason;
+};
+
+struct SchedulerOutput {
+  std::vector<ScheduledSeq> seqs;   // running requests first (in order), then admissions
+  int numScheduledTokens = 0;
+  int numPrefillTokens = 0;
+  int numDecodeTokens = 0;
+  std::vector<Request*> preempted;           // this step, in order
+  std::vector<RejectedRequest> rejected;     // can never run under the current knobs
+  int64_t prefixQueryTokens = 0;             // admissions this step
+  int64_t prefixHitTokens = 0;
+  int tokenBudget = 0;
+
+  bool empty() const { return seqs.empty(); }
+  // Flattened rows in seqs order; block tables from `kv`.
+  ForwardBatch toForwardBatch(const KvCacheManager& kv) const;
+};
+
+}  // namespace lwb
