@@ -1,0 +1,320 @@
+#include "engine/exec/cuda/cuda_executor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <type_traits>
+
+#include "engine/exec/cuda/batch_plan.h"
+#include "engine/exec/cuda/cuda_check.h"
+#include "engine/exec/cuda/device_buffer.h"
+#include "engine/exec/cuda/device_weights.h"
+#include "engine/exec/cuda/kernels.h"
+
+namespace lwb::cuda {
+namespace {
+
+constexpr int kPartitionSize = 512;     // keys per flash-decoding partition
+constexpr int kMaxGraphParts = 16;      // graphs serve contexts up to 16 partitions
+constexpr int kGraphBuckets[] = {1, 2, 4, 8, 16, 32, 64, 128};
+constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+
+// Grid sizes and GEMM row counts of one forward: exact counts when run eagerly, the
+// bucket's capacities when captured into a graph.
+struct LaunchSizes {
+  int rows = 0, logits = 0, single = 0, tiles = 0, combine = 0;
+};
+
+template <typename T>
+class CudaExecutor final : public Executor {
+ public:
+  CudaExecutor(const LwbCudaModelDesc& desc, const LwbCudaOptions& options) : shape_(validateModelDesc(desc)) {
+    device_ = options.deviceIndex;
+    util_ = options.gpuMemoryUtilization > 0 && options.gpuMemoryUtilization <= 1 ? options.gpuMemoryUtilization : 0.9;
+    const char* env = std::getenv("LWB_CUDA_GRAPHS");
+    graphs_ = options.enableCudaGraphs != 0 && !(env && std::strcmp(env, "0") == 0);
+    LWB_CUDA_CHECK(cudaSetDevice(device_));
+    cudaDeviceProp props{};
+    LWB_CUDA_CHECK(cudaGetDeviceProperties(&props, device_));
+    name_ = props.name;
+    LWB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    LWB_CUDA_CHECK(cudaEventCreateWithFlags(&metaCopied_, cudaEventDisableTiming));
+    LWB_CUBLAS_CHECK(cublasCreate(&cublas_));
+    LWB_CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+    workspace_.resize(kWorkspaceBytes);  // set explicitly: no allocation inside graph capture
+    LWB_CUBLAS_CHECK(cublasSetWorkspace(cublas_, workspace_.as(), kWorkspaceBytes));
+    invFreq_.resize(shape_.invFreq.size() * sizeof(float));
+    LWB_CUDA_CHECK(cudaMemcpy(invFreq_.as(), shape_.invFreq.data(), invFreq_.bytes(), cudaMemcpyHostToDevice));
+    uploadWeights(desc, shape_, weights_, stream_);
+    rowsPerTile_ = std::max(1, 16 / shape_.group());
+    graphParts_ = std::min(kMaxGraphParts, (shape_.maxPositions + kPartitionSize - 1) / kPartitionSize);
+    ensureCapacity(LaunchSizes{256, 64, 256, 64, 64}, 256, 4096);
+  }
+
+  ~CudaExecutor() override {
+    cudaSetDevice(device_);
+    cudaStreamSynchronize(stream_);
+    dropGraphs();
+    cublasDestroy(cublas_);
+    cudaEventDestroy(metaCopied_);
+    cudaStreamDestroy(stream_);
+  }
+
+  DeviceInfo deviceInfo() const override {
+    LWB_CUDA_CHECK(cudaSetDevice(device_));
+    size_t freeBytes = 0, totalBytes = 0;
+    LWB_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+    return DeviceInfo{"cuda", name_, totalBytes, freeBytes};
+  }
+
+  size_t kvBytesPerBlock(int blockSize) const override {
+    return size_t(2) * shape_.numLayers * size_t(blockSize) * shape_.kvSize() * sizeof(T);
+  }
+
+  // vLLM's rule: this instance may use total × gpu_memory_utilization; the KV pool gets
+  // what weights, activations and the CUDA context leave of it.
+  size_t defaultKvBudgetBytes() const override {
+    const DeviceInfo info = deviceInfo();
+    const double used = double(info.totalMemory - info.freeMemory) - double(kv_.bytes());
+    const double budget = double(info.totalMemory) * util_ - used - double(activationReserve());
+    return budget > 0 ? size_t(budget) : 0;
+  }
+
+  void allocateKvCache(int numBlocks, int blockSize) override {
+    check(numBlocks > 0 && blockSize > 0, "CUDA backend: KV cache needs positive numBlocks and blockSize, found " +
+                                              std::to_string(numBlocks) + " and " + std::to_string(blockSize));
+    LWB_CUDA_CHECK(cudaSetDevice(device_));
+    LWB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    dropGraphs();  // they point at the old pool
+    kv_.release();
+    numBlocks_ = 0;
+    kv_.resize(kvBytesPerBlock(blockSize) * size_t(numBlocks));
+    numBlocks_ = numBlocks;
+    blockSize_ = blockSize;
+  }
+
+  int numKvBlocks() const override { return numBlocks_; }
+  int kvBlockSize() const override { return blockSize_; }
+
+  void forward(const ForwardBatch& batch, ForwardResult& out) override {
+    out.vocabSize = shape_.vocab;
+    out.numRows = 0;
+    out.logits.clear();
+    if (batch.numRows() == 0) return;
+    check(numBlocks_ > 0, "CUDA forward: allocateKvCache was not called");
+    LWB_CUDA_CHECK(cudaSetDevice(device_));
+    const BatchPlan plan = planBatch(batch, PlanLimits{blockSize_, numBlocks_, shape_.maxPositions, shape_.vocab,
+                                                       rowsPerTile_, kPartitionSize});
+    const int numLogits = int(plan.logitRows.size());
+    const int bucket = graphBucket(plan);
+    LaunchSizes sizes{plan.numRows, numLogits, int(plan.single.size()), int(plan.tiles.size()),
+                      int(plan.combine.size())};
+    if (bucket > 0) sizes = LaunchSizes{bucket, bucket, bucket * graphParts_, 0, bucket};
+    ensureCapacity(sizes, std::max(plan.numPartials, sizes.single), int(plan.blockTables.size()));
+
+    // One pinned buffer, one copy; wait until the previous copy has left the buffer.
+    LWB_CUDA_CHECK(cudaEventSynchronize(metaCopied_));
+    writeMeta(plan, layout_, sizes.rows, std::max(sizes.logits, numLogits), metaHost_.as<int32_t>());
+    LWB_CUDA_CHECK(cudaMemcpyAsync(metaDev_.as(), metaHost_.as(), size_t(layout_.totalInts) * 4,
+                                   cudaMemcpyHostToDevice, stream_));
+    LWB_CUDA_CHECK(cudaEventRecord(metaCopied_, stream_));
+
+    if (bucket > 0) runGraph(bucket, sizes);
+    else runLayers(sizes);
+
+    if (numLogits == 0) return;  // nothing to wait for: the next call orders after this one
+    const size_t bytes = size_t(numLogits) * shape_.vocab * sizeof(float);
+    LWB_CUDA_CHECK(cudaMemcpyAsync(logitsHost_.as(), logits_.as(), bytes, cudaMemcpyDeviceToHost, stream_));
+    LWB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    out.numRows = numLogits;
+    out.logits.assign(logitsHost_.as<float>(), logitsHost_.as<float>() + size_t(numLogits) * shape_.vocab);
+  }
+
+ private:
+  // ---- the forward pass -----------------------------------------------------------
+  void runLayers(const LaunchSizes& z) {
+    const ModelShape& s = shape_;
+    const int32_t* meta = metaDev_.as<int32_t>();
+    const int32_t *numRows = meta, *numSingle = meta + 1, *numTiles = meta + 2, *numCombine = meta + 3,
+                  *numLogits = meta + 4;
+    const int32_t* rowMap = meta + layout_.logitRows;
+    const auto* single = reinterpret_cast<const AttnWork*>(meta + layout_.single);
+    const auto* tiles = reinterpret_cast<const AttnWork*>(meta + layout_.tiles);
+    const auto* combine = reinterpret_cast<const CombineItem*>(meta + layout_.combine);
+    const size_t slotsPerLayer = size_t(numBlocks_) * blockSize_ * s.kvSize();
+    const RopeShape rope{s.numHeads, s.numKvHeads, s.headDim, invFreq_.as<float>()};
+
+    launchEmbedding(weights_.embed, meta + layout_.tokenIds, numRows, z.rows, s.hidden, residual_, stream_);
+    for (int l = 0; l < s.numLayers; ++l) {
+      const DeviceLayer<T>& w = weights_.layers[size_t(l)];
+      T* kCache = kv_.as<T>() + size_t(2 * l) * slotsPerLayer;
+      T* vCache = kCache + slotsPerLayer;
+      // residual += previous layer's MLP output; x = input_layernorm(residual)
+      launchAddRmsNorm<T>(residual_, l ? delta_ : nullptr, w.inputNorm, nullptr, numRows, z.rows, s.hidden, s.eps,
+                          true, x_, stream_);
+      gemm<T>(cublas_, x_, z.rows, s.hidden, w.qkv, s.qkvSize(), qkv_, false);
+      launchRopeCache<T>(qkv_, meta + layout_.positions, meta + layout_.slots, numRows, z.rows, rope, q_, kCache,
+                         vCache, stream_);
+      const AttnArgs<T> a{q_, kCache, vCache, meta + layout_.blockTables, attn_, partAcc_, partMl_,
+                          s.numHeads, s.numKvHeads, s.headDim, blockSize_, 1.f / std::sqrt(float(s.headDim))};
+      launchAttention<T>(a, single, numSingle, z.single, 1, stream_);
+      launchAttention<T>(a, tiles, numTiles, z.tiles, rowsPerTile_, stream_);
+      launchAttentionCombine<T>(a, combine, numCombine, z.combine, stream_);
+      gemm<T>(cublas_, attn_, z.rows, s.qSize(), w.o, s.hidden, delta_, false);
+      // residual += attention output; x = post_attention_layernorm(residual)
+      launchAddRmsNorm<T>(residual_, delta_, w.postAttnNorm, nullptr, numRows, z.rows, s.hidden, s.eps, true, x_,
+                          stream_);
+      gemm<T>(cublas_, x_, z.rows, s.hidden, w.gateUp, 2 * s.inter, gateUp_, false);
+      launchSwiGlu<T>(gateUp_, numRows, z.rows, s.inter, act_, stream_);
+      gemm<T>(cublas_, act_, z.rows, s.inter, w.down, s.hidden, delta_, false);
+    }
+    // Logits only for the rows that need them: gather (+ last residual add) and norm
+    // those rows, then one GEMM with fp32 output.
+    launchAddRmsNorm<T>(residual_, delta_, weights_.finalNorm, rowMap, numLogits, z.logits, s.hidden, s.eps, false,
+                        xLogits_, stream_);
+    gemm<T>(cublas_, xLogits_, z.logits, s.hidden, weights_.lmHead, s.vocab, logits_.as(), true);
+  }
+
+  // ---- CUDA graphs for decode-only batches ------------------------------------------
+  int graphBucket(const BatchPlan& plan) const {
+    if (!graphs_ || !plan.decodeOnly || plan.maxPartsPerRow > graphParts_) return 0;
+    for (int b : kGraphBuckets)
+      if (plan.numRows <= b) return b;
+    return 0;
+  }
+
+  void runGraph(int bucket, const LaunchSizes& z) {
+    auto it = graphsByBucket_.find(bucket);
+    if (it != graphsByBucket_.end()) {
+      LWB_CUDA_CHECK(cudaGraphLaunch(it->second, stream_));
+      return;
+    }
+    // First time: run eagerly (also warms cuBLAS and kernel attributes outside any
+    // capture), then capture the same launches for the next batches of this bucket.
+    runLayers(z);
+    cudaGraph_t graph = nullptr;
+    LWB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+      runLayers(z);
+    } catch (...) {
+      cudaStreamEndCapture(stream_, &graph);
+      if (graph) cudaGraphDestroy(graph);
+      throw;
+    }
+    LWB_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    LWB_CUDA_CHECK(status);
+    graphsByBucket_[bucket] = exec;
+  }
+
+  void dropGraphs() {
+    for (auto& [bucket, exec] : graphsByBucket_) cudaGraphExecDestroy(exec);
+    graphsByBucket_.clear();
+  }
+
+  // ---- buffers ----------------------------------------------------------------------
+  size_t bytesPerRow() const {
+    const ModelShape& s = shape_;
+    return sizeof(float) * (size_t(s.hidden) + s.qSize()) +
+           sizeof(T) * (size_t(2) * s.hidden + s.qkvSize() + s.qSize() + 3 * size_t(s.inter));
+  }
+
+  // Room for a 4096-token step, 256 logit rows and the CUDA context / cuBLAS.
+  size_t activationReserve() const {
+    return 4096 * bytesPerRow() + size_t(256) * shape_.vocab * (2 * sizeof(float) + sizeof(T)) + (size_t(512) << 20);
+  }
+
+  static int grow(int have, int need) { return need <= have ? have : std::max(need, 2 * have); }
+
+  // Grows (never shrinks) every buffer a forward of these sizes needs. Growing moves
+  // buffers, so captured graphs are dropped.
+  void ensureCapacity(const LaunchSizes& z, int partials, int blockTableInts) {
+    const bool ok = z.rows <= rowsCap_ && z.logits <= logitsCap_ && partials <= partCap_ &&
+                    layout_.fits(z.rows, z.logits, blockTableInts, z.single, z.tiles, z.combine);
+    if (ok) return;
+    LWB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    dropGraphs();
+    const ModelShape& s = shape_;
+    if (z.rows > rowsCap_) {
+      rowsCap_ = grow(rowsCap_, z.rows);
+      const size_t r = size_t(rowsCap_);
+      rowBuffers_.resize(r * bytesPerRow() + 16 * 256);
+      char* p = rowBuffers_.as<char>();
+      auto take = [&p](size_t bytes) {
+        char* at = p;
+        p += (bytes + 255) / 256 * 256;
+        return at;
+      };
+      residual_ = reinterpret_cast<float*>(take(r * s.hidden * sizeof(float)));
+      q_ = reinterpret_cast<float*>(take(r * s.qSize() * sizeof(float)));
+      x_ = reinterpret_cast<T*>(take(r * s.hidden * sizeof(T)));
+      delta_ = reinterpret_cast<T*>(take(r * s.hidden * sizeof(T)));
+      qkv_ = reinterpret_cast<T*>(take(r * s.qkvSize() * sizeof(T)));
+      attn_ = reinterpret_cast<T*>(take(r * s.qSize() * sizeof(T)));
+      gateUp_ = reinterpret_cast<T*>(take(r * 2 * s.inter * sizeof(T)));
+      act_ = reinterpret_cast<T*>(take(r * s.inter * sizeof(T)));
+    }
+    if (z.logits > logitsCap_) {
+      logitsCap_ = grow(logitsCap_, z.logits);
+      xLogitsBuffer_.resize(size_t(logitsCap_) * s.hidden * sizeof(T));
+      xLogits_ = xLogitsBuffer_.as<T>();
+      logits_.resize(size_t(logitsCap_) * s.vocab * sizeof(float));
+      logitsHost_.resize(logits_.bytes());
+    }
+    if (partials > partCap_) {
+      partCap_ = grow(partCap_, partials);
+      partAccBuffer_.resize(size_t(partCap_) * s.numHeads * s.headDim * sizeof(float));
+      partMlBuffer_.resize(size_t(partCap_) * s.numHeads * 2 * sizeof(float));
+      partAcc_ = partAccBuffer_.as<float>();
+      partMl_ = partMlBuffer_.as<float>();
+    }
+    const MetaLayout& m = layout_;
+    layout_ = MetaLayout::withCapacities(grow(m.rowsCap, z.rows), grow(m.logitsCap, z.logits),
+                                         grow(m.btCap, blockTableInts), grow(m.singleCap, z.single),
+                                         grow(m.tilesCap, z.tiles), grow(m.combineCap, z.combine));
+    metaDev_.resize(size_t(layout_.totalInts) * 4);
+    metaHost_.resize(size_t(layout_.totalInts) * 4);
+  }
+
+  ModelShape shape_;
+  int device_ = 0;
+  double util_ = 0.9;
+  bool graphs_ = true;
+  std::string name_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t metaCopied_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  DeviceBuffer workspace_, invFreq_;
+  DeviceWeights<T> weights_;
+  int rowsPerTile_ = 1, graphParts_ = 1;
+
+  DeviceBuffer kv_;  // [layers][K, V][numBlocks * blockSize slots][numKvHeads * headDim]
+  int numBlocks_ = 0, blockSize_ = 16;
+
+  int rowsCap_ = 0, logitsCap_ = 0, partCap_ = 0;
+  DeviceBuffer rowBuffers_, xLogitsBuffer_, logits_, partAccBuffer_, partMlBuffer_;
+  float *residual_ = nullptr, *q_ = nullptr, *partAcc_ = nullptr, *partMl_ = nullptr;
+  T *x_ = nullptr, *delta_ = nullptr, *qkv_ = nullptr, *attn_ = nullptr, *gateUp_ = nullptr, *act_ = nullptr,
+    *xLogits_ = nullptr;
+  PinnedBuffer logitsHost_;
+
+  MetaLayout layout_;
+  DeviceBuffer metaDev_;
+  PinnedBuffer metaHost_;
+
+  std::map<int, cudaGraphExec_t> graphsByBucket_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> createCudaExecutor(const LwbCudaModelDesc& desc, const LwbCudaOptions& options) {
+  validateModelDesc(desc);
+  if (chooseActivationDType(desc) == LWB_CUDA_F16) return std::make_unique<CudaExecutor<__half>>(desc, options);
+  return std::make_unique<CudaExecutor<__nv_bfloat16>>(desc, options);
+}
+
+}  // namespace lwb::cuda
