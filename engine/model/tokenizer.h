@@ -21,7 +21,9 @@ class Tokenizer {
   int eosId() const;
   int unkId() const;
 
-  // Plain text → ids; special-token spellings ("<s>") are NOT parsed; no BOS added.
+  // Plain text → ids with SentencePiece's own rules (add_dummy_prefix: a leading "▁");
+  // control spellings ("<s>") are NOT parsed; no BOS added. SentencePiece itself matches
+  // user-defined pieces ("<|user|>") in any text, as it did when the model was trained.
   std::vector<int> encode(std::string_view text) const;
   // Text that may contain special-token spellings (rendered chat templates): splits on
   // the control and user-defined pieces ("<s>", "</s>", "<|user|>", ...), maps those to
@@ -41,6 +43,8 @@ class Tokenizer {
   Tokenizer();
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
   std::vector<std::string> specialPieces_;  // longest first, for encodeWithSpecials
+  std::vector<int> specialIds_;             // [specialPieces_.size()]
+  std::vector<unsigned char> pieceTypes_;   // [vocabSize] PieceType (sentencepiece_pieces.h)
 };
 
 // Streaming detokenization: push one id at a time, get the new text. Never emits a

@@ -1,0 +1,217 @@
+#include "engine/model/model.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/common/error.h"
+
+namespace lwb {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+constexpr const char* kDefaultModelName = "austen-chat-11m";
+
+// Optional JSON file: nullopt when absent; invalid JSON is an error naming the file.
+std::optional<json> readOptionalJson(const fs::path& path) {
+  if (!fs::exists(path)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  check(bool(in), path.string() + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    json j = json::parse(ss.str());
+    check(j.is_object(), path.string() + ": must be a JSON object, found " + std::string(j.type_name()));
+    return j;
+  } catch (const json::exception& e) {
+    throw Error(path.string() + ": not valid JSON: " + e.what());
+  }
+}
+
+// Special tokens are written as "<s>" or as an AddedToken object {"content": "<s>", ...}.
+std::string tokenSpelling(const json& j, const char* key, const std::string& fallback, const fs::path& file) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  const json& v = j[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
+  throw Error(file.string() + ": field '" + key + "' is " + v.dump() + ", expected a string or {\"content\": ...}");
+}
+
+// chat_template is a string, or a list of {"name", "template"} of which "default" is used.
+std::string chatTemplateText(const json& j, const fs::path& file) {
+  if (!j.contains("chat_template") || j["chat_template"].is_null()) return "";
+  const json& v = j["chat_template"];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array())
+    for (const json& t : v)
+      if (t.is_object() && t.value("name", "") == "default" && t.contains("template") && t["template"].is_string())
+        return t["template"].get<std::string>();
+  throw Error(file.string() + ": field 'chat_template' is neither a string nor a list with a \"default\" template");
+}
+
+TokenizerSettings readTokenizerSettings(const fs::path& file) {
+  TokenizerSettings s;
+  const auto j = readOptionalJson(file);
+  if (!j) return s;
+  if (j->contains("add_bos_token") && !(*j)["add_bos_token"].is_null()) {
+    check((*j)["add_bos_token"].is_boolean(), file.string() + ": field 'add_bos_token' is " +
+                                                  (*j)["add_bos_token"].dump() + ", expected true or false");
+    s.addBosToken = (*j)["add_bos_token"].get<bool>();
+  }
+  s.bosToken = tokenSpelling(*j, "bos_token", s.bosToken, file);
+  s.eosToken = tokenSpelling(*j, "eos_token", s.eosToken, file);
+  s.chatTemplate = chatTemplateText(*j, file);
+  return s;
+}
+
+template <typename T>
+void readNumber(const json& j, const char* key, std::optional<T>* out, const fs::path& file) {
+  if (!j.contains(key) || j[key].is_null()) return;
+  const bool ok = std::is_integral_v<T> ? j[key].is_number_integer() : j[key].is_number();
+  check(ok, file.string() + ": field '" + key + "' is " + j[key].dump() + ", expected a number");
+  *out = j[key].get<T>();
+}
+
+GenerationDefaults readGenerationDefaults(const fs::path& file) {
+  GenerationDefaults g;
+  const auto j = readOptionalJson(file);
+  if (!j) return g;
+  readNumber(*j, "temperature", &g.temperature, file);
+  readNumber(*j, "top_p", &g.topP, file);
+  readNumber(*j, "min_p", &g.minP, file);
+  readNumber(*j, "repetition_penalty", &g.repetitionPenalty, file);
+  readNumber(*j, "top_k", &g.topK, file);
+  readNumber(*j, "max_new_tokens", &g.maxNewTokens, file);
+  if (j->contains("eos_token_id") && !(*j)["eos_token_id"].is_null()) {
+    const json& e = (*j)["eos_token_id"];
+    const json list = e.is_array() ? e : json::array({e});
+    for (const json& id : list) {
+      check(id.is_number_integer() && id.get<long long>() >= 0,
+            file.string() + ": field 'eos_token_id' is " + e.dump() + ", expected a token id or a list of ids");
+      g.eosTokenIds.push_back(id.get<int>());
+    }
+  }
+  return g;
+}
+
+// MemAvailable from /proc/meminfo in bytes; 0 when unknown.
+size_t memAvailableBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  size_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+std::string mib(size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+
+void checkFitsInMemory(const WeightStore& store) {
+  const size_t needed = store.totalBytes();
+  const size_t available = memAvailableBytes();
+  check(available == 0 || needed <= available,
+        store.describeLocation() + ": the weights need " + mib(needed) + " of memory, only " + mib(available) +
+            " is available (MemAvailable in /proc/meminfo)");
+}
+
+void checkVocab(const ModelConfig& config, const Tokenizer& tok, const fs::path& dir) {
+  check(tok.vocabSize() <= config.vocabSize,
+        (dir / "config.json").string() + ": vocab_size " + std::to_string(config.vocabSize) +
+            " is smaller than the tokenizer's " + std::to_string(tok.vocabSize()) + " pieces");
+  check(config.bosTokenId < config.vocabSize, (dir / "config.json").string() + ": bos_token_id " +
+                                                  std::to_string(config.bosTokenId) + " is not below vocab_size " +
+                                                  std::to_string(config.vocabSize));
+}
+
+void report(const LoadProgress& progress, double fraction, const std::string& stage) {
+  if (progress) progress(fraction, stage);
+}
+
+}  // namespace
+
+std::vector<int> Model::stopTokenIds() const {
+  std::vector<int> ids = config.eosTokenIds;
+  ids.insert(ids.end(), generationDefaults.eosTokenIds.begin(), generationDefaults.eosTokenIds.end());
+  for (const std::string& s : chatTemplate.endOfTurnStrings()) {
+    const std::vector<int> t = tokenizer->encodeWithSpecials(s);
+    if (t.size() == 1) ids.push_back(t[0]);  // only strings that are one token can stop on an id
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+std::vector<int> Model::encodePrompt(const std::string& text) const {
+  std::vector<int> ids;
+  if (tokenizerSettings.addBosToken) ids.push_back(config.bosTokenId);
+  const std::vector<int> body = tokenizer->encode(text);
+  ids.insert(ids.end(), body.begin(), body.end());
+  return ids;
+}
+
+std::vector<int> Model::encodeChat(const std::vector<ChatMessage>& messages, bool addGenerationPrompt) const {
+  std::vector<int> ids = tokenizer->encodeWithSpecials(chatTemplate.render(messages, addGenerationPrompt));
+  // The template may already write BOS; never add a second one.
+  if (tokenizerSettings.addBosToken && (ids.empty() || ids.front() != config.bosTokenId))
+    ids.insert(ids.begin(), config.bosTokenId);
+  return ids;
+}
+
+std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProgress& progress) {
+  const fs::path dir = fs::absolute(dirArg).lexically_normal();
+  check(fs::is_directory(dir), dir.string() + ": model folder not found");
+  auto model = std::make_shared<Model>();
+  model->dir = dir.string();
+
+  report(progress, 0.0, "reading config.json");
+  model->config = loadModelConfig((dir / "config.json").string());
+  model->tokenizerSettings = readTokenizerSettings(dir / "tokenizer_config.json");
+  model->generationDefaults = readGenerationDefaults(dir / "generation_config.json");
+
+  report(progress, 0.1, "loading tokenizer.model");
+  model->tokenizer = Tokenizer::load((dir / "tokenizer.model").string());
+  checkVocab(model->config, *model->tokenizer, dir);
+  model->chatTemplate = ChatTemplate::detect(model->tokenizerSettings.chatTemplate, model->tokenizerSettings.bosToken,
+                                             model->tokenizerSettings.eosToken);
+
+  report(progress, 0.3, "mapping weights");
+  model->weights = WeightStore::openFolder(dir.string());
+  checkFitsInMemory(*model->weights);
+  report(progress, 0.8, "checking tensor shapes");
+  model->llama = LlamaWeights::bind(*model->weights, model->config);
+  report(progress, 1.0, "ready");
+  return model;
+}
+
+std::string executableDir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  check(!ec, std::string("cannot read /proc/self/exe: ") + ec.message());
+  return exe.parent_path().string();
+}
+
+std::string defaultModelDir() {
+  const std::string suffix = std::string(LWB_SHARE_SUBDIR) + "/models/" + kDefaultModelName;
+  if (const char* env = std::getenv("LWB_MODEL_DIR"); env && *env) {
+    check(fs::is_regular_file(fs::path(env) / "config.json"),
+          std::string("LWB_MODEL_DIR=") + env + " has no config.json (unset it to use the default model)");
+    return fs::absolute(env).lexically_normal().string();
+  }
+  // build/bin, build/tests and build/bench are siblings, and <prefix>/bin sits next to
+  // <prefix>/share: the same relative path works from all of them.
+  const fs::path candidate = (fs::path(executableDir()) / ".." / suffix).lexically_normal();
+  if (fs::is_regular_file(candidate / "config.json")) return candidate.string();
+  throw Error("default model " + std::string(kDefaultModelName) + " not found; looked in " + candidate.string() +
+              " (set LWB_MODEL_DIR to a model folder)");
+}
+
+}  // namespace lwb

@@ -1,0 +1,132 @@
+#include "engine/model/tokenizer.h"
+
+#include <sentencepiece_processor.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+
+#include "engine/common/error.h"
+#include "engine/model/sentencepiece_pieces.h"
+
+namespace lwb {
+
+Tokenizer::Tokenizer() : sp_(std::make_unique<sentencepiece::SentencePieceProcessor>()) {}
+Tokenizer::~Tokenizer() = default;
+
+std::unique_ptr<Tokenizer> Tokenizer::load(const std::string& path) {
+  check(std::filesystem::is_regular_file(path), path + ": tokenizer file not found (tokenizer.model is required)");
+  std::unique_ptr<Tokenizer> tok(new Tokenizer());
+  const auto status = tok->sp_->Load(path);
+  check(status.ok(), path + ": not a valid SentencePiece model: " + status.ToString());
+  std::vector<PieceType> types;
+  try {
+    types = parsePieceTypes(tok->sp_->serialized_model_proto());
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+  check(int(types.size()) == tok->vocabSize(), path + ": piece table has " + std::to_string(types.size()) +
+                                                   " entries, the model reports " + std::to_string(tok->vocabSize()));
+  for (int id = 0; id < tok->vocabSize(); ++id) {
+    tok->pieceTypes_.push_back(static_cast<unsigned char>(types[size_t(id)]));
+    const PieceType t = types[size_t(id)];
+    if (t == PieceType::Control || t == PieceType::UserDefined || t == PieceType::Unknown) {
+      tok->specialPieces_.push_back(tok->sp_->IdToPiece(id));
+      tok->specialIds_.push_back(id);
+    }
+  }
+  // Longest spelling first, so "<|assistant|>" wins over any shorter special it contains.
+  std::vector<size_t> order(tok->specialPieces_.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return tok->specialPieces_[a].size() > tok->specialPieces_[b].size();
+  });
+  std::vector<std::string> pieces;
+  std::vector<int> ids;
+  for (size_t i : order) {
+    if (tok->specialPieces_[i].empty()) continue;
+    pieces.push_back(tok->specialPieces_[i]);
+    ids.push_back(tok->specialIds_[i]);
+  }
+  tok->specialPieces_ = std::move(pieces);
+  tok->specialIds_ = std::move(ids);
+  return tok;
+}
+
+int Tokenizer::vocabSize() const { return sp_->GetPieceSize(); }
+int Tokenizer::bosId() const { return sp_->bos_id(); }
+int Tokenizer::eosId() const { return sp_->eos_id(); }
+int Tokenizer::unkId() const { return sp_->unk_id(); }
+
+std::vector<int> Tokenizer::encode(std::string_view text) const {
+  std::vector<int> ids;
+  if (text.empty()) return ids;
+  const auto status = sp_->Encode(text, &ids);
+  check(status.ok(), "tokenizer: encoding failed: " + status.ToString());
+  return ids;
+}
+
+std::vector<int> Tokenizer::encodeWithSpecials(std::string_view text) const {
+  std::vector<int> ids;
+  size_t segmentStart = 0, pos = 0;
+  // Each stretch of text between specials is encoded on its own (with its own dummy
+  // prefix), as the chat data of the model was tokenized when it was trained.
+  auto flushSegment = [&](size_t end) {
+    const std::vector<int> part = encode(text.substr(segmentStart, end - segmentStart));
+    ids.insert(ids.end(), part.begin(), part.end());
+  };
+  while (pos < text.size()) {
+    size_t matched = 0;
+    for (size_t i = 0; i < specialPieces_.size() && !matched; ++i) {
+      if (text.substr(pos).starts_with(specialPieces_[i])) {
+        flushSegment(pos);
+        ids.push_back(specialIds_[i]);
+        matched = specialPieces_[i].size();
+      }
+    }
+    if (matched) {
+      pos += matched;
+      segmentStart = pos;
+    } else {
+      ++pos;
+    }
+  }
+  flushSegment(text.size());
+  return ids;
+}
+
+std::string Tokenizer::decode(const std::vector<int>& ids) const {
+  for (int id : ids)
+    check(id >= 0 && id < vocabSize(), "tokenizer: id " + std::to_string(id) + " is outside the vocabulary [0, " +
+                                           std::to_string(vocabSize()) + ")");
+  std::string text;
+  const auto status = sp_->Decode(ids, &text);
+  check(status.ok(), "tokenizer: decoding failed: " + status.ToString());
+  return text;
+}
+
+std::string Tokenizer::piece(int id) const {
+  check(id >= 0 && id < vocabSize(), "tokenizer: id " + std::to_string(id) + " is outside the vocabulary");
+  return sp_->IdToPiece(id);
+}
+
+namespace {
+bool hasType(const std::vector<unsigned char>& types, int id, PieceType t) {
+  return id >= 0 && size_t(id) < types.size() && types[size_t(id)] == static_cast<unsigned char>(t);
+}
+}  // namespace
+
+bool Tokenizer::isControl(int id) const {
+  return hasType(pieceTypes_, id, PieceType::Control) || hasType(pieceTypes_, id, PieceType::Unknown);
+}
+bool Tokenizer::isByte(int id) const { return hasType(pieceTypes_, id, PieceType::Byte); }
+bool Tokenizer::isUserDefined(int id) const { return hasType(pieceTypes_, id, PieceType::UserDefined); }
+
+std::vector<int> Tokenizer::ordinaryIds() const {
+  std::vector<int> ids;
+  for (int id = 0; id < vocabSize(); ++id)
+    if (hasType(pieceTypes_, id, PieceType::Normal)) ids.push_back(id);
+  return ids;
+}
+
+}  // namespace lwb
