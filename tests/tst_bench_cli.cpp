@@ -1,0 +1,154 @@
+// `llm-workbench bench`: argument parsing in-process (no model needed), then the real
+// command on the default model through QProcess (skipped while the model or the
+// executable is absent).
+#include <QtTest>
+
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <nlohmann/json.hpp>
+
+#include "common/cli_runner.h"
+#include "engine/metrics/bench_options.h"
+
+using namespace lwb;
+
+namespace {
+
+BenchOptions parse(std::vector<std::string> args) { return parseBenchArgs(args); }
+
+QString usageError(std::vector<std::string> args) {
+  try {
+    parseBenchArgs(args);
+  } catch (const UsageError& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+// Why the real command cannot run here, or "" when it can.
+QString whyNotRunnable() {
+  if (!QFileInfo::exists(test::workbenchExecutable())) return "llm-workbench is not built in this build tree";
+  if (test::defaultModelInBuildTree().isEmpty()) return "the default model (austen-chat-11m) is not in the build tree yet";
+  return {};
+}
+
+}  // namespace
+
+class TestBenchCli : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void parsesWorkloadAndKnobs() {
+    const BenchOptions o = parse({"--num-prompts", "8", "--request-rate", "inf", "--input-len=32", "--output-len",
+                                  "8", "--ignore-eos", "--shared-prefix-len", "64", "--num-prefix-groups", "2",
+                                  "--max-num-batched-tokens", "128", "--max-num-seqs", "4",
+                                  "--no-enable-chunked-prefill", "--no-enable-prefix-caching", "--block-size", "32",
+                                  "--scheduling-policy", "priority", "--backend", "cpu", "--threads", "2",
+                                  "--json", "out.json", "--trace", "t.json", "--csv", "run"});
+    QCOMPARE(o.workload.numPrompts, 8);
+    QVERIFY(std::isinf(o.workload.requestRate));
+    QCOMPARE(o.workload.inputLen, 32);
+    QCOMPARE(o.workload.outputLen, 8);
+    QVERIFY(o.workload.ignoreEos);
+    QCOMPARE(o.workload.sharedPrefixLen, 64);
+    QCOMPARE(o.workload.numPrefixGroups, 2);
+    QCOMPARE(o.engine.maxNumBatchedTokens, 128);
+    QCOMPARE(o.engine.maxNumSeqs, 4);
+    QVERIFY(!o.engine.enableChunkedPrefill);
+    QVERIFY(!o.engine.enablePrefixCaching);
+    QCOMPARE(o.engine.blockSize, 32);
+    QVERIFY(o.engine.schedulingPolicy == SchedulingPolicy::Priority);
+    QCOMPARE(o.engine.executor.backend, std::string("cpu"));
+    QCOMPARE(o.engine.executor.numThreads, 2);
+    QCOMPARE(o.jsonPath, std::string("out.json"));
+    QCOMPARE(o.tracePath, std::string("t.json"));
+    QCOMPARE(o.csvPrefix, std::string("run"));
+    QVERIFY(!o.help);
+  }
+
+  void lastRepeatedFlagWins() {
+    const BenchOptions o = parse({"--num-prompts", "3", "--num-prompts", "5", "--enable-prefix-caching",
+                                  "--no-enable-prefix-caching", "--enable-prefix-caching"});
+    QCOMPARE(o.workload.numPrompts, 5);
+    QVERIFY(o.engine.enablePrefixCaching);
+    QVERIFY(parse({"--help"}).help);
+  }
+
+  void badArgumentsNameTheFlag() {
+    QVERIFY(usageError({"--bogus"}).contains("--bogus"));
+    QVERIFY(usageError({"--num-prompts"}).contains("--num-prompts"));
+    QVERIFY(usageError({"--num-prompts", "0"}).contains("--num-prompts 0"));
+    QVERIFY(usageError({"--input-len", "ten"}).contains("--input-len"));
+    QVERIFY(usageError({"--max-num-seqs", "0"}).contains("--max-num-seqs 0"));
+    QVERIFY(usageError({"--max-num-seqs", "0"}).contains("1.."));
+    QVERIFY(usageError({"--block-size", "24"}).contains("--block-size 24"));
+    QVERIFY(usageError({"--backend", "tpu"}).contains("--backend"));
+    QVERIFY(usageError({"--scheduling-policy", "lifo"}).contains("fcfs|priority"));
+    QVERIFY(usageError({"--request-rate", "-1"}).contains("--request-rate"));
+    QVERIFY(usageError({"--ignore-eos=yes"}).contains("--ignore-eos"));
+    QVERIFY(usageError({"--range-ratio", "1.5"}).contains("--range-ratio 1.5"));
+  }
+
+  void configJsonUsesVllmNames() {
+    const BenchOptions o = parse({"--max-num-batched-tokens", "256"});
+    const auto j = benchConfigJson(o.workload, o.engine);
+    QCOMPARE(j["max_num_batched_tokens"].get<int>(), 256);
+    QCOMPARE(j["request_rate"].get<std::string>(), std::string("inf"));
+    for (const char* key : {"max_num_seqs", "enable_chunked_prefill", "enable_prefix_caching", "block_size",
+                            "scheduling_policy", "num_prompts", "input_len", "output_len"})
+      QVERIFY2(j.contains(key), key);
+  }
+
+  void badFlagsExitTwo() {
+    if (!QFileInfo::exists(test::workbenchExecutable())) QSKIP("llm-workbench is not built in this build tree");
+    for (const QStringList& args : {QStringList{"bench", "--num-prompts", "-3"}, QStringList{"bench", "--frobnicate"},
+                                    QStringList{"bench", "--block-size", "3"}}) {
+      const test::CliResult r = test::runWorkbench(args, 60000);
+      QCOMPARE(r.exitCode, 2);
+      const QByteArray err = r.err.trimmed();
+      QVERIFY2(!err.contains('\n'), err.constData());
+      QVERIFY2(err.contains(args[1].toUtf8()), err.constData());
+    }
+    const test::CliResult help = test::runWorkbench({"bench", "--help"}, 60000);
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY(help.out.contains("--request-rate"));
+  }
+
+  void smallRunWritesJson() {
+    if (const QString why = whyNotRunnable(); !why.isEmpty()) QSKIP(qPrintable(why));
+    QTemporaryDir dir;
+    const QString json = dir.filePath("bench.json"), trace = dir.filePath("trace.json");
+    const test::CliResult r = test::runWorkbench(
+        {"bench", "--model", test::defaultModelInBuildTree(), "--num-prompts", "8", "--request-rate", "inf",
+         "--input-len", "32", "--output-len", "8", "--ignore-eos", "--seed", "3", "--backend", "cpu", "--json", json,
+         "--trace", trace, "--csv", dir.filePath("run")});
+    QVERIFY2(r.exitCode == 0 && !r.crashed, r.err.constData());
+    QVERIFY(r.out.contains("Serving Benchmark Result"));
+    QFile f(json);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const auto j = nlohmann::json::parse(f.readAll().toStdString());
+    QCOMPARE(j["completed"].get<int>(), 8);
+    QCOMPARE(j["total_output_tokens"].get<int>(), 64);
+    for (const char* key : {"duration", "request_throughput", "output_throughput", "total_token_throughput",
+                            "mean_ttft_ms", "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "mean_itl_ms",
+                            "p99_itl_ms", "mean_e2el_ms", "prefix_cache_hit_rate", "num_preemptions",
+                            "max_kv_cache_usage", "config"})
+      QVERIFY2(j.contains(key), key);
+    QCOMPARE(j["requests"].size(), size_t(8));
+    for (const auto& req : j["requests"]) {
+      QCOMPARE(req["output_len"].get<int>(), 8);
+      QCOMPARE(req["output_token_ids"].size(), size_t(8));
+      QCOMPARE(req["prompt_len"].get<int>(), 33);  // BOS + 32
+      QVERIFY(req["ttft_ms"].get<double>() > 0);
+      QVERIFY(req["e2el_ms"].get<double>() >= req["ttft_ms"].get<double>());
+    }
+    QVERIFY(j["max_kv_cache_usage"].get<double>() > 0);
+    QVERIFY(QFileInfo(trace).size() > 0);
+    QVERIFY(QFileInfo(dir.filePath("run_requests.csv")).size() > 0);
+    QVERIFY(QFileInfo(dir.filePath("run_steps.csv")).size() > 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestBenchCli)
+#include "tst_bench_cli.moc"

@@ -1,0 +1,160 @@
+// Percentiles and summaries (numpy "linear" semantics), histograms, the ring buffer,
+// and vLLM's request metric definitions on hand-made timelines.
+#include <QtTest>
+
+#include <cmath>
+
+#include "engine/common/error.h"
+#include "engine/metrics/histogram.h"
+#include "engine/metrics/records.h"
+#include "engine/metrics/ring_buffer.h"
+#include "engine/metrics/stats.h"
+
+using namespace lwb;
+
+class TestMetrics : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void percentileEmptyAndSingle() {
+    QCOMPARE(percentile({}, 50), 0.0);
+    QCOMPARE(percentile({}, 99), 0.0);
+    QCOMPARE(percentile({7.5}, 0), 7.5);
+    QCOMPARE(percentile({7.5}, 50), 7.5);
+    QCOMPARE(percentile({7.5}, 99), 7.5);
+  }
+
+  // numpy.percentile([1, 2, 3, 4], q): 50 → 2.5, 90 → 3.7, 99 → 3.97, 0 → 1, 100 → 4.
+  void percentileInterpolatesLinearly() {
+    const std::vector<double> v = {4, 1, 3, 2};  // unsorted on purpose
+    QCOMPARE(percentile(v, 0), 1.0);
+    QCOMPARE(percentile(v, 50), 2.5);
+    QVERIFY(std::abs(percentile(v, 90) - 3.7) < 1e-12);
+    QVERIFY(std::abs(percentile(v, 99) - 3.97) < 1e-12);
+    QCOMPARE(percentile(v, 100), 4.0);
+    // numpy.percentile([10, 20, 30, 40, 50], 25) = 20, 30 → 22
+    QCOMPARE(percentile({10, 20, 30, 40, 50}, 25), 20.0);
+    QVERIFY(std::abs(percentile({10, 20, 30, 40, 50}, 30) - 22.0) < 1e-12);
+  }
+
+  void percentileMatchesNumpyOnLargerSample() {
+    std::vector<double> v;
+    for (int i = 1; i <= 101; ++i) v.push_back(i * i);  // 1, 4, ..., 10201
+    // h = 100 * 0.99 = 99 exactly → v[99] = 100² ; median = 51²
+    QCOMPARE(percentile(v, 99), 10000.0);
+    QCOMPARE(percentile(v, 50), 2601.0);
+    // h = 100 * 0.9 = 90 → 91²
+    QVERIFY(std::abs(percentile(v, 90) - 8281.0) < 1e-9);
+  }
+
+  void summaryFields() {
+    const Summary empty = summarize({});
+    QCOMPARE(empty.count, size_t(0));
+    QCOMPARE(empty.mean, 0.0);
+    QCOMPARE(empty.p99, 0.0);
+    const Summary one = summarize({3.0});
+    QCOMPARE(one.count, size_t(1));
+    QCOMPARE(one.mean, 3.0);
+    QCOMPARE(one.std, 0.0);
+    QCOMPARE(one.median, 3.0);
+    QCOMPARE(one.p99, 3.0);
+    const Summary s = summarize({2, 4, 4, 4, 5, 5, 7, 9});
+    QCOMPARE(s.mean, 5.0);
+    QCOMPARE(s.std, 2.0);  // population std, as numpy.std
+    QCOMPARE(s.median, 4.5);
+    QCOMPARE(s.min, 2.0);
+    QCOMPARE(s.max, 9.0);
+  }
+
+  void histogramBucketsAreLessOrEqual() {
+    Histogram h({0.1, 0.5, 1.0});
+    for (double v : {0.05, 0.1, 0.3, 0.5, 2.0}) h.observe(v);
+    QCOMPARE(h.count(), uint64_t(5));
+    QVERIFY(std::abs(h.sum() - 2.95) < 1e-12);
+    QCOMPARE(h.bucketCounts(), (std::vector<uint64_t>{2, 2, 0, 1}));
+    QCOMPARE(h.cumulativeCounts(), (std::vector<uint64_t>{2, 4, 4, 5}));
+    h.clear();
+    QCOMPARE(h.count(), uint64_t(0));
+    QVERIFY_THROWS_EXCEPTION(Error, Histogram({1.0, 1.0}));
+    QVERIFY_THROWS_EXCEPTION(Error, Histogram(std::vector<double>{}));
+    QVERIFY(Histogram::ttftBuckets().size() > 10);
+  }
+
+  void ringBufferKeepsNewest() {
+    RingBuffer<int> r(3);
+    QVERIFY(r.empty());
+    for (int i = 1; i <= 5; ++i) r.push(i);
+    QVERIFY(r.full());
+    QCOMPARE(r.size(), size_t(3));
+    QCOMPARE(r.front(), 3);
+    QCOMPARE(r.back(), 5);
+    QCOMPARE(r.toVector(), (std::vector<int>{3, 4, 5}));
+    QCOMPARE(r.totalPushed(), size_t(5));
+    r.clear();
+    QVERIFY(r.empty());
+    r.push(9);
+    QCOMPARE(r.toVector(), (std::vector<int>{9}));
+    QVERIFY_THROWS_EXCEPTION(Error, RingBuffer<int>(0));
+  }
+
+  // arrival 1.0, scheduled 1.5, tokens at 2.0, 2.5, 3.5, 4.0.
+  void timelineDefinitions() {
+    RequestTimeline t;
+    t.arrivalTime = 1.0;
+    t.firstScheduledTime = 1.5;
+    t.firstTokenTime = 2.0;
+    t.tokenTimes = {2.0, 2.5, 3.5, 4.0};
+    t.numOutputTokens = 4;
+    t.finishTime = 4.0;
+    QCOMPARE(*t.queueTime(), 0.5);
+    QCOMPARE(*t.ttft(), 1.0);
+    QCOMPARE(*t.e2e(), 3.0);
+    QCOMPARE(*t.prefillTime(), 0.5);
+    QCOMPARE(*t.decodeTime(), 2.0);
+    QCOMPARE(*t.tpot(), 2.0 / 3.0);  // (e2e − ttft) / (4 − 1)
+    QCOMPARE(t.itls(), (std::vector<double>{0.5, 1.0, 0.5}));
+    // e2e = TTFT + decode time
+    QCOMPARE(*t.e2e(), *t.ttft() + *t.decodeTime());
+  }
+
+  void timelineWithOneToken() {
+    RequestTimeline t;
+    t.arrivalTime = 0.0;
+    t.firstScheduledTime = 0.25;
+    t.firstTokenTime = 0.75;
+    t.tokenTimes = {0.75};
+    t.numOutputTokens = 1;
+    QCOMPARE(*t.ttft(), 0.75);
+    QCOMPARE(*t.e2e(), 0.75);
+    QVERIFY(!t.tpot().has_value());  // undefined without a second token
+    QVERIFY(t.itls().empty());
+    QCOMPARE(*t.decodeTime(), 0.0);
+  }
+
+  void timelineNotStarted() {
+    RequestTimeline t;
+    t.arrivalTime = 3.0;
+    QVERIFY(!t.queueTime());
+    QVERIFY(!t.ttft());
+    QVERIFY(!t.e2e());
+    QVERIFY(!t.tpot());
+    QVERIFY(!t.prefillTime());
+    QVERIFY(!t.decodeTime());
+    QVERIFY(t.itls().empty());
+    t.firstScheduledTime = 3.5;  // scheduled, no token yet
+    QCOMPARE(*t.queueTime(), 0.5);
+    QVERIFY(!t.ttft());
+  }
+
+  void names() {
+    QCOMPARE(requestStateName(RequestState::Waiting), std::string("waiting"));
+    QCOMPARE(requestStateName(RequestState::Preempted), std::string("preempted"));
+    QCOMPARE(finishReasonName(FinishReason::Stop), std::string("stop"));
+    QCOMPARE(finishReasonName(FinishReason::Length), std::string("length"));
+    QCOMPARE(finishReasonName(FinishReason::Rejected), std::string("rejected"));
+    QCOMPARE(finishReasonName(FinishReason::Abort), std::string("abort"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestMetrics)
+#include "tst_metrics.moc"
