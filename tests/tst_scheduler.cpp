@@ -1,0 +1,212 @@
+// Scheduler decisions, step by step, on hand-made scenarios with a fake forward pass
+// (numComputedTokens advance, a fixed token is "sampled").
+#include <QtTest>
+
+#include <memory>
+
+#include "engine/sched/scheduler.h"
+
+using namespace lwb;
+
+namespace {
+
+struct Harness {
+  Scheduler sched;
+  std::vector<std::unique_ptr<Request>> reqs;
+
+  Harness(EngineConfig c, int numBlocks, int maxModelLen = 1024)
+      : sched(c, maxModelLen, std::make_unique<KvCacheManager>(numBlocks, c.blockSize, c.enablePrefixCaching)) {}
+
+  Request* add(int promptLen, int maxTokens = 100, int priority = 0, int firstToken = 1000) {
+    auto r = std::make_unique<Request>();
+    r->id = int64_t(reqs.size()) + 1;
+    for (int i = 0; i < promptLen; ++i) r->tokenIds.push_back(firstToken + i);
+    r->numPromptTokens = promptLen;
+    r->sampling.maxTokens = maxTokens;
+    r->priority = priority;
+    reqs.push_back(std::move(r));
+    std::string reason = sched.addRequest(reqs.back().get());
+    if (!reason.empty()) reqs.back()->state = RequestState::Rejected;
+    return reqs.back().get();
+  }
+
+  // One step: schedule, "forward", append token 7 where logits were due.
+  SchedulerOutput step() {
+    SchedulerOutput out = sched.schedule(0);
+    sched.commitStep(out);
+    for (const ScheduledSeq& s : out.seqs)
+      if (s.needLogits) s.request->tokenIds.push_back(7);
+    return out;
+  }
+
+  static int tokensOf(const SchedulerOutput& out, const Request* r) {
+    for (const ScheduledSeq& s : out.seqs)
+      if (s.request == r) return s.numNewTokens;
+    return 0;
+  }
+};
+
+EngineConfig knobs(int budget, int maxSeqs = 128, bool chunked = true) {
+  EngineConfig c;
+  c.maxNumBatchedTokens = budget;
+  c.maxNumSeqs = maxSeqs;
+  c.enableChunkedPrefill = chunked;
+  c.blockSize = 4;
+  return c;
+}
+
+}  // namespace
+
+class TestScheduler : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void chunkedPrefillSplitsTheBudget() {
+    Harness h(knobs(8), 64);
+    Request* a = h.add(20);
+    SchedulerOutput s1 = h.step();
+    QCOMPARE(Harness::tokensOf(s1, a), 8);
+    QVERIFY(!s1.seqs[0].needLogits);  // mid-prompt chunk: no token
+    QCOMPARE(a->numOutputTokens(), 0);
+    Request* b = h.add(3);
+    SchedulerOutput s2 = h.step();  // running first: a's chunk takes the whole budget
+    QCOMPARE(Harness::tokensOf(s2, a), 8);
+    QCOMPARE(Harness::tokensOf(s2, b), 0);
+    SchedulerOutput s3 = h.step();  // a: last 4 prompt tokens, b: 3 tokens fill 7 of 8
+    QCOMPARE(Harness::tokensOf(s3, a), 4);
+    QCOMPARE(Harness::tokensOf(s3, b), 3);
+    QCOMPARE(s3.numPrefillTokens, 7);
+    QCOMPARE(a->numOutputTokens(), 1);
+    SchedulerOutput s4 = h.step();  // both decode
+    QCOMPARE(s4.numDecodeTokens, 2);
+    QCOMPARE(s4.numPrefillTokens, 0);
+  }
+
+  void longPrefillThresholdCapsAChunk() {
+    EngineConfig c = knobs(64);
+    c.longPrefillTokenThreshold = 5;
+    Harness h(c, 64);
+    Request* a = h.add(12);
+    QCOMPARE(Harness::tokensOf(h.step(), a), 5);
+  }
+
+  void withoutChunkingAPromptMustFitWhole() {
+    Harness h(knobs(10, 128, false), 64);
+    Request* a = h.add(8);
+    Request* b = h.add(6, 100, 0, 2000);  // does not fit next to a: waits a step
+    SchedulerOutput s1 = h.step();
+    QCOMPARE(Harness::tokensOf(s1, a), 8);
+    QCOMPARE(Harness::tokensOf(s1, b), 0);
+    SchedulerOutput s2 = h.step();
+    QCOMPARE(Harness::tokensOf(s2, a), 1);
+    QCOMPARE(Harness::tokensOf(s2, b), 6);
+  }
+
+  void withoutChunkingATooLongPromptIsRejectedAlone() {
+    Harness h(knobs(10, 128, false), 64);
+    Request* big = h.add(11);
+    QCOMPARE(big->state, RequestState::Rejected);
+    Request* ok = h.add(5);
+    QCOMPARE(Harness::tokensOf(h.step(), ok), 5);
+  }
+
+  void aRequestLargerThanThePoolIsRejected() {
+    Harness h(knobs(64), 4);  // 16 tokens of KV in all
+    Request* r = h.add(10, 10);
+    QCOMPARE(r->state, RequestState::Rejected);
+    QCOMPARE(h.add(10, 6)->state, RequestState::Waiting);
+  }
+
+  void maxNumSeqsLimitsAdmissions() {
+    Harness h(knobs(100, 2), 64);
+    Request* a = h.add(3);
+    Request* b = h.add(3);
+    Request* c = h.add(3);
+    SchedulerOutput s = h.step();
+    QCOMPARE(int(s.seqs.size()), 2);
+    QCOMPARE(Harness::tokensOf(s, c), 0);
+    QCOMPARE(h.sched.numWaiting(), 1);
+    h.sched.finishRequest(a, RequestState::Finished);
+    SchedulerOutput s2 = h.step();
+    QCOMPARE(Harness::tokensOf(s2, b), 1);
+    QCOMPARE(Harness::tokensOf(s2, c), 3);
+  }
+
+  void priorityPolicyAdmitsLowestValueFirst() {
+    EngineConfig c = knobs(4, 1);
+    c.schedulingPolicy = SchedulingPolicy::Priority;
+    Harness h(c, 64);
+    Request* low = h.add(3, 100, 5);
+    Request* high = h.add(3, 100, 1);
+    SchedulerOutput s = h.step();
+    QCOMPARE(Harness::tokensOf(s, high), 3);
+    QCOMPARE(Harness::tokensOf(s, low), 0);
+  }
+
+  void fcfsPreemptsTheLatestAdmittedAndRequeuesItFirst() {
+    Harness h(knobs(64), 4);  // 4 blocks of 4 tokens
+    Request* a = h.add(8, 8);
+    Request* b = h.add(8, 8, 0, 2000);
+    h.step();  // both prefilled: 2 blocks each, 1 token sampled → 9 tokens
+    SchedulerOutput s = h.step();  // a needs a 3rd block: none free → b is preempted
+    QCOMPARE(int(s.preempted.size()), 1);
+    QCOMPARE(s.preempted[0], b);
+    QCOMPARE(b->state, RequestState::Preempted);
+    QCOMPARE(b->numComputedTokens, 0);
+    QCOMPARE(b->timeline.numPreemptions, 1);
+    QCOMPARE(h.sched.waiting().front(), b);
+    QCOMPARE(Harness::tokensOf(s, a), 1);
+    QCOMPARE(int(s.seqs.size()), 1);  // no admissions in a step that preempted
+    QVERIFY(h.sched.kv().holds(a->id));
+    QVERIFY(!h.sched.kv().holds(b->id));
+  }
+
+  void priorityPreemptsTheLowestPriorityEvenIfScheduledEarlier() {
+    EngineConfig c = knobs(64);
+    c.schedulingPolicy = SchedulingPolicy::Priority;
+    Harness h(c, 4);
+    Request* low = h.add(4, 8, 9);  // admitted first: running order [low, high]
+    h.step();
+    Request* high = h.add(7, 5, 0, 2000);
+    h.step();  // low: 2 blocks, high: 2 blocks, the pool is full
+    h.step();
+    QCOMPARE(h.sched.running().front(), low);
+    // high needs a 3rd block; the victim is low, already scheduled this step: its
+    // token goes back to the budget.
+    SchedulerOutput s = h.step();
+    QCOMPARE(s.preempted.size(), size_t(1));
+    QCOMPARE(s.preempted[0], low);
+    QCOMPARE(Harness::tokensOf(s, high), 1);
+    QCOMPARE(Harness::tokensOf(s, low), 0);
+    QCOMPARE(s.numScheduledTokens, 1);
+    QCOMPARE(int(s.seqs.size()), 1);
+  }
+
+  void readmissionHitsItsOwnCachedBlocks() {
+    Harness h(knobs(64), 4);
+    h.add(8, 8);
+    Request* b = h.add(8, 8, 0, 2000);
+    h.step();
+    h.step();  // b preempted: its full blocks stay cached-free
+    QCOMPARE(b->state, RequestState::Preempted);
+    QVERIFY(h.sched.kv().usage().numCachedFree >= 1);
+    h.sched.finishRequest(h.reqs[0].get(), RequestState::Finished);
+    SchedulerOutput s = h.step();
+    // 9 tokens (8 prompt + 1 output). Its tail block was freed first, so it was the one
+    // evicted when a grew; the head block still hits.
+    QCOMPARE(s.prefixHitTokens, int64_t(4));
+    QCOMPARE(Harness::tokensOf(s, b), 9 - 4);
+    QCOMPARE(b->timeline.numCachedPromptTokens, 0);  // recorded on first admission only
+  }
+
+  void runningRequestThatPreemptsItselfStopsTheStep() {
+    Harness h(knobs(64), 3);
+    Request* a = h.add(11, 1);  // grows to 12 tokens = 3 blocks
+    h.step();
+    QCOMPARE(a->numTokens(), 12);
+    QCOMPARE(int(h.sched.kv().blockIds(a->id).size()), 3);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestScheduler)
+#include "tst_scheduler.moc"
