@@ -171,7 +171,8 @@ class TestPackage : public QObject {
     QCOMPARE(f.value("Priority"), QString("optional"));
     QVERIFY(f.value("Maintainer").contains('@'));
     QVERIFY(f.value("Homepage").startsWith("https://"));
-    QVERIFY(!f.value("Description").isEmpty());
+    QVERIFY2(!f.value("Description").isEmpty() && !f.value("Description").contains("CMake"),
+             qPrintable(f.value("Description")));
     // Filled in by dpkg-shlibdeps from the program's shared libraries (the engine's
     // tokenizer is SentencePiece, always linked).
     const QString depends = f.value("Depends");
@@ -271,6 +272,7 @@ class TestPackage : public QObject {
     QCOMPARE(fields.exitCode, 0);
     const auto f = controlFields(fields.out);
     QCOMPARE(f.value("Package"), QString("llm-workbench-cuda"));
+    QVERIFY2(f.value("Description").startsWith("CUDA backend"), qPrintable(f.value("Description")));
     QVERIFY2(f.value("Depends").startsWith("llm-workbench (= " + f.value("Version") + ")"), qPrintable(f.value("Depends")));
     QVERIFY2(f.value("Depends").contains("cublas"), qPrintable(f.value("Depends")));
     // The plugin lands where the program looks for it: <bin>/../lib*/llm-workbench/.
