@@ -73,6 +73,9 @@ typedef int (*LwbCudaProbeFn)(int deviceIndex, char* message, size_t messageSize
 typedef lwb::Executor* (*LwbCudaCreateFn)(const LwbCudaModelDesc* model, const LwbCudaOptions* options,
                                           char* error, size_t errorSize);
 typedef void (*LwbCudaDestroyFn)(lwb::Executor* executor);
+// Measured ceilings for benchmarks: device-to-device copy bandwidth (bytes read +
+// written per second, GB/s) and a large bf16 cuBLAS GEMM (TFLOP/s). 0 on success.
+typedef int (*LwbCudaPeaksFn)(int deviceIndex, double* copyGBs, double* bf16Tflops, char* error, size_t errorSize);
 // 0 on success, else nonzero with `error` set.
 typedef int (*LwbCudaTestKernelFn)(const LwbCudaKernelTest* test, char* error, size_t errorSize);
 

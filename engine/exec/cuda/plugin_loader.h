@@ -21,7 +21,8 @@ struct Plugin {
   LwbCudaProbeFn probe = nullptr;
   LwbCudaCreateFn create = nullptr;
   LwbCudaDestroyFn destroy = nullptr;
-  LwbCudaTestKernelFn testKernel = nullptr;  // nullptr in plugins built without it
+  LwbCudaTestKernelFn testKernel = nullptr;  // optional: kernel parity tests
+  LwbCudaPeaksFn peaks = nullptr;            // optional: benchmark ceilings
 };
 
 inline std::string selfExeDir() {
@@ -102,6 +103,7 @@ inline const Plugin* openPlugin(std::string* reason) {
     return nullptr;
   }
   p.testKernel = reinterpret_cast<LwbCudaTestKernelFn>(dlsym(handle, "lwb_cuda_test_kernel"));
+  p.peaks = reinterpret_cast<LwbCudaPeaksFn>(dlsym(handle, "lwb_cuda_measure_peaks"));
   plugin = p;
   return &plugin;
 }

@@ -1,0 +1,193 @@
+#pragma once
+// A small random Llama held in host memory with bf16 weights, for checks that must run
+// without the engine library (tools/device-check.sh's standalone build): it describes
+// itself to the CUDA plugin (LwbCudaModelDesc) and has a naive fp32 forward over a whole
+// sequence as the reference. Header-only; no CUDA.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "engine/common/dtype.h"
+#include "engine/exec/cuda/plugin_abi.h"
+
+namespace lwb::devcheck {
+
+struct HostLlamaSpec {
+  int hidden = 256, inter = 512, heads = 4, kvHeads = 2, headDim = 64, layers = 2, vocab = 512, maxPositions = 1024;
+  float eps = 1e-5f, theta = 10000.f, scale = 0.08f;
+  uint64_t seed = 7;
+};
+
+class HostLlama {
+ public:
+  explicit HostLlama(const HostLlamaSpec& s) : s_(s) {
+    std::mt19937_64 rng(s.seed);
+    std::uniform_real_distribution<float> u(-s.scale, s.scale);
+    auto matrix = [&](int64_t rows, int64_t cols) { return make(rows, cols, [&] { return u(rng); }); };
+    auto norm = [&]() { return make(s.hidden, 1, [&] { return 1.f + u(rng); }); };
+    const int qs = s.heads * s.headDim, kvs = s.kvHeads * s.headDim;
+    embed_ = matrix(s.vocab, s.hidden);
+    lmHead_ = matrix(s.vocab, s.hidden);
+    finalNorm_ = norm();
+    for (int l = 0; l < s.layers; ++l) {
+      layers_.push_back({norm(), matrix(qs, s.hidden), matrix(kvs, s.hidden), matrix(kvs, s.hidden),
+                         matrix(s.hidden, qs), norm(), matrix(s.inter, s.hidden), matrix(s.inter, s.hidden),
+                         matrix(s.hidden, s.inter)});
+    }
+    for (int i = 0; i < s.headDim / 2; ++i)
+      invFreq_.push_back(float(1.0 / std::pow(double(s.theta), double(2 * i) / double(s.headDim))));
+    describe();
+  }
+  HostLlama(const HostLlama&) = delete;
+  HostLlama& operator=(const HostLlama&) = delete;
+
+  const LwbCudaModelDesc& desc() const { return desc_; }
+  const HostLlamaSpec& spec() const { return s_; }
+
+  // Logits of every position of `tokens`: [tokens.size() * vocab], fp32 arithmetic.
+  std::vector<float> logits(const std::vector<int>& tokens) const {
+    const int n = int(tokens.size()), h = s_.hidden;
+    std::vector<float> x(size_t(n) * h);
+    for (int t = 0; t < n; ++t)
+      for (int i = 0; i < h; ++i) x[size_t(t) * h + i] = embed_.at(tokens[size_t(t)], i);
+    for (const Layer& l : layers_) layer(l, n, x);
+    std::vector<float> out(size_t(n) * s_.vocab);
+    for (int t = 0; t < n; ++t) {
+      const std::vector<float> y = rmsNorm(&x[size_t(t) * h], finalNorm_);
+      for (int v = 0; v < s_.vocab; ++v) out[size_t(t) * s_.vocab + v] = dot(lmHead_, v, y.data());
+    }
+    return out;
+  }
+
+ private:
+  struct Tensor {
+    int64_t rows = 0, cols = 0;
+    std::vector<uint16_t> bf16;
+    std::vector<float> f;  // the bf16 values widened, for the reference
+    float at(int64_t r, int64_t c) const { return f[size_t(r * cols + c)]; }
+    LwbCudaTensor view() const { return {bf16.data(), LWB_CUDA_BF16, rows, cols}; }
+  };
+  struct Layer {
+    Tensor inputNorm, q, k, v, o, postNorm, gate, up, down;
+  };
+
+  template <typename Gen>
+  static Tensor make(int64_t rows, int64_t cols, Gen gen) {
+    Tensor t;
+    t.rows = rows;
+    t.cols = cols;
+    for (int64_t i = 0; i < rows * cols; ++i) {
+      t.bf16.push_back(floatToBf16(gen()));
+      t.f.push_back(bf16ToFloat(t.bf16.back()));
+    }
+    return t;
+  }
+
+  static float dot(const Tensor& w, int row, const float* x) {
+    float s = 0;
+    for (int64_t i = 0; i < w.cols; ++i) s += w.at(row, i) * x[i];
+    return s;
+  }
+
+  std::vector<float> rmsNorm(const float* x, const Tensor& w) const {
+    float ss = 0;
+    for (int i = 0; i < s_.hidden; ++i) ss += x[i] * x[i];
+    const float inv = 1.f / std::sqrt(ss / float(s_.hidden) + s_.eps);
+    std::vector<float> y(size_t(s_.hidden));
+    for (int i = 0; i < s_.hidden; ++i) y[size_t(i)] = x[i] * inv * w.f[size_t(i)];
+    return y;
+  }
+
+  std::vector<float> linear(const Tensor& w, const std::vector<float>& x) const {
+    std::vector<float> y(size_t(w.rows));
+    for (int64_t r = 0; r < w.rows; ++r) y[size_t(r)] = dot(w, int(r), x.data());
+    return y;
+  }
+
+  void rope(std::vector<float>& v, int numHeads, int pos) const {
+    const int d = s_.headDim, half = d / 2;
+    for (int hd = 0; hd < numHeads; ++hd)
+      for (int i = 0; i < half; ++i) {
+        const double angle = double(pos) * double(invFreq_[size_t(i)]);
+        const float c = float(std::cos(angle)), sn = float(std::sin(angle));
+        float& a = v[size_t(hd * d + i)];
+        float& b = v[size_t(hd * d + i + half)];
+        const float ra = a * c - b * sn, rb = b * c + a * sn;
+        a = ra;
+        b = rb;
+      }
+  }
+
+  void layer(const Layer& w, int n, std::vector<float>& x) const {
+    const int h = s_.hidden, d = s_.headDim, group = s_.heads / s_.kvHeads;
+    const size_t rows = static_cast<size_t>(n);
+    std::vector<std::vector<float>> q(rows), k(rows), v(rows);
+    for (int t = 0; t < n; ++t) {
+      const std::vector<float> xn = rmsNorm(&x[size_t(t) * h], w.inputNorm);
+      q[size_t(t)] = linear(w.q, xn);
+      k[size_t(t)] = linear(w.k, xn);
+      v[size_t(t)] = linear(w.v, xn);
+      rope(q[size_t(t)], s_.heads, t);
+      rope(k[size_t(t)], s_.kvHeads, t);
+    }
+    const float scale = 1.f / std::sqrt(float(d));
+    for (int t = 0; t < n; ++t) {
+      std::vector<float> attn(size_t(s_.heads * d), 0.f);
+      for (int hd = 0; hd < s_.heads; ++hd) {
+        const int kvh = hd / group;
+        std::vector<float> p(size_t(t + 1));
+        float mx = -INFINITY, sum = 0;
+        for (int j = 0; j <= t; ++j) {
+          float sc = 0;
+          for (int i = 0; i < d; ++i) sc += q[size_t(t)][size_t(hd * d + i)] * k[size_t(j)][size_t(kvh * d + i)];
+          p[size_t(j)] = sc * scale;
+          mx = std::max(mx, p[size_t(j)]);
+        }
+        for (float& e : p) sum += (e = std::exp(e - mx));
+        for (int j = 0; j <= t; ++j)
+          for (int i = 0; i < d; ++i) attn[size_t(hd * d + i)] += p[size_t(j)] / sum * v[size_t(j)][size_t(kvh * d + i)];
+      }
+      const std::vector<float> o = linear(w.o, attn);
+      float* xt = &x[size_t(t) * h];
+      for (int i = 0; i < h; ++i) xt[i] += o[size_t(i)];
+      const std::vector<float> xn = rmsNorm(xt, w.postNorm);
+      const std::vector<float> g = linear(w.gate, xn), u = linear(w.up, xn);
+      std::vector<float> act(g.size());
+      for (size_t i = 0; i < g.size(); ++i) act[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+      const std::vector<float> down = linear(w.down, act);
+      for (int i = 0; i < h; ++i) xt[i] += down[size_t(i)];
+    }
+  }
+
+  void describe() {
+    for (const Layer& l : layers_)
+      layerViews_.push_back({l.inputNorm.view(), l.q.view(), l.k.view(), l.v.view(), l.o.view(),
+                             l.postNorm.view(), l.gate.view(), l.up.view(), l.down.view()});
+    desc_ = LwbCudaModelDesc{};
+    desc_.hiddenSize = s_.hidden;
+    desc_.intermediateSize = s_.inter;
+    desc_.numAttentionHeads = s_.heads;
+    desc_.numKeyValueHeads = s_.kvHeads;
+    desc_.headDim = s_.headDim;
+    desc_.numHiddenLayers = s_.layers;
+    desc_.vocabSize = s_.vocab;
+    desc_.maxPositionEmbeddings = s_.maxPositions;
+    desc_.rmsNormEps = s_.eps;
+    desc_.ropeInvFreq = invFreq_.data();
+    desc_.embedTokens = embed_.view();
+    desc_.finalNorm = finalNorm_.view();
+    desc_.lmHead = lmHead_.view();
+    desc_.layers = layerViews_.data();
+  }
+
+  HostLlamaSpec s_;
+  Tensor embed_, lmHead_, finalNorm_;
+  std::vector<Layer> layers_;
+  std::vector<float> invFreq_;
+  std::vector<LwbCudaLayer> layerViews_;
+  LwbCudaModelDesc desc_{};
+};
+
+}  // namespace lwb::devcheck
