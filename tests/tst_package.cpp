@@ -205,6 +205,7 @@ class TestPackage : public QObject {
     QVERIFY(!j["prompt_token_ids"].toArray().isEmpty());
     const QJsonArray output = j["output_token_ids"].toArray();
     QVERIFY2(output.size() >= 1 && output.size() <= 8, qPrintable(r.out));
+    QCOMPARE(int(output.size()), j["metrics"]["output_tokens"].toInt());
     for (const auto& id : output) QVERIFY(id.isDouble() && id.toInt() >= 0);
     QVERIFY(j["text"].isString());
     QVERIFY2(j["finish_reason"] == "length" || j["finish_reason"] == "stop", qPrintable(r.out));
