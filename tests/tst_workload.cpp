@@ -201,6 +201,30 @@ class TestWorkload : public QObject {
             }).contains("prompt tokens"));
   }
 
+  void backgroundRequestsComeFirst() {
+    WorkloadOptions o = smallOptions();
+    o.numBackgroundRequests = 3;
+    o.backgroundInputLen = 5;
+    o.backgroundOutputLen = 77;
+    const auto w = makeWorkload(o, ordinaryIds(), kBos);
+    QCOMPARE(int(w.size()), 3 + o.numPrompts);
+    for (int i = 0; i < 3; ++i) {
+      QCOMPARE(w[i].group, -1);
+      QCOMPARE(w[i].arrivalTime, 0.0);
+      QCOMPARE(int(w[i].promptTokenIds.size()), 6);
+      QCOMPARE(w[i].sampling.maxTokens, 77);
+      QVERIFY(w[i].sampling.ignoreEos);
+    }
+    QVERIFY(w[3].arrivalTime > 0);  // the main workload starts one gap later
+    for (size_t i = 1; i < w.size(); ++i) QVERIFY(w[i].arrivalTime >= w[i - 1].arrivalTime);
+    // The main prompts are the same as without background requests.
+    const auto plain = makeWorkload(smallOptions(), ordinaryIds(), kBos);
+    for (size_t i = 0; i < plain.size(); ++i) QCOMPARE(w[i + 3].promptTokenIds, plain[i].promptTokenIds);
+    WorkloadOptions bad = o;
+    bad.backgroundOutputLen = 0;
+    QVERIFY(errorOf([&] { bad.validate(); }).contains("--background-output-len 0"));
+  }
+
   void clampKeepsHead() {
     auto w = makeWorkload(smallOptions(), ordinaryIds(), kBos);
     const auto before = w;

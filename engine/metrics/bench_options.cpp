@@ -174,6 +174,11 @@ Workload:
   --ignore-eos                    always generate exactly M tokens
   --temperature T                 sampling temperature (default 0 = greedy)
   --seed S                        seed of prompts, arrivals and sampling (default 0)
+  --num-background-requests N     extra requests at t=0 that decode steadily while the
+                                  workload arrives (default 0); the workload then starts
+                                  one inter-arrival gap later
+  --background-input-len L        their prompt tokens (default 32)
+  --background-output-len M       their output tokens, always exactly M (default 200)
 Engine knobs (vLLM names):
   --max-num-batched-tokens N      token budget of one step (default 2048)
   --max-num-seqs N                requests in one step (default 128)

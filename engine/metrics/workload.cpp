@@ -85,8 +85,15 @@ void WorkloadOptions::validate() const {
   checkRange(numPrefixGroups >= 1 && numPrefixGroups <= numPrompts, "num-prefix-groups",
              std::to_string(numPrefixGroups), "1..num-prompts (" + std::to_string(numPrompts) + ")");
   checkRange(temperature >= 0 && std::isfinite(temperature), "temperature", fmt(temperature), ">= 0");
+  checkRange(numBackgroundRequests >= 0 && numBackgroundRequests <= kMaxWorkloadPrompts, "num-background-requests",
+             std::to_string(numBackgroundRequests), "0.." + std::to_string(kMaxWorkloadPrompts));
+  checkRange(backgroundInputLen >= 0 && backgroundInputLen <= kMaxWorkloadTokens, "background-input-len",
+             std::to_string(backgroundInputLen), "0.." + std::to_string(kMaxWorkloadTokens));
+  checkRange(backgroundOutputLen >= 1 && backgroundOutputLen <= kMaxWorkloadTokens, "background-output-len",
+             std::to_string(backgroundOutputLen), "1.." + std::to_string(kMaxWorkloadTokens));
   const double maxOwn = std::floor(inputLen * (1.0 + rangeRatio));
-  const double totalTokens = double(numPrompts) * (1.0 + sharedPrefixLen + maxOwn);
+  const double totalTokens = double(numPrompts) * (1.0 + sharedPrefixLen + maxOwn) +
+                             double(numBackgroundRequests) * (1.0 + backgroundInputLen);
   check(totalTokens <= kMaxWorkloadTotalTokens,
         "--num-prompts " + std::to_string(numPrompts) + " with --input-len " + std::to_string(inputLen) +
             " and --shared-prefix-len " + std::to_string(sharedPrefixLen) + ": up to " + fmt(totalTokens) +
@@ -144,6 +151,9 @@ bool parseWorkloadOption(const std::string& rawName, const std::string& value, W
       {"num-prefix-groups", [&](const std::string& n) { o->numPrefixGroups = parseInt(n, value); }},
       {"ignore-eos", [&](const std::string& n) { o->ignoreEos = parseBool(n, value); }},
       {"temperature", [&](const std::string& n) { o->temperature = parseDouble(n, value); }},
+      {"num-background-requests", [&](const std::string& n) { o->numBackgroundRequests = parseInt(n, value); }},
+      {"background-input-len", [&](const std::string& n) { o->backgroundInputLen = parseInt(n, value); }},
+      {"background-output-len", [&](const std::string& n) { o->backgroundOutputLen = parseInt(n, value); }},
       {"seed", [&](const std::string& n) {
          const long long v = parseOrThrow<long long>(n, value, [](const std::string& s, size_t* k) { return std::stoll(s, k); });
          if (v < 0) throw Error("--seed " + value + ": expected >= 0");
@@ -156,30 +166,59 @@ bool parseWorkloadOption(const std::string& rawName, const std::string& value, W
   return true;
 }
 
+namespace {
+
+SamplingParams samplingFor(const WorkloadOptions& o, int maxTokens, bool ignoreEos, uint64_t index) {
+  SamplingParams p;
+  p.temperature = static_cast<float>(o.temperature);
+  p.maxTokens = maxTokens;
+  p.ignoreEos = ignoreEos;
+  p.seed = o.seed + index;
+  return p;
+}
+
+void appendRandom(std::vector<int>& out, int n, const std::vector<int>& ids, WorkloadRng& rng) {
+  for (int k = 0; k < n; ++k) out.push_back(ids[rng.uniformInt(0, int(ids.size()) - 1)]);
+}
+
+void addBackground(const WorkloadOptions& o, const std::vector<int>& ids, int bosId, std::vector<SyntheticRequest>& out) {
+  WorkloadRng rng(o.seed ^ 0x5bd1e9955bd1e995ULL);
+  for (int i = 0; i < o.numBackgroundRequests; ++i) {
+    SyntheticRequest r;
+    r.group = -1;
+    r.promptTokenIds.push_back(bosId);
+    appendRandom(r.promptTokenIds, o.backgroundInputLen, ids, rng);
+    r.sampling = samplingFor(o, o.backgroundOutputLen, true, out.size());
+    out.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
 std::vector<SyntheticRequest> makeWorkload(const WorkloadOptions& o, const std::vector<int>& ids, int bosId) {
   o.validate();
   check(!ids.empty(), "synthetic workload: the tokenizer has no ordinary vocabulary ids to draw from");
+  std::vector<SyntheticRequest> out;
+  out.reserve(size_t(o.numBackgroundRequests) + size_t(o.numPrompts));
+  addBackground(o, ids, bosId, out);
   WorkloadRng promptRng(o.seed);
   WorkloadRng arrivalRng(o.seed ^ 0xa5a5a5a5deadbeefULL);
   const auto prefixes = makePrefixes(o, ids, promptRng);
   const int lo = static_cast<int>(std::floor(o.inputLen * (1.0 - o.rangeRatio)));
   const int hi = static_cast<int>(std::floor(o.inputLen * (1.0 + o.rangeRatio)));
-  std::vector<SyntheticRequest> out(o.numPrompts);
+  const bool poisson = std::isfinite(o.requestRate);
   double t = 0;
   for (int i = 0; i < o.numPrompts; ++i) {
-    SyntheticRequest& r = out[i];
+    SyntheticRequest r;
     r.group = i % o.numPrefixGroups;
-    if (std::isfinite(o.requestRate) && i > 0) t += arrivalRng.exponential(o.requestRate);
+    if (poisson && (i > 0 || o.numBackgroundRequests > 0)) t += arrivalRng.exponential(o.requestRate);
     r.arrivalTime = t;
-    const int ownLen = promptRng.uniformInt(lo, hi);
-    r.promptTokenIds.reserve(1 + prefixes[r.group].size() + ownLen);
+    r.promptTokenIds.reserve(1 + prefixes[r.group].size() + size_t(hi));
     r.promptTokenIds.push_back(bosId);
     r.promptTokenIds.insert(r.promptTokenIds.end(), prefixes[r.group].begin(), prefixes[r.group].end());
-    for (int k = 0; k < ownLen; ++k) r.promptTokenIds.push_back(ids[promptRng.uniformInt(0, int(ids.size()) - 1)]);
-    r.sampling.temperature = static_cast<float>(o.temperature);
-    r.sampling.maxTokens = o.outputLen;
-    r.sampling.ignoreEos = o.ignoreEos;
-    r.sampling.seed = o.seed + static_cast<uint64_t>(i);
+    appendRandom(r.promptTokenIds, promptRng.uniformInt(lo, hi), ids, promptRng);
+    r.sampling = samplingFor(o, o.outputLen, o.ignoreEos, out.size());
+    out.push_back(std::move(r));
   }
   return out;
 }

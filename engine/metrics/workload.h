@@ -9,6 +9,10 @@
 // whole workload is a pure function of the options: same seed → same prompts and times.
 // Prompts and arrival times draw from separate streams, so changing the rate keeps the
 // prompts.
+// Optional background requests (not in vLLM's bench) model "steady decodes while new
+// prompts arrive": they all arrive at t = 0, come first, have their own random prompts
+// and always produce exactly their output length; the main arrivals then start one
+// inter-arrival gap later instead of at t = 0.
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -29,6 +33,9 @@ struct WorkloadOptions {
   bool ignoreEos = false;             // ignore_eos: produce exactly output_len tokens
   double temperature = 0.0;           // temperature (0 = greedy: the bench is about timing)
   uint64_t seed = 0;                  // seed
+  int numBackgroundRequests = 0;      // num_background_requests
+  int backgroundInputLen = 32;        // background_input_len (excluding BOS)
+  int backgroundOutputLen = 200;      // background_output_len
 
   // Throws lwb::Error naming the option (vLLM spelling), the value and the range.
   void validate() const;
@@ -47,7 +54,7 @@ bool parseWorkloadOption(const std::string& name, const std::string& value, Work
 
 struct SyntheticRequest {
   double arrivalTime = 0;             // seconds after the start of the run
-  int group = 0;                      // prefix group
+  int group = 0;                      // prefix group; -1 for a background request
   std::vector<int> promptTokenIds;    // BOS, prefix, own part
   SamplingParams sampling;            // max_tokens = output_len, temperature, ignore_eos, seed
 };

@@ -1,0 +1,219 @@
+// The product's three serving lessons, measured on the default model, each side by side
+// in one run with a fixed seed, with ratios against stated targets (never a test):
+//   1. prefix caching on a shared system prompt: hit rate, mean TTFT on vs off;
+//   2. chunked prefill: p99 ITL of steady decodes while long prompts arrive;
+//   3. batching: total tok/s rises with max_num_seqs, per-request tok/s does not.
+// Usage: bench_serving [--quick] [--model DIR] [--backend auto|cpu|cuda] [--threads N]
+// Each configuration is also reproducible with `llm-workbench bench` (printed below each
+// table; see bench/README.md).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/common/error.h"
+#include "engine/engine.h"
+#include "engine/metrics/bench_runner.h"
+#include "engine/model/model.h"
+
+using namespace lwb;
+
+namespace {
+
+struct Args {
+  bool quick = false;
+  std::string modelDir, backend = "auto";
+  int threads = 0;
+};
+
+struct Case {
+  std::string label;
+  WorkloadOptions workload;
+  EngineConfig engine;
+};
+
+Args parseArgs(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string f = argv[i];
+    const bool hasValue = i + 1 < argc;
+    if (f == "--quick") a.quick = true;
+    else if (f == "--model" && hasValue) a.modelDir = argv[++i];
+    else if (f == "--backend" && hasValue) a.backend = argv[++i];
+    else if (f == "--threads" && hasValue) a.threads = std::atoi(argv[++i]);
+    else throw lwb::Error("bench_serving: unknown or incomplete option '" + f +
+                     "' (expected --quick, --model DIR, --backend auto|cpu|cuda, --threads N)");
+  }
+  return a;
+}
+
+// The `llm-workbench bench` command line that reproduces one case.
+std::string command(const Case& c) {
+  const WorkloadOptions& w = c.workload;
+  const EngineConfig& e = c.engine;
+  auto num = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return std::string(b);
+  };
+  std::string s = "llm-workbench bench --num-prompts " + std::to_string(w.numPrompts) + " --request-rate " +
+                  (std::isinf(w.requestRate) ? "inf" : num(w.requestRate)) + " --input-len " +
+                  std::to_string(w.inputLen) + " --output-len " + std::to_string(w.outputLen);
+  if (w.sharedPrefixLen > 0)
+    s += " --shared-prefix-len " + std::to_string(w.sharedPrefixLen) + " --num-prefix-groups " +
+         std::to_string(w.numPrefixGroups);
+  if (w.numBackgroundRequests > 0)
+    s += " --num-background-requests " + std::to_string(w.numBackgroundRequests) + " --background-input-len " +
+         std::to_string(w.backgroundInputLen) + " --background-output-len " + std::to_string(w.backgroundOutputLen);
+  if (w.ignoreEos) s += " --ignore-eos";
+  s += " --seed " + std::to_string(w.seed);
+  s += " --max-num-batched-tokens " + std::to_string(e.maxNumBatchedTokens) + " --max-num-seqs " +
+       std::to_string(e.maxNumSeqs);
+  s += e.enableChunkedPrefill ? " --enable-chunked-prefill" : " --no-enable-chunked-prefill";
+  s += e.enablePrefixCaching ? " --enable-prefix-caching" : " --no-enable-prefix-caching";
+  if (e.executor.backend != "auto") s += " --backend " + e.executor.backend;
+  return s;
+}
+
+BenchReport run(const std::shared_ptr<const Model>& model, const Case& c) {
+  Engine engine(model, c.engine);
+  auto workload = makeWorkload(c.workload, model->tokenizer->ordinaryIds(), model->tokenizer->bosId());
+  const int longestOutput = std::max(c.workload.outputLen,
+                                     c.workload.numBackgroundRequests > 0 ? c.workload.backgroundOutputLen : 0);
+  clampPromptLengths(workload, std::max(1, engine.maxModelLen() - longestOutput));
+  std::fprintf(stderr, "  running: %s ...\n", c.label.c_str());
+  return runServingBenchmark(engine, workload).report;
+}
+
+void verdict(const char* what, double value, const char* op, double target) {
+  const bool pass = std::strcmp(op, "<=") == 0 ? value <= target : value >= target;
+  std::printf("  %-52s %7.3f  (target %s %.2f)  %s\n", what, value, op, target, pass ? "PASS" : "MISS");
+}
+
+EngineConfig baseConfig(const Args& a) {
+  EngineConfig e;
+  e.executor.backend = a.backend;
+  e.executor.numThreads = a.threads;
+  return e;
+}
+
+void prefixCaching(const std::shared_ptr<const Model>& model, const Args& a) {
+  Case c{"", {}, baseConfig(a)};
+  c.workload.numPrompts = a.quick ? 24 : 64;
+  c.workload.requestRate = std::numeric_limits<double>::infinity();
+  c.workload.sharedPrefixLen = 256;
+  c.workload.numPrefixGroups = a.quick ? 2 : 4;
+  c.workload.inputLen = 32;
+  c.workload.outputLen = 16;
+  c.workload.ignoreEos = true;
+  c.workload.seed = 1;
+  std::printf("\n== Lesson 1: prefix caching on a shared system prompt ==\n"
+              "   %d prompts, %d groups x %d-token prefix + %d own tokens, output %d, all at t=0\n",
+              c.workload.numPrompts, c.workload.numPrefixGroups, c.workload.sharedPrefixLen, c.workload.inputLen,
+              c.workload.outputLen);
+  std::printf("  %-15s %9s %15s %14s %13s %12s\n", "prefix caching", "hit rate", "mean TTFT (ms)", "p99 TTFT (ms)",
+              "duration (s)", "total tok/s");
+  BenchReport r[2];
+  for (int on = 0; on < 2; ++on) {
+    c.engine.enablePrefixCaching = on == 1;
+    c.label = on ? "prefix caching on" : "prefix caching off";
+    r[on] = run(model, c);
+    std::printf("  %-15s %9.3f %15.1f %14.1f %13.2f %12.0f\n", on ? "on" : "off", r[on].prefixCacheHitRate,
+                r[on].ttftMs.mean, r[on].ttftMs.p99, r[on].duration, r[on].totalTokenThroughput);
+  }
+  verdict("hit rate with caching", r[1].prefixCacheHitRate, ">=", 0.7);
+  verdict("mean TTFT with caching / without", r[1].ttftMs.mean / r[0].ttftMs.mean, "<=", 0.6);
+  std::printf("  reproduce: %s\n", command(c).c_str());
+}
+
+void chunkedPrefill(const std::shared_ptr<const Model>& model, const Args& a) {
+  Case c{"", {}, baseConfig(a)};
+  c.workload.numBackgroundRequests = a.quick ? 4 : 8;
+  c.workload.backgroundInputLen = 32;
+  c.workload.backgroundOutputLen = a.quick ? 100 : 200;
+  c.workload.numPrompts = a.quick ? 3 : 6;
+  c.workload.requestRate = 1 / 0.3;
+  c.workload.inputLen = 900;
+  c.workload.outputLen = 16;
+  c.workload.ignoreEos = true;
+  c.workload.seed = 2;
+  c.engine.enablePrefixCaching = false;
+  std::printf("\n== Lesson 2: chunked prefill keeps decodes flowing ==\n"
+              "   %d steady decodes of %d tokens; %d prompts of %d tokens arriving ~every 0.3 s (Poisson)\n",
+              c.workload.numBackgroundRequests, c.workload.backgroundOutputLen, c.workload.numPrompts,
+              c.workload.inputLen);
+  std::printf("  %-28s %13s %13s %14s %15s\n", "config", "p99 ITL (ms)", "mean ITL (ms)", "max ITL (ms)",
+              "mean TTFT (ms)");
+  BenchReport r[2];
+  const int budgets[2] = {2048, 128};
+  for (int chunked = 0; chunked < 2; ++chunked) {
+    c.engine.enableChunkedPrefill = chunked == 1;
+    c.engine.maxNumBatchedTokens = budgets[chunked];
+    c.label = std::string(chunked ? "chunked" : "unchunked") + ", max_num_batched_tokens " +
+              std::to_string(budgets[chunked]);
+    r[chunked] = run(model, c);
+    std::printf("  %-28s %13.1f %13.1f %14.1f %15.1f\n", c.label.c_str(), r[chunked].itlMs.p99, r[chunked].itlMs.mean,
+                r[chunked].itlMs.max, r[chunked].ttftMs.mean);
+    std::printf("  reproduce: %s\n", command(c).c_str());
+  }
+  verdict("p99 ITL chunked(128) / unchunked", r[1].itlMs.p99 / r[0].itlMs.p99, "<=", 0.7);
+}
+
+void batching(const std::shared_ptr<const Model>& model, const Args& a) {
+  Case c{"", {}, baseConfig(a)};
+  c.workload.numPrompts = a.quick ? 16 : 64;
+  c.workload.requestRate = std::numeric_limits<double>::infinity();
+  c.workload.inputLen = 64;
+  c.workload.outputLen = a.quick ? 32 : 64;
+  c.workload.ignoreEos = true;
+  c.workload.seed = 3;
+  c.engine.enablePrefixCaching = false;
+  std::printf("\n== Lesson 3: batching raises total throughput, not per-request speed ==\n"
+              "   %d prompts of %d tokens, output %d, all at t=0\n",
+              c.workload.numPrompts, c.workload.inputLen, c.workload.outputLen);
+  std::printf("  %-12s %12s %12s %13s %15s %18s\n", "max_num_seqs", "duration (s)", "total tok/s", "output tok/s",
+              "mean TPOT (ms)", "per-request tok/s");
+  std::vector<int> seqs = {1, 2, 4, 8, 16, 32, 64};
+  if (a.quick) seqs = {1, 4, 16};
+  double totalFirst = 0, totalLast = 0, perFirst = 0, perLast = 0;
+  for (int n : seqs) {
+    c.engine.maxNumSeqs = n;
+    c.label = "max_num_seqs " + std::to_string(n);
+    const BenchReport r = run(model, c);
+    const double perRequest = r.tpotMs.mean > 0 ? 1000.0 / r.tpotMs.mean : 0.0;
+    std::printf("  %-12d %12.2f %12.0f %13.0f %15.2f %18.1f\n", n, r.duration, r.totalTokenThroughput,
+                r.outputThroughput, r.tpotMs.mean, perRequest);
+    if (n == seqs.front()) totalFirst = r.totalTokenThroughput, perFirst = perRequest;
+    totalLast = r.totalTokenThroughput, perLast = perRequest;
+  }
+  const std::string hi = std::to_string(seqs.back());
+  verdict(("total tok/s at max_num_seqs " + hi + " / at 1").c_str(), totalLast / totalFirst, ">=", 2.0);
+  verdict(("per-request tok/s at max_num_seqs " + hi + " / at 1").c_str(), perLast / perFirst, "<=", 1.1);
+  std::printf("  reproduce: %s  (vary --max-num-seqs)\n", command(c).c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Args a = parseArgs(argc, argv);
+    const std::string dir = a.modelDir.empty() ? defaultModelDir() : a.modelDir;
+    const auto model = loadModel(dir);
+    {
+      Engine probe(model, baseConfig(a));
+      const DeviceInfo d = probe.deviceInfo();
+      std::printf("bench_serving%s: model %s, backend %s (%s)\n", a.quick ? " --quick" : "", dir.c_str(),
+                  d.backend.c_str(), d.name.c_str());
+    }
+    prefixCaching(model, a);
+    chunkedPrefill(model, a);
+    batching(model, a);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_serving: %s\n", e.what());
+    return 1;
+  }
+}
