@@ -30,12 +30,12 @@ std::unique_ptr<Tokenizer> Tokenizer::load(const std::string& path) {
   for (int id = 0; id < tok->vocabSize(); ++id) {
     tok->pieceTypes_.push_back(static_cast<unsigned char>(types[size_t(id)]));
     const PieceType t = types[size_t(id)];
-    if (t == PieceType::Control || t == PieceType::UserDefined || t == PieceType::Unknown) {
+    if (t == PieceType::Control) {
       tok->specialPieces_.push_back(tok->sp_->IdToPiece(id));
       tok->specialIds_.push_back(id);
     }
   }
-  // Longest spelling first, so "<|assistant|>" wins over any shorter special it contains.
+  // Longest spelling first, so a special never loses to a shorter one it starts with.
   std::vector<size_t> order(tok->specialPieces_.size());
   std::iota(order.begin(), order.end(), size_t(0));
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -69,8 +69,8 @@ std::vector<int> Tokenizer::encode(std::string_view text) const {
 std::vector<int> Tokenizer::encodeWithSpecials(std::string_view text) const {
   std::vector<int> ids;
   size_t segmentStart = 0, pos = 0;
-  // Each stretch of text between specials is encoded on its own (with its own dummy
-  // prefix), as the chat data of the model was tokenized when it was trained.
+  // Each stretch of text between control pieces is encoded on its own (with its own
+  // dummy prefix), as the chat data of the default model was tokenized for training.
   auto flushSegment = [&](size_t end) {
     const std::vector<int> part = encode(text.substr(segmentStart, end - segmentStart));
     ids.insert(ids.end(), part.begin(), part.end());

@@ -26,8 +26,10 @@ class Tokenizer {
   // user-defined pieces ("<|user|>") in any text, as it did when the model was trained.
   std::vector<int> encode(std::string_view text) const;
   // Text that may contain special-token spellings (rendered chat templates): splits on
-  // the control and user-defined pieces ("<s>", "</s>", "<|user|>", ...), maps those to
-  // their ids and encodes the text between them with encode().
+  // the control pieces ("<s>", "</s>"), maps those to their ids and encodes each stretch
+  // between them with encode() (its own dummy prefix; user-defined pieces such as
+  // "<|user|>" are matched by SentencePiece inside it). This is exactly how the default
+  // model's chat data was tokenized when it was trained (tools/train-default-model).
   std::vector<int> encodeWithSpecials(std::string_view text) const;
   std::string decode(const std::vector<int>& ids) const;
 
@@ -42,7 +44,7 @@ class Tokenizer {
  private:
   Tokenizer();
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
-  std::vector<std::string> specialPieces_;  // longest first, for encodeWithSpecials
+  std::vector<std::string> specialPieces_;  // control pieces, longest first, for encodeWithSpecials
   std::vector<int> specialIds_;             // [specialPieces_.size()]
   std::vector<unsigned char> pieceTypes_;   // [vocabSize] PieceType (sentencepiece_pieces.h)
 };
