@@ -51,6 +51,7 @@ struct Engine::Impl {
   uint64_t seedBase = std::random_device{}();
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::vector<float> scratch;
+  std::function<void(const ForwardBatch&)> beforeForward;
 
   double now() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -253,7 +254,9 @@ StepOutput Engine::step() {
 
   ForwardResult result;
   try {
-    d.executor->forward(plan.toForwardBatch(d.scheduler->kv()), result);
+    const ForwardBatch batch = plan.toForwardBatch(d.scheduler->kv());
+    if (d.beforeForward) d.beforeForward(batch);
+    d.executor->forward(batch, result);
   } catch (const std::exception& e) {
     d.failStep(plan, std::string("forward pass failed: ") + e.what(), out);
     out.record = d.makeRecord(plan, t0, d.now());
@@ -313,6 +316,9 @@ int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
 int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }
 int Engine::maxModelLen() const { return impl_->maxModelLen; }
 EngineTotals Engine::totals() const { return impl_->totals; }
+void Engine::setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook) {
+  impl_->beforeForward = std::move(hook);
+}
 const std::vector<StepRecord>& Engine::steps() const { return impl_->steps; }
 int Engine::numKvBlocks() const { return impl_->scheduler->kv().numBlocks(); }
 

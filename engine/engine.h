@@ -1,6 +1,7 @@
 #pragma once
 // The serving engine: step() = schedule → execute → sample → append / finish → record.
 // Single-threaded; EngineLoop runs it on its own thread.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -99,6 +100,9 @@ class Engine {
   int maxModelLen() const;  // effective
   std::vector<RequestTimeline> liveTimelines() const;  // waiting, running, preempted
   EngineTotals totals() const;
+  // Test hook: called before every forward pass; an exception it throws is handled as
+  // an executor error (the step's requests finish with "error").
+  void setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook);
 
  private:
   struct Impl;

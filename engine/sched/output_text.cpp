@@ -6,13 +6,18 @@ namespace lwb {
 
 OutputText::OutputText(const Tokenizer* tokenizer, std::vector<int> promptTail, std::vector<std::string> stop)
     : stop_(std::move(stop)) {
-  if (tokenizer) detok_ = std::make_unique<IncrementalDetokenizer>(*tokenizer, std::move(promptTail));
+  if (tokenizer) {
+    vocabSize_ = tokenizer->vocabSize();
+    std::erase_if(promptTail, [this](int id) { return id >= vocabSize_; });
+    detok_ = std::make_unique<IncrementalDetokenizer>(*tokenizer, std::move(promptTail));
+  }
   std::erase(stop_, std::string());
   for (const std::string& s : stop_) maxStopLen_ = std::max(maxStopLen_, s.size());
 }
 
 bool OutputText::push(int id) {
   if (!detok_ || stopped_) return stopped_;
+  if (id < 0 || id >= vocabSize_) return false;  // padded model vocabulary: no piece, no text
   const size_t before = text_.size();
   text_ += detok_->push(id);
   if (stop_.empty()) return false;

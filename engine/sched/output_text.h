@@ -24,6 +24,7 @@ class OutputText {
  private:
   std::unique_ptr<IncrementalDetokenizer> detok_;
   std::vector<std::string> stop_;
+  int vocabSize_ = 0;  // the tokenizer's; a model's vocab_size may be padded past it
   size_t maxStopLen_ = 0;
   std::string text_;
   size_t emitted_ = 0;

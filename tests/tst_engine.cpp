@@ -1,0 +1,248 @@
+// Engine::step on a real tiny random model (CPU executor): greedy outputs do not depend
+// on scheduling (budgets, chunking, prefix caching, preemption) and equal the naive
+// double-precision reference; the mechanisms engage; errors stay contained.
+#include <QtTest>
+
+#include <map>
+#include <numeric>
+
+#include "common/random_model.h"
+#include "common/reference_llama.h"
+#include "engine/common/error.h"
+#include "engine/engine.h"
+#include "engine/model/model.h"
+
+using namespace lwb;
+
+namespace {
+
+constexpr int kMaxTokens = 10;
+
+using Outputs = std::map<RequestId, std::vector<int>>;
+
+struct RunResult {
+  Outputs tokens;
+  std::map<RequestId, FinishReason> reasons;
+  EngineTotals totals;
+  std::vector<StepRecord> steps;
+  int numOwnedAtEnd = 0;
+};
+
+RequestInput greedy(const std::vector<int>& prompt, int maxTokens = kMaxTokens) {
+  RequestInput in;
+  in.promptTokenIds = prompt;
+  in.sampling.temperature = 0;
+  in.sampling.maxTokens = maxTokens;
+  in.sampling.ignoreEos = true;
+  return in;
+}
+
+RunResult runAll(std::shared_ptr<const Model> model, const EngineConfig& config,
+                 const std::vector<std::vector<int>>& prompts) {
+  Engine engine(model, config);
+  RunResult res;
+  for (const auto& p : prompts) engine.addRequest(greedy(p));
+  for (int guard = 0; engine.hasUnfinishedRequests() && guard < 10000; ++guard) {
+    StepOutput out = engine.step();
+    if (!out.error.empty()) qWarning("step error: %s", out.error.c_str());
+    for (const TokenDelta& d : out.deltas) {
+      auto& v = res.tokens[d.id];
+      v.insert(v.end(), d.newTokenIds.begin(), d.newTokenIds.end());
+      if (d.finished) res.reasons[d.id] = d.finishReason;
+      if (d.finishReason == FinishReason::Error) qWarning("request error: %s", engine.timeline(d.id)->error.c_str());
+    }
+  }
+  res.totals = engine.totals();
+  res.steps = engine.steps();
+  for (const KvBlockInfo& b : engine.kvBlocks()) res.numOwnedAtEnd += b.kind == KvBlockInfo::Kind::Owned;
+  return res;
+}
+
+EngineConfig knobs(int budget, bool chunked, bool caching, int blocks = 0) {
+  EngineConfig c;
+  c.maxNumBatchedTokens = budget;
+  c.enableChunkedPrefill = chunked;
+  c.enablePrefixCaching = caching;
+  c.numGpuBlocksOverride = blocks;
+  c.executor.backend = "cpu";
+  c.executor.numThreads = 2;
+  return c;
+}
+
+}  // namespace
+
+class TestEngine : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  std::shared_ptr<const Model> model_;
+  std::vector<std::vector<int>> prompts_;
+  RunResult baseline_;
+
+ private slots:
+  void initTestCase() {
+    RandomModelSpec spec;
+    spec.vocabSize = 512;
+    spec.maxPositionEmbeddings = 256;
+    spec.scale = 0.3f;  // peaked logits: fewer near-ties against the reference
+    model_ = loadModel(writeRandomLlamaModel(dir_.filePath("m").toStdString(), spec));
+    std::vector<int> shared;  // a 40-token head shared by half of the prompts
+    for (int i = 0; i < 40; ++i) shared.push_back(3 + (i * 37) % 250);
+    const int tails[] = {3, 9, 17, 30, 1, 24};
+    for (int p = 0; p < 6; ++p) {
+      std::vector<int> prompt = p % 2 ? std::vector<int>{1} : shared;
+      for (int i = 0; i < tails[p] + 5 * p; ++i) prompt.push_back(3 + (p * 31 + i * 7) % 250);
+      prompts_.push_back(prompt);
+    }
+    baseline_ = runAll(model_, knobs(2048, true, true), prompts_);
+    QCOMPARE(int(baseline_.tokens.size()), 6);
+  }
+
+  void greedyMatchesTheReference() {
+    for (size_t p = 0; p < prompts_.size(); ++p) {
+      std::vector<int> seq = prompts_[p];
+      const std::vector<int>& got = baseline_.tokens.at(RequestId(p + 1));
+      QCOMPARE(int(got.size()), kMaxTokens);
+      for (int t = 0; t < kMaxTokens; ++t) {
+        std::vector<double> logits = referenceLastLogits(*model_, seq);
+        std::vector<int> order(logits.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::partial_sort(order.begin(), order.begin() + 2, order.end(),
+                          [&](int a, int b) { return logits[size_t(a)] > logits[size_t(b)]; });
+        if (logits[size_t(order[0])] - logits[size_t(order[1])] < 1e-4) break;  // a near-tie: either is right
+        QCOMPARE(got[size_t(t)], order[0]);
+        seq.push_back(order[0]);
+      }
+    }
+  }
+
+  void greedyOutputsDoNotDependOnScheduling_data() {
+    QTest::addColumn<int>("budget");
+    QTest::addColumn<bool>("chunked");
+    QTest::addColumn<bool>("caching");
+    QTest::addColumn<int>("blocks");
+    for (int budget : {16, 64, 2048})
+      for (bool caching : {true, false}) QTest::addRow("chunked, budget %d, caching %d", budget, caching) << budget << true << caching << 0;
+    QTest::addRow("no chunking, budget 128") << 128 << false << true << 0;
+    QTest::addRow("no chunking, budget 2048, caching off") << 2048 << false << false << 0;
+    QTest::addRow("tiny pool (preempts), budget 64") << 64 << true << true << 8;
+    QTest::addRow("tiny pool (preempts), caching off") << 16 << true << false << 8;
+  }
+  void greedyOutputsDoNotDependOnScheduling() {
+    QFETCH(int, budget);
+    QFETCH(bool, chunked);
+    QFETCH(bool, caching);
+    QFETCH(int, blocks);
+    RunResult r = runAll(model_, knobs(budget, chunked, caching, blocks), prompts_);
+    QCOMPARE(r.tokens, baseline_.tokens);
+    QCOMPARE(r.numOwnedAtEnd, 0);
+    for (const auto& [id, reason] : r.reasons) QCOMPARE(int(reason), int(FinishReason::Length));
+    for (const StepRecord& s : r.steps) QVERIFY(s.numPrefillTokens + s.numDecodeTokens <= budget);
+    if (blocks > 0) QVERIFY2(r.totals.preemptions > 0, "the small pool should have forced preemption");
+    if (!caching) QCOMPARE(r.totals.prefixHitTokens, int64_t(0));
+  }
+
+  void sharedPrefixesHitTheCache() {
+    Engine engine(model_, knobs(2048, true, true));
+    engine.addRequest(greedy(prompts_[0]));
+    while (engine.hasUnfinishedRequests()) engine.step();
+    RequestId second = engine.addRequest(greedy(prompts_[2]));  // shares 40 tokens = 2 blocks
+    while (engine.hasUnfinishedRequests()) engine.step();
+    QCOMPARE(engine.timeline(second)->numCachedPromptTokens, 32);
+    QCOMPARE(engine.totals().prefixHitTokens, int64_t(32));
+    QCOMPARE(*engine.outputTokenIds(second),
+             [&] {
+               std::vector<int> all = prompts_[2];
+               const auto& out = baseline_.tokens.at(3);
+               all.insert(all.end(), out.begin(), out.end());
+               return all;
+             }());
+  }
+
+  void unschedulableRequestIsRejectedAloneWithAReason() {
+    Engine engine(model_, knobs(32, false, true));
+    RequestId big = engine.addRequest(greedy(prompts_[4]));  // 40 + 21 tokens > 32, no chunking
+    RequestId ok = engine.addRequest(greedy({1, 5, 6}));
+    StepOutput first = engine.step();
+    QVERIFY(std::count(first.newlyFinished.begin(), first.newlyFinished.end(), big) == 1);
+    QCOMPARE(int(engine.timeline(big)->finishReason), int(FinishReason::Rejected));
+    QVERIFY(engine.timeline(big)->error.find("max_num_batched_tokens") != std::string::npos);
+    while (engine.hasUnfinishedRequests()) engine.step();
+    QCOMPARE(engine.timeline(ok)->numOutputTokens, kMaxTokens);
+  }
+
+  void invalidRequestsThrow() {
+    Engine engine(model_, knobs(2048, true, true));
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, engine.addRequest(greedy({})));
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, engine.addRequest(greedy({1, 9999})));
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, engine.addRequest(greedy(std::vector<int>(256, 5))));
+  }
+
+  void stopTokenIdsAndLogprobs() {
+    Engine engine(model_, knobs(2048, true, true));
+    const std::vector<int>& ref = baseline_.tokens.at(1);
+    RequestInput in = greedy(prompts_[0]);
+    in.sampling.stopTokenIds = {ref[3]};
+    in.sampling.logprobs = 3;
+    RequestId id = engine.addRequest(in);
+    std::vector<TokenDelta> deltas;
+    while (engine.hasUnfinishedRequests())
+      for (TokenDelta& d : engine.step().deltas) deltas.push_back(d);
+    const auto firstStop = std::find(ref.begin(), ref.end(), ref[3]) - ref.begin();
+    QCOMPARE(engine.timeline(id)->numOutputTokens, int(firstStop) + 1);
+    QCOMPARE(int(engine.timeline(id)->finishReason), int(FinishReason::Stop));
+    QCOMPARE(int(deltas.front().newLogprobs.size()), 1);
+    QCOMPARE(deltas.front().newLogprobs[0][0].first, ref[0]);  // the sampled token first
+    QVERIFY(deltas.front().newLogprobs[0].size() >= 3);
+  }
+
+  void abortFreesBlocks() {
+    Engine engine(model_, knobs(2048, true, true));
+    RequestId id = engine.addRequest(greedy(prompts_[0], 100));
+    engine.step();
+    engine.abortRequest(id);
+    StepOutput out = engine.step();
+    QCOMPARE(out.newlyFinished, std::vector<RequestId>{id});
+    QCOMPARE(int(engine.timeline(id)->finishReason), int(FinishReason::Abort));
+    for (const KvBlockInfo& b : engine.kvBlocks()) QCOMPARE(b.refCount, 0);
+    QVERIFY(!engine.hasUnfinishedRequests());
+  }
+
+  void executorErrorsAreContained() {
+    Engine engine(model_, knobs(2048, true, true));
+    bool fail = true;
+    engine.setBeforeForwardHookForTesting([&fail](const ForwardBatch&) {
+      if (fail) throw Error("injected fault");
+    });
+    RequestId a = engine.addRequest(greedy(prompts_[0]));
+    StepOutput out = engine.step();
+    QVERIFY(out.error.find("injected fault") != std::string::npos);
+    QCOMPARE(int(engine.timeline(a)->finishReason), int(FinishReason::Error));
+    QVERIFY(engine.timeline(a)->error.find("injected fault") != std::string::npos);
+    fail = false;
+    RequestId b = engine.addRequest(greedy(prompts_[0]));
+    while (engine.hasUnfinishedRequests()) engine.step();
+    QCOMPARE(std::vector<int>(engine.outputTokenIds(b)->begin() + long(prompts_[0].size()), engine.outputTokenIds(b)->end()),
+             baseline_.tokens.at(1));
+  }
+
+  void structuralConfigChangeAbortsAndRebuilds() {
+    Engine engine(model_, knobs(2048, true, true, 64));
+    RequestId id = engine.addRequest(greedy(prompts_[0], 100));
+    engine.step();
+    EngineConfig c = engine.config();
+    c.blockSize = 8;
+    c.numGpuBlocksOverride = 100;
+    engine.setConfig(c);
+    QCOMPARE(engine.numKvBlocks(), 100);
+    QCOMPARE(int(engine.timeline(id)->finishReason), int(FinishReason::Abort));
+    EngineConfig bad = c;
+    bad.blockSize = 3;
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, engine.setConfig(bad));
+    RequestId again = engine.addRequest(greedy(prompts_[0]));
+    while (engine.hasUnfinishedRequests()) engine.step();
+    QCOMPARE(engine.timeline(again)->numOutputTokens, kMaxTokens);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestEngine)
+#include "tst_engine.moc"
