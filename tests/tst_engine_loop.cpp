@@ -1,0 +1,197 @@
+// EngineLoop: the engine on its own thread. Submissions from many threads at once, with
+// aborts and knob changes; every request ends exactly once with a reason, events and
+// snapshots arrive, structural changes drain, errors come back as values.
+#include <QtTest>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "common/random_model.h"
+#include "engine/common/error.h"
+#include "engine/engine_loop.h"
+#include "engine/model/model.h"
+
+using namespace lwb;
+
+namespace {
+
+RequestInput request(std::mt19937& rng, int maxTokens) {
+  RequestInput in;
+  in.promptTokenIds.push_back(1);
+  const int len = 1 + int(rng() % 30);
+  for (int i = 0; i < len; ++i) in.promptTokenIds.push_back(3 + int(rng() % 200));
+  in.sampling.temperature = 0;
+  in.sampling.maxTokens = maxTokens;
+  in.sampling.ignoreEos = true;
+  return in;
+}
+
+EngineConfig baseConfig() {
+  EngineConfig c;
+  c.executor.backend = "cpu";
+  c.executor.numThreads = 1;
+  c.numGpuBlocksOverride = 64;
+  return c;
+}
+
+// Pulls events until every id in `ids` has finished; returns id → finish reason.
+std::map<RequestId, FinishReason> waitForAll(EngineLoop& loop, const std::set<RequestId>& ids,
+                                             std::vector<EngineEvent>* all = nullptr) {
+  std::map<RequestId, FinishReason> finished;
+  QDeadlineTimer deadline(120000);
+  while (finished.size() < ids.size() && !deadline.hasExpired()) {
+    for (EngineEvent& e : loop.drainEvents()) {
+      if (auto* f = std::get_if<RequestFinishedEvent>(&e)) {
+        if (finished.count(f->timeline.id)) qFatal("request %lld finished twice", (long long)f->timeline.id);
+        finished[f->timeline.id] = f->timeline.finishReason;
+      }
+      if (all) all->push_back(std::move(e));
+    }
+    QThread::msleep(2);
+  }
+  return finished;
+}
+
+}  // namespace
+
+class TestEngineLoop : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  std::string modelDir_;
+  std::shared_ptr<const Model> model_;
+
+ private slots:
+  void initTestCase() {
+    RandomModelSpec spec;
+    spec.hiddenSize = 32;
+    spec.intermediateSize = 64;
+    spec.numAttentionHeads = 2;
+    spec.numKeyValueHeads = 1;
+    spec.numHiddenLayers = 1;
+    spec.maxPositionEmbeddings = 128;
+    modelDir_ = writeRandomLlamaModel(dir_.filePath("m").toStdString(), spec);
+    model_ = loadModel(modelDir_);
+  }
+
+  void concurrentSubmitAbortAndKnobsFromFourThreads() {
+    EngineLoop loop(model_, baseConfig());
+    std::mutex mu;
+    std::set<RequestId> ids;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        std::mt19937 rng(uint32_t(t + 1));
+        for (int i = 0; i < 60; ++i) {
+          RequestId id = loop.submit(request(rng, 1 + int(rng() % 6)));
+          {
+            std::lock_guard lock(mu);
+            ids.insert(id);
+          }
+          if (rng() % 4 == 0) loop.abort(id);
+          if (t == 0 && i % 10 == 0) {
+            EngineConfig c = loop.config();
+            c.maxNumBatchedTokens = 8 << (rng() % 5);
+            c.enableChunkedPrefill = rng() % 2;
+            c.schedulingPolicy = rng() % 2 ? SchedulingPolicy::Priority : SchedulingPolicy::Fcfs;
+            loop.setConfig(c);
+          }
+          if (t == 1 && i == 30) loop.setPaused(true);
+          if (t == 1 && i == 35) loop.setPaused(false);
+          if (t == 2 && i == 40) {  // structural: drains, then rebuilds
+            EngineConfig c = loop.config();
+            c.numGpuBlocksOverride = 48;
+            loop.setConfig(c);
+          }
+          if (t == 3) (void)loop.snapshot();
+        }
+      });
+    for (std::thread& th : threads) th.join();
+    QCOMPARE(ids.size(), size_t(240));
+    std::vector<EngineEvent> events;
+    auto finished = waitForAll(loop, ids, &events);
+    QCOMPARE(finished.size(), ids.size());
+    int numConfigEvents = 0, numSteps = 0;
+    for (const EngineEvent& e : events) {
+      if (auto* c = std::get_if<ConfigChangedEvent>(&e)) {
+        ++numConfigEvents;
+        QVERIFY(!c->description.empty());
+      }
+      numSteps += std::holds_alternative<StepRecord>(e);
+    }
+    QVERIFY(numConfigEvents >= 1);
+    QVERIFY(numSteps > 0);
+    for (const auto& [id, reason] : finished)
+      QVERIFY(reason == FinishReason::Length || reason == FinishReason::Abort);
+    QTRY_VERIFY_WITH_TIMEOUT(loop.snapshot()->numRunning == 0 && loop.snapshot()->numWaiting == 0, 30000);
+    QCOMPARE(loop.snapshot()->config.numGpuBlocksOverride, 48);
+    QCOMPARE(int(loop.snapshot()->kvBlocks.size()), 48);
+    for (const KvBlockInfo& b : loop.snapshot()->kvBlocks) QCOMPARE(b.refCount, 0);
+  }
+
+  void validationErrorsThrowAtOnce() {
+    EngineLoop loop(model_, baseConfig());
+    RequestInput bad;
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, loop.submit(bad));
+    EngineConfig c = baseConfig();
+    c.maxNumSeqs = 0;
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, loop.setConfig(c));
+    c = baseConfig();
+    c.maxModelLen = 100000;
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, loop.setConfig(c));
+  }
+
+  void configChangeIsDescribed() {
+    EngineLoop loop(model_, baseConfig());
+    EngineConfig c = baseConfig();
+    c.maxNumBatchedTokens = 512;
+    loop.setConfig(c);
+    std::string description;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          for (const EngineEvent& e : loop.drainEvents())
+            if (auto* ev = std::get_if<ConfigChangedEvent>(&e)) description = ev->description;
+          return !description.empty();
+        }(),
+        10000);
+    QCOMPARE(description, std::string("max_num_batched_tokens 2048 \u2192 512"));
+  }
+
+  void abortAllEndsEverything() {
+    EngineLoop loop(model_, baseConfig());
+    loop.setPaused(true);
+    std::mt19937 rng(5);
+    std::set<RequestId> ids;
+    for (int i = 0; i < 20; ++i) ids.insert(loop.submit(request(rng, 50)));
+    loop.abortAll();
+    auto finished = waitForAll(loop, ids);
+    QCOMPARE(finished.size(), ids.size());
+    for (const auto& [id, reason] : finished) QCOMPARE(int(reason), int(FinishReason::Abort));
+  }
+
+  void loadModelReportsErrorsAndSwaps() {
+    EngineLoop loop(model_, baseConfig());
+    loop.loadModel(dir_.filePath("missing").toStdString());
+    std::vector<ModelLoadedEvent> loaded;
+    auto pull = [&] {
+      for (EngineEvent& e : loop.drainEvents())
+        if (auto* m = std::get_if<ModelLoadedEvent>(&e)) loaded.push_back(*m);
+      return loaded.size();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(pull(), size_t(1), 30000);
+    QVERIFY(!loaded[0].error.empty());
+    loop.loadModel(modelDir_);
+    QTRY_COMPARE_WITH_TIMEOUT(pull(), size_t(2), 30000);
+    QVERIFY2(loaded[1].error.empty(), loaded[1].error.c_str());
+    std::mt19937 rng(9);
+    RequestId id = loop.submit(request(rng, 3));
+    auto finished = waitForAll(loop, {id});
+    QCOMPARE(int(finished[id]), int(FinishReason::Length));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestEngineLoop)
+#include "tst_engine_loop.moc"
