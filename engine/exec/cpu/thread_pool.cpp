@@ -15,7 +15,7 @@ inline void cpuRelax() {
 
 // Spinning keeps the hand-off latency of back-to-back kernels in the microseconds; after
 // this many polls a worker sleeps on the futex so an idle engine costs no CPU.
-constexpr int kSpinPolls = 20000;
+constexpr int kSpinPolls = 4000;
 
 }  // namespace
 
