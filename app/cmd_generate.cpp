@@ -156,9 +156,11 @@ int generate(int argc, char** argv) {
   if (t.finishReason == FinishReason::Error || t.finishReason == FinishReason::Rejected)
     throw Error("the request failed: " + t.error);
   if (json) {
-    const auto* output = engine.outputTokenIds(id);
-    std::puts(resultJson(*model, input.promptTokenIds, output ? *output : std::vector<int>{}, text, t, logprobs,
-                         input.sampling.logprobs > 0).dump().c_str());
+    const std::vector<int>& all = *engine.outputTokenIds(id);  // prompt, then output
+    const std::vector<int> output(all.end() - t.numOutputTokens, all.end());
+    std::puts(resultJson(*model, input.promptTokenIds, output, text, t, logprobs, input.sampling.logprobs > 0)
+                  .dump()
+                  .c_str());
   } else {
     std::printf("\n");
     std::fprintf(stderr, "[%s] %d prompt + %d output tokens, TTFT %.1f ms, TPOT %.1f ms\n",
