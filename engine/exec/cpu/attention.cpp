@@ -14,15 +14,16 @@ inline size_t slotOffset(const AttentionShape& s, const int32_t* blockTable, int
 
 // The query heads that share one KV head (GQA group), for one row.
 void attendGroup(const CpuKernels& kn, const AttentionShape& s, const RowPosition& row, int kvHead, const float* q,
-                 const KvLayer& cache, float* out, float* scores) {
+                 const KvLayer& cache, float* out, float* scratch) {
   const int group = s.numHeads / s.numKvHeads, d = s.headDim, n = row.pos + 1;
   const float scale = float(1.0 / std::sqrt(double(d)));
   const int h0 = kvHead * group;
+  float* invSum = scratch;           // [group]
+  float* scores = scratch + group;   // [group, n]
   for (int j = 0; j < n; ++j) {
     const float* kj = cache.k + slotOffset(s, row.blockTable, j, kvHead);
     for (int g = 0; g < group; ++g) scores[size_t(g) * size_t(n) + size_t(j)] = kn.dot(q + size_t(h0 + g) * size_t(d), kj, d) * scale;
   }
-  std::vector<float> invSum(size_t(group), 0.0f);
   for (int g = 0; g < group; ++g) {
     float* sg = scores + size_t(g) * size_t(n);
     float maxScore = sg[0];
@@ -57,7 +58,7 @@ void pagedAttention(ThreadPool& pool, const CpuKernels& kernels, const Attention
                     std::vector<std::vector<float>>& scratch) {
   int maxLen = 0;
   for (const RowPosition& r : rows) maxLen = r.pos + 1 > maxLen ? r.pos + 1 : maxLen;
-  const size_t need = size_t(maxLen) * size_t(s.numHeads / s.numKvHeads);
+  const size_t need = size_t(maxLen + 1) * size_t(s.numHeads / s.numKvHeads);  // scores + 1/sums
   scratch.resize(size_t(pool.numThreads()));
   for (std::vector<float>& buf : scratch)
     if (buf.size() < need) buf.resize(need);
