@@ -80,6 +80,14 @@ class TestSafetensors : public QObject {
     QCOMPARE(len[0] % 8, 0);
   }
 
+  void writerRefusesInconsistentTensors() {
+    QTemporaryDir tmp;
+    const std::string path = tmp.filePath("x.safetensors").toStdString();
+    QVERIFY_THROWS_EXCEPTION(Error, writeSafetensors(path, {{"a", DType::F32, {2}, std::vector<uint8_t>(4)}}));
+    const TensorData a{"a", DType::F16, {2}, std::vector<uint8_t>(4)};
+    QVERIFY_THROWS_EXCEPTION(Error, writeSafetensors(path, {a, a}));
+  }
+
   void metadataIsAllowed() {
     const std::string h = json{{"__metadata__", {{"format", "pt"}}}, {"x", entry("F32", {2}, 0, 8)}}.dump();
     const auto bytes = image(h, 8);
@@ -103,6 +111,9 @@ class TestSafetensors : public QObject {
     row("wrong byte count", image(json{{"t1", entry("F16", {3}, 0, 8)}}.dump(), 8), "tensor t1: shape [3] of F16 needs 6 bytes");
     row("overlap", image(json{{"t1", entry("F32", {2}, 0, 8)}, {"t2", entry("F32", {2}, 4, 12)}}.dump(), 12),
         "tensors t1 [0, 8) and t2 [4, 12) overlap");
+    row("shape overflowing int64",
+        image(json{{"t1", entry("F32", {int64_t(1) << 39, int64_t(1) << 39, int64_t(1) << 39}, 0, 8)}}.dump(), 8),
+        "tensor t1: shape [549755813888, 549755813888, 549755813888] is larger than the data section");
     row("unsupported dtype", image(json{{"t1", entry("I64", {1}, 0, 8)}}.dump(), 8), "tensor t1: unsupported dtype I64");
     row("invalid dtype", image(json{{"t1", entry("Q4", {1}, 0, 8)}}.dump(), 8), "tensor t1: invalid dtype 'Q4'");
     row("negative dim", image(json{{"t1", entry("F32", {-1}, 0, 0)}}.dump(), 0), "tensor t1: shape [-1]");

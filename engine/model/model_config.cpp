@@ -78,7 +78,7 @@ std::string parseArchitecture(const FieldReader& f, const std::string& file) {
   static const char* const supported = "LlamaForCausalLM or MistralForCausalLM";
   if (f.has("architectures")) {
     const json& a = f.at("architectures");
-    if (!a.is_array() || a.empty() || !a[0].is_string()) f.fail("architectures", a, std::string("[\"") + "LlamaForCausalLM\"]");
+    if (!a.is_array() || a.empty() || !a[0].is_string()) f.fail("architectures", a, "a list such as [\"LlamaForCausalLM\"]");
     const std::string arch = a[0].get<std::string>();
     if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM")
       f.fail("architectures", a, std::string(supported));

@@ -35,13 +35,7 @@ uint64_t readLe64(const uint8_t* p) {
   return v;
 }
 
-std::string shapeString(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-std::string errno_text() { return std::strerror(errno); }
+std::string errnoText() { return std::strerror(errno); }
 
 DType parseEntryDType(const json& entry, const std::string& where) {
   check(entry.contains("dtype") && entry["dtype"].is_string(), where + ": missing string field 'dtype'");
@@ -73,6 +67,17 @@ std::pair<uint64_t, uint64_t> parseEntryOffsets(const json& entry, const std::st
   return {entry[field][0].get<uint64_t>(), entry[field][1].get<uint64_t>()};
 }
 
+// Whether numel(shape) * elementSize <= limit, without overflowing on absurd shapes.
+bool fitsIn(const std::vector<int64_t>& shape, size_t elementSize, uint64_t limit) {
+  uint64_t bytes = elementSize;
+  for (int64_t d : shape) {
+    if (d == 0) return true;
+    if (bytes > limit / uint64_t(d)) return false;
+    bytes *= uint64_t(d);
+  }
+  return bytes <= limit;
+}
+
 struct Span {
   uint64_t begin, end;
   std::string name;
@@ -95,6 +100,12 @@ void checkNoOverlap(std::vector<Span> spans, const std::string& fileName) {
 }
 
 }  // namespace
+
+std::string shapeToString(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 
 int64_t TensorView::numel() const {
   int64_t n = 1;
@@ -136,8 +147,11 @@ std::map<std::string, TensorView> parseSafetensorsHeader(const uint8_t* bytes, s
     check(begin <= end, where + ": data_offsets begin " + std::to_string(begin) + " > end " + std::to_string(end));
     check(end <= dataSize, where + ": data_offsets end " + std::to_string(end) +
                                " is beyond the data section (" + std::to_string(dataSize) + " bytes)");
+    check(fitsIn(view.shape, dtypeSize(view.dtype), dataSize),
+          where + ": shape " + shapeToString(view.shape) + " is larger than the data section (" +
+              std::to_string(dataSize) + " bytes)");
     check(end - begin == view.numBytes(),
-          where + ": shape " + shapeString(view.shape) + " of " + std::string(dtypeName(view.dtype)) + " needs " +
+          where + ": shape " + shapeToString(view.shape) + " of " + std::string(dtypeName(view.dtype)) + " needs " +
               std::to_string(view.numBytes()) + " bytes, data_offsets span " + std::to_string(end - begin));
     view.data = data + begin;
     spans.push_back({begin, end, name});
@@ -151,10 +165,10 @@ std::map<std::string, TensorView> parseSafetensorsHeader(const uint8_t* bytes, s
 
 std::unique_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  check(fd >= 0, path + ": cannot open: " + errno_text());
+  check(fd >= 0, path + ": cannot open: " + errnoText());
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
-    const std::string why = errno_text();
+    const std::string why = errnoText();
     ::close(fd);
     throw Error(path + ": cannot stat: " + why);
   }
@@ -164,7 +178,7 @@ std::unique_ptr<SafetensorsFile> SafetensorsFile::open(const std::string& path) 
   if (file->size_ > 0) {
     void* map = ::mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
-      const std::string why = errno_text();
+      const std::string why = errnoText();
       ::close(fd);
       throw Error(path + ": cannot mmap " + std::to_string(file->size_) + " bytes: " + why);
     }
@@ -187,11 +201,12 @@ void writeSafetensors(const std::string& path, const std::vector<TensorData>& te
   json header = json::object();
   uint64_t offset = 0;
   for (const TensorData& t : tensors) {
+    check(!header.contains(t.name), path + ": tensor " + t.name + " given twice");
     int64_t numel = 1;
     for (int64_t d : t.shape) numel *= d;
     check(t.bytes.size() == size_t(numel) * dtypeSize(t.dtype),
           path + ": tensor " + t.name + ": " + std::to_string(t.bytes.size()) + " bytes given, shape " +
-              shapeString(t.shape) + " needs " + std::to_string(size_t(numel) * dtypeSize(t.dtype)));
+              shapeToString(t.shape) + " needs " + std::to_string(size_t(numel) * dtypeSize(t.dtype)));
     header[t.name] = {{"dtype", std::string(dtypeName(t.dtype))},
                       {"shape", t.shape},
                       {"data_offsets", {offset, offset + t.bytes.size()}}};

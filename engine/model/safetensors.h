@@ -69,6 +69,9 @@ class WeightStore {
   std::string dir_;
 };
 
+// "[2, 3]": shapes as error messages spell them.
+std::string shapeToString(const std::vector<int64_t>& shape);
+
 // Writes a safetensors file (used by tests, benchmarks and tools to make random models).
 struct TensorData {
   std::string name;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <numeric>
 
 #include "engine/common/error.h"
 #include "engine/model/sentencepiece_pieces.h"
@@ -27,29 +26,19 @@ std::unique_ptr<Tokenizer> Tokenizer::load(const std::string& path) {
   }
   check(int(types.size()) == tok->vocabSize(), path + ": piece table has " + std::to_string(types.size()) +
                                                    " entries, the model reports " + std::to_string(tok->vocabSize()));
+  std::vector<std::pair<std::string, int>> specials;  // (spelling, id) of control pieces
   for (int id = 0; id < tok->vocabSize(); ++id) {
     tok->pieceTypes_.push_back(static_cast<unsigned char>(types[size_t(id)]));
-    const PieceType t = types[size_t(id)];
-    if (t == PieceType::Control) {
-      tok->specialPieces_.push_back(tok->sp_->IdToPiece(id));
-      tok->specialIds_.push_back(id);
-    }
+    if (types[size_t(id)] == PieceType::Control && !tok->sp_->IdToPiece(id).empty())
+      specials.emplace_back(tok->sp_->IdToPiece(id), id);
   }
   // Longest spelling first, so a special never loses to a shorter one it starts with.
-  std::vector<size_t> order(tok->specialPieces_.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return tok->specialPieces_[a].size() > tok->specialPieces_[b].size();
-  });
-  std::vector<std::string> pieces;
-  std::vector<int> ids;
-  for (size_t i : order) {
-    if (tok->specialPieces_[i].empty()) continue;
-    pieces.push_back(tok->specialPieces_[i]);
-    ids.push_back(tok->specialIds_[i]);
+  std::stable_sort(specials.begin(), specials.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (auto& [spelling, id] : specials) {
+    tok->specialPieces_.push_back(std::move(spelling));
+    tok->specialIds_.push_back(id);
   }
-  tok->specialPieces_ = std::move(pieces);
-  tok->specialIds_ = std::move(ids);
   return tok;
 }
 

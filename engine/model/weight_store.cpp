@@ -16,12 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string shapeString(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::string readText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   check(bool(in), path + ": cannot open");
@@ -90,9 +84,9 @@ const TensorView* WeightStore::find(const std::string& name) const {
 
 const TensorView& WeightStore::require(const std::string& name, const std::vector<int64_t>& shape) const {
   const TensorView* t = find(name);
-  check(t != nullptr, describeLocation() + ": missing tensor " + name + " (expected shape " + shapeString(shape) + ")");
+  check(t != nullptr, describeLocation() + ": missing tensor " + name + " (expected shape " + shapeToString(shape) + ")");
   check(t->shape == shape,
-        t->file + ": tensor " + name + ": expected shape " + shapeString(shape) + ", found " + shapeString(t->shape));
+        t->file + ": tensor " + name + ": expected shape " + shapeToString(shape) + ", found " + shapeToString(t->shape));
   return *t;
 }
 
