@@ -1,0 +1,311 @@
+// The CUDA executor against the CPU executor: logits of random GQA models in every
+// weight dtype through a schedule with chunked prefill, a shared prefix (cached blocks),
+// long decodes (split-K attention) and rows that need no logits; the default model's
+// greedy tokens; and whole Engine runs (chunked prefill, prefix hits, preemption) whose
+// greedy tokens must equal the CPU backend's wherever the CPU's top two are not a
+// near-tie. Skips with the loader's reason where there is no CUDA device.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "common/random_model.h"
+#include "engine/common/error.h"
+#include "engine/engine.h"
+#include "engine/exec/cpu/cpu_executor.h"
+#include "engine/exec/cuda_loader.h"
+#include "engine/model/model.h"
+
+using namespace lwb;
+
+namespace {
+
+// A CUDA executor for `model`, or the reason there is none.
+std::unique_ptr<Executor> cudaFor(std::shared_ptr<const Model> model, std::string* reason) {
+  return tryCreateCudaExecutor(std::move(model), ExecutorOptions{}, reason);
+}
+
+#define REQUIRE_CUDA(ex, model)                 \
+  std::string skipReason;                       \
+  auto ex = cudaFor(model, &skipReason);        \
+  if (!ex) QSKIP(skipReason.c_str())
+
+std::vector<int> randomTokens(int n, int vocab, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<int> ids(static_cast<size_t>(n));
+  for (int& id : ids) id = int(rng() % unsigned(vocab));
+  return ids;
+}
+
+struct Seq {
+  std::vector<int> tokens;
+  std::vector<int32_t> blocks;
+  int numComputed = 0;
+};
+
+// [step][request] → tokens this step (0 = idle); logits rows of every slice that ends
+// at or past logitsFrom[request], concatenated per request.
+using Schedule = std::vector<std::vector<int>>;
+std::vector<std::vector<float>> runSchedule(Executor& ex, std::vector<Seq> seqs, const Schedule& schedule,
+                                            const std::vector<int>& logitsFrom) {
+  std::vector<std::vector<float>> out(seqs.size());
+  for (const std::vector<int>& step : schedule) {
+    ForwardBatch batch;
+    std::vector<size_t> who;
+    for (size_t r = 0; r < seqs.size(); ++r) {
+      if (step[r] == 0) continue;
+      Seq& s = seqs[r];
+      const int end = s.numComputed + step[r];
+      batch.seqs.push_back({int64_t(r), batch.numRows(), step[r], s.numComputed, s.blocks, end >= logitsFrom[r]});
+      batch.tokenIds.insert(batch.tokenIds.end(), s.tokens.begin() + s.numComputed, s.tokens.begin() + end);
+      if (batch.seqs.back().needLogits) who.push_back(r);
+      s.numComputed = end;
+    }
+    ForwardResult res;
+    ex.forward(batch, res);
+    for (size_t i = 0; i < who.size(); ++i)
+      out[who[i]].insert(out[who[i]].end(), res.row(int(i)), res.row(int(i)) + res.vocabSize);
+  }
+  return out;
+}
+
+// |cuda - cpu| small against the logits' scale, and the same argmax where the CPU's
+// winner is clear.
+void compareLogits(const std::vector<float>& cpu, const std::vector<float>& cuda, int vocab, double relTol) {
+  QCOMPARE(cuda.size(), cpu.size());
+  double scale = 0, maxDiff = 0;
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    QVERIFY2(std::isfinite(cuda[i]), "non-finite CUDA logit");
+    scale = std::max(scale, double(std::fabs(cpu[i])));
+    maxDiff = std::max(maxDiff, double(std::fabs(cpu[i] - cuda[i])));
+  }
+  QVERIFY2(maxDiff <= relTol * std::max(scale, 1.0),
+           qPrintable(QString("max |cuda - cpu| %1 at logit scale %2").arg(maxDiff).arg(scale)));
+  for (size_t row = 0; row < cpu.size() / size_t(vocab); ++row) {
+    const float* c = cpu.data() + row * size_t(vocab);
+    const float* g = cuda.data() + row * size_t(vocab);
+    std::vector<float> sorted(c, c + vocab);
+    std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<float>());
+    if (sorted[0] - sorted[1] < 4 * maxDiff) continue;  // near-tie: either may win
+    QCOMPARE(int(std::max_element(g, g + vocab) - g), int(std::max_element(c, c + vocab) - c));
+  }
+}
+
+std::shared_ptr<const Model> randomModel(const QTemporaryDir& tmp, const RandomModelSpec& spec) {
+  return loadModel(writeRandomLlamaModel(tmp.filePath("model").toStdString(), spec));
+}
+
+struct TopTwo {
+  std::vector<int> tokens;
+  std::vector<float> margins;  // logprob of the winner minus the runner-up, per token
+};
+
+// Greedy Engine run; per request, its tokens and the top-2 margins.
+std::map<RequestId, TopTwo> runEngine(std::shared_ptr<const Model> model, const std::string& backend,
+                                      const std::vector<std::vector<int>>& prompts) {
+  EngineConfig config;
+  config.executor.backend = backend;
+  config.maxNumBatchedTokens = 48;  // prompts of 60-100 tokens: chunked prefill
+  config.maxNumSeqs = 8;
+  config.blockSize = 16;
+  config.numGpuBlocksOverride = 24;  // too few for everyone: preemption
+  Engine engine(model, config);
+  std::map<RequestId, TopTwo> out;
+  std::vector<RequestId> ids;
+  for (const std::vector<int>& p : prompts) {
+    RequestInput in;
+    in.promptTokenIds = p;
+    in.sampling.temperature = 0;
+    in.sampling.maxTokens = 24;
+    in.sampling.ignoreEos = true;
+    in.sampling.logprobs = 2;
+    ids.push_back(engine.addRequest(in));
+  }
+  for (int guard = 0; engine.hasUnfinishedRequests() && guard < 10000; ++guard) {
+    const StepOutput step = engine.step();
+    for (const TokenDelta& d : step.deltas) {
+      TopTwo& t = out[d.id];
+      t.tokens.insert(t.tokens.end(), d.newTokenIds.begin(), d.newTokenIds.end());
+      for (const auto& lp : d.newLogprobs)
+        t.margins.push_back(lp.size() >= 2 ? lp[0].second - lp[1].second : INFINITY);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+class TestCudaExecutor : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void logitsMatchCpu_data() {
+    QTest::addColumn<int>("dtype");
+    QTest::addColumn<int>("hidden");
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("kvHeads");
+    QTest::addColumn<int>("headDim");
+    QTest::addColumn<bool>("tied");
+    QTest::newRow("bf16 gqa 4:2 d32") << int(DType::BF16) << 128 << 4 << 2 << 32 << false;
+    QTest::newRow("f32 gqa 8:1 d64 tied") << int(DType::F32) << 256 << 8 << 1 << 64 << true;
+    QTest::newRow("f16 mha 3:3 d64") << int(DType::F16) << 192 << 3 << 3 << 64 << false;
+  }
+  void logitsMatchCpu() {
+    QFETCH(int, dtype);
+    QFETCH(int, hidden);
+    QFETCH(int, heads);
+    QFETCH(int, kvHeads);
+    QFETCH(int, headDim);
+    QFETCH(bool, tied);
+    RandomModelSpec spec;
+    spec.hiddenSize = hidden;
+    spec.numAttentionHeads = heads;
+    spec.numKeyValueHeads = kvHeads;
+    spec.headDim = headDim;
+    spec.intermediateSize = 2 * hidden + 8;
+    spec.numHiddenLayers = 2;
+    spec.vocabSize = 300;
+    spec.maxPositionEmbeddings = 1024;
+    spec.tieWordEmbeddings = tied;
+    spec.embeddingDType = spec.attentionDType = spec.mlpDType = spec.normDType = spec.lmHeadDType = DType(dtype);
+    QTemporaryDir tmp;
+    const auto model = randomModel(tmp, spec);
+    REQUIRE_CUDA(cuda, model);
+    auto cpu = createCpuExecutor(model, 0);
+    // A: 70-token prompt in chunks 16/54, then decodes past 600 (split attention).
+    // B: shares A's first 64 tokens through the same 4 blocks (a prefix hit), then its own.
+    // C: prompt of 1 token, decodes in the same steps.
+    std::vector<Seq> seqs(3);
+    seqs[0].tokens = randomTokens(640, spec.vocabSize, 1);
+    seqs[1].tokens = seqs[0].tokens;
+    const std::vector<int> tail = randomTokens(100, spec.vocabSize, 2);
+    std::copy(tail.begin(), tail.end(), seqs[1].tokens.begin() + 64);
+    seqs[2].tokens = randomTokens(40, spec.vocabSize, 3);
+    for (int b = 0; b < 40; ++b) seqs[0].blocks.push_back(b);
+    seqs[1].blocks = {0, 1, 2, 3, 60, 59, 58, 57, 56, 55, 54};
+    seqs[2].blocks = {70, 71, 72};
+    Schedule schedule = {{16, 0, 0}, {54, 0, 1}};
+    schedule.push_back({1, 0, 1});
+    for (int i = 0; i < 30; ++i) schedule.push_back({1, 0, 1});
+    std::vector<Seq> run = seqs;
+    run[1].numComputed = 64;  // prefix hit: computed by A
+    schedule.push_back({1, 20, 1});
+    for (int i = 71 + 31 + 1; i < 639; ++i) schedule.push_back({1, i < 71 + 31 + 40 ? 1 : 0, 0});
+    const std::vector<int> logitsFrom = {70, 65, 1};
+    for (auto* ex : {cpu.get(), cuda.get()}) ex->allocateKvCache(80, 16);
+    const auto expect = runSchedule(*cpu, run, schedule, logitsFrom);
+    const auto got = runSchedule(*cuda, run, schedule, logitsFrom);
+    for (size_t r = 0; r < expect.size(); ++r) compareLogits(expect[r], got[r], spec.vocabSize, 0.03);
+  }
+
+  void invalidBatchThrows() {
+    QTemporaryDir tmp;
+    RandomModelSpec spec;
+    spec.headDim = 32;
+    const auto model = randomModel(tmp, spec);
+    REQUIRE_CUDA(cuda, model);
+    cuda->allocateKvCache(4, 16);
+    ForwardBatch batch;
+    batch.tokenIds = {1, 2};
+    batch.seqs.push_back({7, 0, 2, 0, {9}, true});  // block 9 of 4
+    ForwardResult out;
+    QVERIFY_THROWS_EXCEPTION(Error, cuda->forward(batch, out));
+    batch.seqs[0].blockTable = {0};
+    batch.tokenIds = {1, spec.vocabSize};  // token out of range
+    QVERIFY_THROWS_EXCEPTION(Error, cuda->forward(batch, out));
+    batch.tokenIds = {1, 2};
+    cuda->forward(batch, out);
+    QCOMPARE(out.numRows, 1);
+    QCOMPARE(out.vocabSize, spec.vocabSize);
+    const DeviceInfo info = cuda->deviceInfo();
+    QCOMPARE(info.backend, std::string("cuda"));
+    QVERIFY(!info.name.empty() && info.totalMemory > 0);
+    QVERIFY(cuda->kvBytesPerBlock(16) > 0);
+  }
+
+  void defaultModelGreedyMatchesCpu() {
+    std::shared_ptr<const Model> model;
+    try {
+      model = loadModel(defaultModelDir());
+    } catch (const Error& e) {
+      QSKIP(qPrintable(QString("default model absent: %1").arg(e.what())));
+    }
+    REQUIRE_CUDA(cuda, model);
+    auto cpu = createCpuExecutor(model, 0);
+    const std::vector<int> prompt = model->encodePrompt("It is a truth universally acknowledged, that");
+    std::vector<int> tokens[2];
+    std::vector<float> logits[2];
+    Executor* exs[2] = {cpu.get(), cuda.get()};
+    for (int e = 0; e < 2; ++e) {
+      exs[e]->allocateKvCache(8, 16);
+      Seq s{prompt, {0, 1, 2, 3, 4, 5, 6, 7}, 0};
+      int chunk = int(prompt.size());
+      for (int step = 0; step < 32; ++step) {
+        ForwardBatch batch;
+        batch.seqs.push_back({1, 0, chunk, s.numComputed, s.blocks, true});
+        batch.tokenIds.assign(s.tokens.end() - chunk, s.tokens.end());
+        ForwardResult out;
+        exs[e]->forward(batch, out);
+        s.numComputed += chunk;
+        const int next = int(std::max_element(out.logits.begin(), out.logits.end()) - out.logits.begin());
+        if (step == 0) logits[e] = out.logits;
+        tokens[e].push_back(next);
+        s.tokens.push_back(next);
+        chunk = 1;
+      }
+    }
+    compareLogits(logits[0], logits[1], model->config.vocabSize, 0.03);
+    QCOMPARE(tokens[1], tokens[0]);
+  }
+
+  void engineRunsMatchCpu() {
+    QTemporaryDir tmp;
+    RandomModelSpec spec;
+    spec.hiddenSize = 128;
+    spec.headDim = 32;
+    spec.numAttentionHeads = 4;
+    spec.numKeyValueHeads = 2;
+    spec.intermediateSize = 256;
+    spec.vocabSize = 400;
+    spec.attentionDType = spec.mlpDType = spec.embeddingDType = spec.lmHeadDType = DType::BF16;
+    spec.scale = 0.2f;
+    const auto model = randomModel(tmp, spec);
+    {
+      REQUIRE_CUDA(probe, model);  // skips without a device
+    }
+    const std::vector<int> shared = randomTokens(40, spec.vocabSize, 5);  // a common system prompt
+    std::vector<std::vector<int>> prompts;
+    for (int i = 0; i < 6; ++i) {
+      std::vector<int> p = shared;
+      const std::vector<int> own = randomTokens(20 + 10 * i, spec.vocabSize, 10 + unsigned(i));
+      p.insert(p.end(), own.begin(), own.end());
+      prompts.push_back(p);
+    }
+    const auto cpu = runEngine(model, "cpu", prompts);
+    const auto cuda = runEngine(model, "cuda", prompts);
+    QCOMPARE(cuda.size(), cpu.size());
+    int compared = 0;
+    for (const auto& [id, expect] : cpu) {
+      const TopTwo& got = cuda.at(id);
+      QCOMPARE(got.tokens.size(), expect.tokens.size());
+      for (size_t i = 0; i < expect.tokens.size(); ++i) {
+        if (got.tokens[i] == expect.tokens[i]) {
+          ++compared;
+          continue;
+        }
+        // Diverging is only allowed at a near-tie; after it the inputs differ.
+        QVERIFY2(expect.margins.size() > i && expect.margins[i] < 0.05f,
+                 qPrintable(QString("request %1 token %2: cuda %3, cpu %4 (margin %5)")
+                                .arg(id).arg(i).arg(got.tokens[i]).arg(expect.tokens[i])
+                                .arg(expect.margins.size() > i ? expect.margins[i] : -1)));
+        break;
+      }
+    }
+    QVERIFY(compared > 6 * 12);  // most tokens were actually compared
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCudaExecutor)
+#include "tst_cuda_executor.moc"
