@@ -73,6 +73,8 @@ class TestBenchCli : public QObject {
     QCOMPARE(o.workload.numPrompts, 5);
     QVERIFY(o.engine.enablePrefixCaching);
     QVERIFY(parse({"--help"}).help);
+    QVERIFY(parse({"--num-prompts", "0", "--help"}).help);  // help wins over a bad value
+    QCOMPARE(parse({"--num_prompts", "7"}).workload.numPrompts, 7);
   }
 
   void badArgumentsNameTheFlag() {

@@ -173,6 +173,9 @@ class TestWorkload : public QObject {
     QCOMPARE(o.seed, uint64_t(42));
     QCOMPARE(o.numPrompts, 12);
     QVERIFY(!parseWorkloadOption("max-num-seqs", "4", &o));  // not a workload option
+    QVERIFY(isWorkloadOption("--shared-prefix-len"));
+    QVERIFY(isWorkloadOption("background_output_len"));
+    QVERIFY(!isWorkloadOption("--max-num-seqs"));
     QVERIFY(errorOf([&] { parseWorkloadOption("input-len", "abc", &o); }).contains("--input-len"));
     QVERIFY(errorOf([&] { parseWorkloadOption("input-len", "12x", &o); }).contains("--input-len"));
     QVERIFY(errorOf([&] { parseWorkloadOption("seed", "-1", &o); }).contains("--seed"));

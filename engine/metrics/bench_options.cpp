@@ -101,13 +101,7 @@ const std::map<std::string, Apply>& switchFlags() {
 
 // Workload options that take a value, in their flag spelling.
 bool isWorkloadValueFlag(const std::string& flag) {
-  WorkloadOptions probe;
-  if (flag == "--ignore-eos" || flag.rfind("--", 0) != 0) return false;
-  try {
-    return parseWorkloadOption(flag, "1", &probe);
-  } catch (const Error&) {
-    return true;  // known name, the probe value was just out of its range
-  }
+  return flag.rfind("--", 0) == 0 && flag != "--ignore-eos" && isWorkloadOption(flag);
 }
 
 void applyValue(BenchOptions& o, const std::string& flag, const std::string& value) {
@@ -125,7 +119,6 @@ void applyValue(BenchOptions& o, const std::string& flag, const std::string& val
 
 BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   BenchOptions o;
-  o.workload.ignoreEos = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string flag = args[i], value;
     const size_t eq = flag.find('=');
@@ -147,6 +140,7 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
     }
     applyValue(o, flag, value);
   }
+  if (o.help) return o;
   try {
     o.workload.validate();
   } catch (const Error& e) {

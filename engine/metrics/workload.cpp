@@ -138,31 +138,50 @@ bool parseBool(const std::string& name, const std::string& value) {
 
 }  // namespace
 
+namespace {
+
+using Setter = std::function<void(WorkloadOptions&, const std::string& name, const std::string& value)>;
+
+Setter intSetter(int WorkloadOptions::*field) {
+  return [=](WorkloadOptions& o, const std::string& n, const std::string& v) { o.*field = parseInt(n, v); };
+}
+
+Setter doubleSetter(double WorkloadOptions::*field) {
+  return [=](WorkloadOptions& o, const std::string& n, const std::string& v) { o.*field = parseDouble(n, v); };
+}
+
+const std::map<std::string, Setter>& setters() {
+  static const std::map<std::string, Setter> table = {
+      {"num-prompts", intSetter(&WorkloadOptions::numPrompts)},
+      {"request-rate", doubleSetter(&WorkloadOptions::requestRate)},
+      {"input-len", intSetter(&WorkloadOptions::inputLen)},
+      {"range-ratio", doubleSetter(&WorkloadOptions::rangeRatio)},
+      {"output-len", intSetter(&WorkloadOptions::outputLen)},
+      {"shared-prefix-len", intSetter(&WorkloadOptions::sharedPrefixLen)},
+      {"num-prefix-groups", intSetter(&WorkloadOptions::numPrefixGroups)},
+      {"ignore-eos", [](WorkloadOptions& o, const std::string& n, const std::string& v) { o.ignoreEos = parseBool(n, v); }},
+      {"temperature", doubleSetter(&WorkloadOptions::temperature)},
+      {"seed", [](WorkloadOptions& o, const std::string& n, const std::string& v) {
+         const long long seed = parseOrThrow<long long>(n, v, [](const std::string& s, size_t* k) { return std::stoll(s, k); });
+         if (seed < 0) throw Error("--seed " + v + ": expected >= 0");
+         o.seed = static_cast<uint64_t>(seed);
+       }},
+      {"num-background-requests", intSetter(&WorkloadOptions::numBackgroundRequests)},
+      {"background-input-len", intSetter(&WorkloadOptions::backgroundInputLen)},
+      {"background-output-len", intSetter(&WorkloadOptions::backgroundOutputLen)},
+  };
+  return table;
+}
+
+}  // namespace
+
+bool isWorkloadOption(const std::string& name) { return setters().count(canonicalName(name)) > 0; }
+
 bool parseWorkloadOption(const std::string& rawName, const std::string& value, WorkloadOptions* o) {
   const std::string name = canonicalName(rawName);
-  using Setter = std::function<void(const std::string&)>;
-  const std::map<std::string, Setter> setters = {
-      {"num-prompts", [&](const std::string& n) { o->numPrompts = parseInt(n, value); }},
-      {"request-rate", [&](const std::string& n) { o->requestRate = parseDouble(n, value); }},
-      {"input-len", [&](const std::string& n) { o->inputLen = parseInt(n, value); }},
-      {"range-ratio", [&](const std::string& n) { o->rangeRatio = parseDouble(n, value); }},
-      {"output-len", [&](const std::string& n) { o->outputLen = parseInt(n, value); }},
-      {"shared-prefix-len", [&](const std::string& n) { o->sharedPrefixLen = parseInt(n, value); }},
-      {"num-prefix-groups", [&](const std::string& n) { o->numPrefixGroups = parseInt(n, value); }},
-      {"ignore-eos", [&](const std::string& n) { o->ignoreEos = parseBool(n, value); }},
-      {"temperature", [&](const std::string& n) { o->temperature = parseDouble(n, value); }},
-      {"num-background-requests", [&](const std::string& n) { o->numBackgroundRequests = parseInt(n, value); }},
-      {"background-input-len", [&](const std::string& n) { o->backgroundInputLen = parseInt(n, value); }},
-      {"background-output-len", [&](const std::string& n) { o->backgroundOutputLen = parseInt(n, value); }},
-      {"seed", [&](const std::string& n) {
-         const long long v = parseOrThrow<long long>(n, value, [](const std::string& s, size_t* k) { return std::stoll(s, k); });
-         if (v < 0) throw Error("--seed " + value + ": expected >= 0");
-         o->seed = static_cast<uint64_t>(v);
-       }},
-  };
-  const auto it = setters.find(name);
-  if (it == setters.end()) return false;
-  it->second(name);
+  const auto it = setters().find(name);
+  if (it == setters().end()) return false;
+  it->second(*o, name, value);
   return true;
 }
 

@@ -51,6 +51,7 @@ constexpr int64_t kMaxWorkloadTotalTokens = 100000000;  // all prompts together
 // Returns false when the name is not a workload option; throws lwb::Error naming the
 // option when the value does not parse or is out of range ("inf" is a valid rate).
 bool parseWorkloadOption(const std::string& name, const std::string& value, WorkloadOptions* options);
+bool isWorkloadOption(const std::string& name);  // same spellings as parseWorkloadOption
 
 struct SyntheticRequest {
   double arrivalTime = 0;             // seconds after the start of the run
