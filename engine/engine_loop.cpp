@@ -275,10 +275,14 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
       batch.swap(inbox);
       isPaused = paused;
     }
-    for (Command& c : batch) apply(c);
-    if (!isPaused && engine->hasUnfinishedRequests()) publish(engine->step());
-    else publish(engine->flushFinished());
-    tryFinishDrain();
+    try {  // nothing may escape the thread: report it and keep serving
+      for (Command& c : batch) apply(c);
+      if (!isPaused && engine->hasUnfinishedRequests()) publish(engine->step());
+      else publish(engine->flushFinished());
+      tryFinishDrain();
+    } catch (const std::exception& e) {
+      push(EngineErrorEvent{engine->now(), e.what()});
+    }
     if (dirty && engine->now() - lastSnapshot >= kSnapshotInterval) publishSnapshot(isPaused);
   }
 }
