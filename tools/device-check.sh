@@ -28,7 +28,7 @@ for tool in cmake nvcc c++; do
   command -v "$tool" >/dev/null || { log "missing $tool: cannot build"; exit 2; }
 done
 GEN=(-G "Unix Makefiles"); command -v ninja >/dev/null && GEN=(-G Ninja)
-log "$(nvcc --version | tail -1); $(cmake --version | head -1); generator ${GEN[1]}"
+log "$(nvcc --version | grep -i release); $(cmake --version | head -1); generator ${GEN[1]}"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
   | tee -a "$LOGS/summary.txt"
 
