@@ -1,0 +1,98 @@
+#include "ui/bridge/engine_bridge.h"
+
+#include <type_traits>
+
+#include "engine/common/error.h"
+#include "engine/model/model.h"
+
+namespace lwb::ui {
+
+EngineBridge::EngineBridge(QObject* parent) : QObject(parent) {
+  timer_.setInterval(33);
+  timer_.setTimerType(Qt::PreciseTimer);
+  connect(&timer_, &QTimer::timeout, this, &EngineBridge::poll);
+}
+
+EngineBridge::~EngineBridge() = default;
+
+void EngineBridge::attach(std::shared_ptr<const Model> model, std::shared_ptr<EngineLoop> loop) {
+  timer_.stop();
+  loop_.reset();  // joins the old engine thread before the new one serves
+  model_ = std::move(model);
+  loop_ = std::move(loop);
+  lastSnapshot_ = loop_ ? loop_->snapshot() : nullptr;
+  liveTags_.clear();
+  run_.clear();
+  if (model_) run_.modelDir = model_->dir;
+  if (loop_) {
+    run_.initialConfig = loop_->config();
+    if (lastSnapshot_) run_.device = lastSnapshot_->device.name;
+    timer_.start();
+  }
+  emit engineAttached();
+}
+
+RequestId EngineBridge::submit(RequestInput input) {
+  check(loop_ != nullptr, "no model is loaded yet");
+  std::string tag = input.tag;
+  const RequestId id = loop_->submit(std::move(input));
+  liveTags_[id] = tag;
+  return id;
+}
+
+QString EngineBridge::tag(RequestId id) const {
+  if (auto it = liveTags_.find(id); it != liveTags_.end()) return QString::fromStdString(it->second);
+  if (auto it = run_.tags.find(id); it != run_.tags.end()) return QString::fromStdString(it->second);
+  return {};
+}
+
+void EngineBridge::setWorkload(const WorkloadOptions& w) {
+  run_.hasWorkload = true;
+  run_.workload = w;
+}
+
+void EngineBridge::clearHistory() {
+  const RunData old = run_;
+  run_.clear();
+  run_.modelDir = old.modelDir;
+  run_.device = old.device;
+  run_.initialConfig = loop_ ? loop_->config() : old.initialConfig;
+}
+
+void EngineBridge::poll() {
+  if (!loop_) return;
+  Frame frame;
+  for (auto& event : loop_->drainEvents()) {
+    std::visit(
+        [&frame](auto&& e) {
+          using T = std::decay_t<decltype(e)>;
+          if constexpr (std::is_same_v<T, TokenDelta>) frame.deltas.push_back(std::move(e));
+          else if constexpr (std::is_same_v<T, StepRecord>) frame.steps.push_back(std::move(e));
+          else if constexpr (std::is_same_v<T, RequestFinishedEvent>) frame.finished.push_back(std::move(e));
+          else if constexpr (std::is_same_v<T, ConfigChangedEvent>) frame.configChanges.push_back(std::move(e));
+          else if constexpr (std::is_same_v<T, EngineErrorEvent>) frame.errors.push_back(std::move(e));
+          else frame.modelLoads.push_back(std::move(e));
+        },
+        event);
+  }
+  frame.snapshot = loop_->snapshot();
+  frame.snapshotChanged = frame.snapshot && frame.snapshot != lastSnapshot_;
+  lastSnapshot_ = frame.snapshot;
+  record(frame);
+  if (frame.hasEvents() || frame.snapshotChanged) emit frameReady(frame);
+}
+
+void EngineBridge::record(Frame& frame) {
+  for (const auto& s : frame.steps) run_.steps.push_back(s);
+  for (const auto& f : frame.finished) {
+    run_.requests.push_back(f.timeline);
+    if (auto it = liveTags_.find(f.timeline.id); it != liveTags_.end()) {
+      run_.tags[f.timeline.id] = it->second;
+      liveTags_.erase(it);
+    }
+  }
+  for (const auto& c : frame.configChanges) run_.knobChanges.push_back({c.time, c.description, c.newConfig});
+  run_.trim(kMaxRequests, kMaxSteps);
+}
+
+}  // namespace lwb::ui

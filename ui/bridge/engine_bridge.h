@@ -1,0 +1,67 @@
+#pragma once
+// The GUI side of the engine thread. A ~30 Hz timer drains the EngineLoop's events and
+// takes its latest snapshot, keeps a bounded history of the run (RunData) and hands one
+// Frame per tick to the views — never one signal per token. Lives on the GUI thread.
+#include <QObject>
+#include <QTimer>
+#include <map>
+#include <memory>
+
+#include "engine/engine_loop.h"
+#include "ui/bridge/frame.h"
+#include "ui/bridge/run_data.h"
+
+namespace lwb {
+struct Model;
+}
+
+namespace lwb::ui {
+
+class EngineBridge : public QObject {
+  Q_OBJECT
+ public:
+  // Bounded history: an hour of load keeps the newest of each.
+  static constexpr size_t kMaxRequests = 20000;
+  static constexpr size_t kMaxSteps = 200000;
+
+  explicit EngineBridge(QObject* parent = nullptr);
+  ~EngineBridge() override;
+
+  // Takes over `loop` (built for `model`); the previous loop is destroyed, which aborts
+  // its requests. Views get engineAttached() and restart their time axes.
+  void attach(std::shared_ptr<const Model> model, std::shared_ptr<EngineLoop> loop);
+  bool attached() const { return loop_ != nullptr; }
+  EngineLoop* loop() const { return loop_.get(); }
+  const Model* model() const { return model_.get(); }
+  std::shared_ptr<const Model> sharedModel() const { return model_; }
+  std::shared_ptr<const EngineSnapshot> lastSnapshot() const { return lastSnapshot_; }
+
+  // Submits and remembers the tag for the requests table; throws lwb::Error.
+  RequestId submit(RequestInput input);
+  QString tag(RequestId id) const;
+  void setWorkload(const WorkloadOptions& w);
+
+  const RunData& run() const { return run_; }
+  void clearHistory();  // Engine ▸ Reset: forget finished requests and steps
+
+  void setPollInterval(int ms) { timer_.setInterval(ms); }
+
+ public slots:
+  void poll();  // one tick; also called by tests
+
+ signals:
+  void frameReady(const lwb::ui::Frame& frame);
+  void engineAttached();
+
+ private:
+  void record(Frame& frame);
+
+  std::shared_ptr<const Model> model_;
+  std::shared_ptr<EngineLoop> loop_;
+  std::shared_ptr<const EngineSnapshot> lastSnapshot_;
+  std::map<RequestId, std::string> liveTags_;
+  RunData run_;
+  QTimer timer_;
+};
+
+}  // namespace lwb::ui

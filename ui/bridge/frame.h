@@ -1,0 +1,27 @@
+#pragma once
+// What the bridge hands to every view on one GUI tick (~30 Hz): the events drained from
+// the engine since the previous tick, grouped by kind, and the latest snapshot.
+#include <memory>
+#include <vector>
+
+#include "engine/engine_loop.h"
+
+namespace lwb::ui {
+
+struct Frame {
+  std::vector<TokenDelta> deltas;
+  std::vector<StepRecord> steps;
+  std::vector<RequestFinishedEvent> finished;
+  std::vector<ConfigChangedEvent> configChanges;
+  std::vector<EngineErrorEvent> errors;
+  std::vector<ModelLoadedEvent> modelLoads;
+  std::shared_ptr<const EngineSnapshot> snapshot;  // never null once an engine is attached
+  bool snapshotChanged = false;                    // a newer snapshot than the last tick's
+
+  bool hasEvents() const {
+    return !deltas.empty() || !steps.empty() || !finished.empty() || !configChanges.empty() ||
+           !errors.empty() || !modelLoads.empty();
+  }
+};
+
+}  // namespace lwb::ui

@@ -1,0 +1,47 @@
+#include "ui/bridge/model_loader.h"
+
+#include <QPointer>
+#include <QThread>
+
+#include "engine/model/model.h"
+
+namespace lwb::ui {
+
+ModelLoader::ModelLoader(QObject* parent) : QObject(parent) {}
+
+ModelLoader::~ModelLoader() {
+  if (thread_) thread_->wait();
+}
+
+bool ModelLoader::start(const QString& dir, const EngineConfig& config) {
+  if (thread_) return false;
+  QPointer<ModelLoader> self(this);
+  const std::string path = dir.toStdString();
+  thread_ = QThread::create([self, path, config, dir] {
+    auto report = [self](double f, const std::string& stage) {
+      QMetaObject::invokeMethod(self, [self, f, s = QString::fromStdString(stage)] {
+        if (self) emit self->progress(f, s);
+      }, Qt::QueuedConnection);
+    };
+    try {
+      std::shared_ptr<const Model> model = loadModel(path, report);
+      report(0.95, "starting the engine");
+      auto loop = std::make_shared<EngineLoop>(model, config);
+      QMetaObject::invokeMethod(self, [self, model, loop] {
+        if (self) emit self->loaded(model, loop);
+      }, Qt::QueuedConnection);
+    } catch (const std::exception& e) {
+      QMetaObject::invokeMethod(self, [self, dir, msg = QString::fromStdString(e.what())] {
+        if (self) emit self->failed(dir, msg);
+      }, Qt::QueuedConnection);
+    }
+  });
+  connect(thread_, &QThread::finished, this, [this] {
+    thread_->deleteLater();
+    thread_ = nullptr;
+  });
+  thread_->start();
+  return true;
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,95 @@
+#include "ui/charts/batch_chart.h"
+
+#include "ui/theme.h"
+
+namespace lwb::ui {
+
+namespace {
+QColor alpha(QColor c, int a) {
+  c.setAlpha(a);
+  return c;
+}
+}  // namespace
+
+BatchChart::BatchChart(QWidget* parent)
+    : TimeChart(tr("Each step runs one forward pass over every scheduled token: decode tokens "
+                   "(one per running request) and prefill chunks share the token budget."),
+                parent) {
+  auto* top = rects().first();
+  top->axis(QCPAxis::atLeft)->setLabel(tr("tokens / step"));
+  decode_ = addLineGraph(top, theme::kDecode, tr("decode tokens"));
+  decode_->setLineStyle(QCPGraph::lsStepLeft);
+  decode_->setBrush(alpha(theme::kDecode, 150));
+  stacked_ = addLineGraph(top, theme::kPrefill, tr("prefill tokens (stacked)"));
+  stacked_->setLineStyle(QCPGraph::lsStepLeft);
+  stacked_->setBrush(alpha(theme::kPrefill, 150));
+  stacked_->setChannelFillGraph(decode_);
+  budget_ = addLineGraph(top, theme::kBudget, tr("budget: max_num_batched_tokens"));
+  budget_->setLineStyle(QCPGraph::lsStepLeft);
+  budget_->setPen(QPen(theme::kBudget, 1, Qt::DashLine));
+
+  auto* bottom = addAxisRect();
+  bottom->axis(QCPAxis::atLeft)->setLabel(tr("requests"));
+  bottom->axis(QCPAxis::atRight)->setVisible(true);
+  bottom->axis(QCPAxis::atRight)->setTickLabels(true);
+  bottom->axis(QCPAxis::atRight)->setLabel(tr("step duration (ms)"));
+  running_ = addLineGraph(bottom, theme::kRunning, tr("running"));
+  running_->setLineStyle(QCPGraph::lsStepLeft);
+  waiting_ = addLineGraph(bottom, theme::kWaiting, tr("waiting"));
+  waiting_->setLineStyle(QCPGraph::lsStepLeft);
+  duration_ = addLineGraph(bottom, theme::kDuration, tr("step duration (ms, right)"), true);
+  duration_->setLineStyle(QCPGraph::lsNone);
+  duration_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, theme::kDuration, 2));
+
+  // Legends inside each rect, top left, so they never cover the newest data.
+  plot()->legend->setVisible(true);
+  top->insetLayout()->addElement(plot()->legend, Qt::AlignLeft | Qt::AlignTop);
+  auto* legend2 = new QCPLegend;
+  bottom->insetLayout()->addElement(legend2, Qt::AlignLeft | Qt::AlignTop);
+  legend2->setLayer(QStringLiteral("legend"));
+  legend2->setBrush(plot()->legend->brush());
+  legend2->setBorderPen(plot()->legend->borderPen());
+  legend2->setTextColor(theme::kText);
+  legend2->setFont(plot()->legend->font());
+  legend2->setIconSize(14, 8);
+  for (auto* g : {running_, waiting_, duration_}) {
+    plot()->legend->removeItem(plot()->legend->itemWithPlottable(g));
+    legend2->addItem(new QCPPlottableLegendItem(legend2, g));
+  }
+  plot()->plotLayout()->setRowStretchFactor(0, 3);
+  plot()->plotLayout()->setRowStretchFactor(1, 2);
+  top->axis(QCPAxis::atLeft)->setRange(0, 64);
+  bottom->axis(QCPAxis::atLeft)->setRange(0, 8);
+  bottom->axis(QCPAxis::atRight)->setRange(0, 10);
+}
+
+void BatchChart::addStep(const StepRecord& s) {
+  const double t = s.startTime;
+  decode_->addData(t, s.numDecodeTokens);
+  stacked_->addData(t, s.numDecodeTokens + s.numPrefillTokens);
+  budget_->addData(t, s.tokenBudget);
+  running_->addData(t, s.numRunning);
+  waiting_->addData(t, s.numWaiting);
+  duration_->addData(t, s.duration * 1000.0);
+  maxTokens_ = std::max<double>(maxTokens_, s.tokenBudget);
+  maxSeqs_ = std::max<double>(maxSeqs_, std::max(s.numRunning, s.numWaiting));
+  maxMs_ = std::max(maxMs_, s.duration * 1000.0);
+}
+
+void BatchChart::onFrame(const Frame& frame) {
+  for (const auto& s : frame.steps) addStep(s);
+  for (const auto& c : frame.configChanges) addKnobMarker(c.time, QString::fromStdString(c.description));
+  if (!frame.snapshot) return;
+  if (frame.steps.empty() && !frame.snapshotChanged) return;
+  dropOldData();
+  if (following()) {
+    // Fixed-ish ranges that only grow, so the eye can compare steps over time.
+    auto rs = rects();
+    rs[0]->axis(QCPAxis::atLeft)->setRange(0, maxTokens_ * 1.12);
+    rs[1]->axis(QCPAxis::atLeft)->setRange(0, std::ceil(maxSeqs_ * 1.15) + 1);
+    rs[1]->axis(QCPAxis::atRight)->setRange(0, maxMs_ * 1.15);
+  }
+  setNow(frame.snapshot->time);
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,76 @@
+#include "ui/charts/prefix_cache_chart.h"
+
+#include "ui/theme.h"
+
+namespace lwb::ui {
+
+PrefixCacheChart::PrefixCacheChart(QWidget* parent)
+    : TimeChart(tr("Share of prompt tokens found in the prefix cache (computed once, reused): put "
+                   "static text such as a system prompt first, dynamic text last."),
+                parent) {
+  auto* top = rects().first();
+  top->axis(QCPAxis::atLeft)->setLabel(tr("hit rate (%)"));
+  top->axis(QCPAxis::atLeft)->setRange(0, 105);
+  window_ = addLineGraph(top, theme::kCached, tr("hit rate, last %1 s").arg(kWindowSeconds));
+  cumulative_ = addLineGraph(top, theme::kText, tr("hit rate, cumulative"));
+  cumulative_->setPen(QPen(theme::kText, 1, Qt::DashLine));
+
+  auto* bottom = addAxisRect();
+  bottom->axis(QCPAxis::atLeft)->setLabel(tr("prompt tokens"));
+  queried_ = addLineGraph(bottom, theme::kPrefill, tr("queried (cumulative)"));
+  queried_->setBrush(QColor(theme::kPrefill.red(), theme::kPrefill.green(), theme::kPrefill.blue(), 60));
+  hit_ = addLineGraph(bottom, theme::kCached, tr("hit (cumulative)"));
+  hit_->setBrush(QColor(theme::kCached.red(), theme::kCached.green(), theme::kCached.blue(), 110));
+
+  plot()->legend->setVisible(true);
+  top->insetLayout()->addElement(plot()->legend, Qt::AlignLeft | Qt::AlignBottom);
+  auto* legend2 = new QCPLegend;
+  bottom->insetLayout()->addElement(legend2, Qt::AlignLeft | Qt::AlignTop);
+  legend2->setLayer(QStringLiteral("legend"));
+  legend2->setBrush(plot()->legend->brush());
+  legend2->setBorderPen(plot()->legend->borderPen());
+  legend2->setTextColor(theme::kText);
+  legend2->setFont(plot()->legend->font());
+  for (auto* g : {queried_, hit_}) {
+    plot()->legend->removeItem(plot()->legend->itemWithPlottable(g));
+    legend2->addItem(new QCPPlottableLegendItem(legend2, g));
+  }
+}
+
+void PrefixCacheChart::clear() {
+  TimeChart::clear();
+  recent_.clear();
+  totalQueried_ = totalHit_ = 0;
+}
+
+void PrefixCacheChart::onFrame(const Frame& frame) {
+  for (const auto& c : frame.configChanges) addKnobMarker(c.time, QString::fromStdString(c.description));
+  bool any = false;
+  for (const auto& s : frame.steps) {
+    if (s.prefixQueryTokens == 0) continue;  // only admissions query the cache
+    totalQueried_ += s.prefixQueryTokens;
+    totalHit_ += s.prefixHitTokens;
+    recent_.push_back({s.startTime, s.prefixQueryTokens, s.prefixHitTokens});
+    any = true;
+  }
+  if (!frame.snapshot) return;
+  const double now = frame.snapshot->time;
+  while (!recent_.empty() && recent_.front().time < now - kWindowSeconds) recent_.pop_front();
+  if (any) {
+    int64_t q = 0, h = 0;
+    for (const auto& r : recent_) {
+      q += r.queried;
+      h += r.hit;
+    }
+    // One point per tick with admissions: enough resolution, bounded cost.
+    if (q > 0) window_->addData(now, 100.0 * double(h) / double(q));
+    cumulative_->addData(now, 100.0 * double(totalHit_) / double(totalQueried_));
+    queried_->addData(now, double(totalQueried_));
+    hit_->addData(now, double(totalHit_));
+    if (following()) rects()[1]->axis(QCPAxis::atLeft)->setRange(0, std::max<double>(16, totalQueried_ * 1.1));
+  }
+  dropOldData();
+  setNow(now);
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,184 @@
+#include "ui/charts/time_chart.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "ui/theme.h"
+
+namespace lwb::ui {
+
+namespace {
+void styleAxis(QCPAxis* axis) {
+  QPen base(theme::kAxis, 1);
+  axis->setBasePen(base);
+  axis->setTickPen(base);
+  axis->setSubTickPen(base);
+  axis->setTickLabelColor(theme::kMutedText);
+  axis->setLabelColor(theme::kText);
+  axis->grid()->setPen(QPen(theme::kGrid, 1, Qt::DotLine));
+  axis->grid()->setZeroLinePen(Qt::NoPen);
+  axis->grid()->setSubGridVisible(false);
+}
+}  // namespace
+
+void styleAxisRect(QCPAxisRect* rect) {
+  for (auto* axis : rect->axes()) styleAxis(axis);
+  rect->setBackground(theme::kBase);
+  rect->setupFullAxesBox(false);
+  rect->axis(QCPAxis::atTop)->setVisible(false);
+}
+
+void stylePlot(QCustomPlot* plot) {
+  plot->setBackground(theme::kWindow);
+  plot->setNotAntialiasedElements(QCP::aeAll);  // dense plots: crisp and fast
+  plot->setAntialiasedElements(QCP::aeLegend | QCP::aeItems);
+  plot->setNoAntialiasingOnDrag(true);
+  plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot->legend->setBrush(QColor(0x17, 0x1a, 0x1f, 220));
+  plot->legend->setBorderPen(QPen(theme::kGrid));
+  plot->legend->setTextColor(theme::kText);
+  QFont f = plot->font();
+  f.setPointSizeF(f.pointSizeF() * 0.9);
+  plot->legend->setFont(f);
+  plot->legend->setIconSize(14, 8);
+  for (int i = 0; i < plot->axisRectCount(); ++i) styleAxisRect(plot->axisRect(i));
+}
+
+QCPGraph* addLineGraph(QCPAxisRect* rect, const QColor& color, const QString& name, bool y2) {
+  auto* g = rect->parentPlot()->addGraph(rect->axis(QCPAxis::atBottom),
+                                         rect->axis(y2 ? QCPAxis::atRight : QCPAxis::atLeft));
+  g->setPen(QPen(color, 1));
+  g->setName(name);
+  g->setAdaptiveSampling(true);
+  return g;
+}
+
+TimeChart::TimeChart(const QString& hint, QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->setSpacing(2);
+  auto* top = new QHBoxLayout;
+  auto* hintLabel = new QLabel(hint, this);
+  hintLabel->setStyleSheet(QStringLiteral("color: %1;").arg(theme::htmlColor(theme::kMutedText)));
+  hintLabel->setWordWrap(true);
+  liveButton_ = new QToolButton(this);
+  liveButton_->setText(tr("● Live"));
+  liveButton_->setCheckable(true);
+  liveButton_->setChecked(true);
+  liveButton_->setToolTip(tr("Follow the newest data. Drag to pan and scroll to zoom (that stops "
+                             "following); double-click the chart or press this to follow again."));
+  connect(liveButton_, &QToolButton::toggled, this, &TimeChart::setFollow);
+  top->addWidget(hintLabel, 1);
+  top->addWidget(liveButton_);
+  layout->addLayout(top);
+  layout->addWidget(plot_, 1);
+
+  stylePlot(plot_);
+  rects_ << plot_->axisRect();
+  plot_->xAxis->setLabel(tr("engine time (s)"));
+  plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+  plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimeChart::syncRanges);
+  connect(plot_, &QCustomPlot::mousePress, this, [this] { setFollow(false); });
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { setFollow(false); });
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setFollow(true); });
+  plot_->xAxis->setRange(0, windowSeconds_);
+}
+
+QCPAxisRect* TimeChart::addAxisRect() {
+  auto* rect = new QCPAxisRect(plot_);
+  plot_->plotLayout()->addElement(plot_->plotLayout()->rowCount(), 0, rect);
+  styleAxisRect(rect);
+  rect->setRangeZoom(Qt::Horizontal);
+  rect->setRangeDrag(Qt::Horizontal);
+  // Align the left edges of all rects so the time axes line up.
+  auto* group = rects_.first()->marginGroup(QCP::msLeft);
+  if (!group) {
+    group = new QCPMarginGroup(plot_);
+    rects_.first()->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+  }
+  rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+  rect->axis(QCPAxis::atBottom)->setRange(plot_->xAxis->range());
+  connect(rect->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+          &TimeChart::syncRanges);
+  // Only the bottom rect needs the time label.
+  rects_.last()->axis(QCPAxis::atBottom)->setLabel(QString());
+  rect->axis(QCPAxis::atBottom)->setLabel(tr("engine time (s)"));
+  rects_ << rect;
+  return rect;
+}
+
+void TimeChart::syncRanges(const QCPRange& range) {
+  if (syncing_) return;
+  syncing_ = true;
+  for (auto* r : rects_) r->axis(QCPAxis::atBottom)->setRange(range);
+  syncing_ = false;
+}
+
+void TimeChart::setFollow(bool follow) {
+  follow_ = follow;
+  if (liveButton_->isChecked() != follow) liveButton_->setChecked(follow);
+  if (follow) setNow(now_);
+}
+
+void TimeChart::setWindowSeconds(double s) {
+  windowSeconds_ = s;
+  setNow(now_);
+}
+
+void TimeChart::setNow(double now) {
+  now_ = now;
+  if (!follow_) return;
+  const double hi = std::max(now, windowSeconds_ * 0.98);
+  syncRanges(QCPRange(hi - windowSeconds_ * 0.98, hi + windowSeconds_ * 0.02));
+  replotSoon();
+}
+
+void TimeChart::dropOldData() {
+  const double cutoff = now_ - kKeepSeconds;
+  if (cutoff <= 0) return;
+  for (int i = 0; i < plot_->graphCount(); ++i) plot_->graph(i)->data()->removeBefore(cutoff);
+}
+
+void TimeChart::addKnobMarker(double time, const QString& label) {
+  constexpr int kMaxMarkers = 300;  // each is a line per rect plus a label
+  while (markers_.size() > kMaxMarkers) plot_->removeItem(markers_.takeFirst());
+  const QPen pen(theme::kMarker, 1, Qt::DashLine);
+  for (auto* r : rects_) {
+    auto* line = new QCPItemStraightLine(plot_);
+    line->setClipAxisRect(r);
+    line->point1->setAxes(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+    line->point2->setAxes(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+    line->point1->setCoords(time, 0);
+    line->point2->setCoords(time, 1);
+    line->setPen(pen);
+    markers_ << line;
+  }
+  auto* text = new QCPItemText(plot_);
+  text->setClipAxisRect(rects_.first());
+  text->position->setAxes(rects_.first()->axis(QCPAxis::atBottom), rects_.first()->axis(QCPAxis::atLeft));
+  text->position->setAxisRect(rects_.first());
+  text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords(time, 0.02);
+  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  text->setText(label);
+  text->setColor(theme::kMarker);
+  text->setPadding(QMargins(3, 1, 3, 1));
+  text->setBrush(QColor(0x17, 0x1a, 0x1f, 200));
+  markers_ << text;
+  replotSoon();
+}
+
+void TimeChart::clear() {
+  for (int i = 0; i < plot_->graphCount(); ++i) plot_->graph(i)->data()->clear();
+  for (auto* m : markers_) plot_->removeItem(m);
+  markers_.clear();
+  now_ = 0;
+  setFollow(true);
+  setNow(0);
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,55 @@
+#pragma once
+// Base of every chart whose x axis is engine time (s): one QCustomPlot with one or more
+// stacked axis rects sharing the x range, a live window that follows "now" until the
+// user drags or zooms (double-click or Live returns to it), and knob-change markers
+// drawn on every rect so cause and effect line up across charts.
+#include <QWidget>
+#include <qcustomplot.h>
+
+class QToolButton;
+class QLabel;
+
+namespace lwb::ui {
+
+// Dark styling for a plot and its axes, shared by all charts.
+void styleAxisRect(QCPAxisRect* rect);
+void stylePlot(QCustomPlot* plot);
+QCPGraph* addLineGraph(QCPAxisRect* rect, const QColor& color, const QString& name, bool y2 = false);
+
+class TimeChart : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TimeChart(const QString& hint, QWidget* parent = nullptr);
+
+  QCustomPlot* plot() const { return plot_; }
+  // Advances the live window to end at `now` (seconds) when following.
+  void setNow(double now);
+  double now() const { return now_; }
+  void setWindowSeconds(double s);
+  bool following() const { return follow_; }
+  // A dashed vertical line with a label on every axis rect.
+  void addKnobMarker(double time, const QString& label);
+  virtual void clear();  // engine restarted: time begins at 0 again
+  void replotSoon() { plot_->replot(QCustomPlot::rpQueuedReplot); }
+
+ protected:
+  // Axis rects after the first; they share the x range of the first.
+  QCPAxisRect* addAxisRect();
+  QList<QCPAxisRect*> rects() const { return rects_; }
+  static constexpr double kKeepSeconds = 900;  // data older than now − this is dropped
+  // Removes data older than now − kKeepSeconds from every graph (sliding window).
+  void dropOldData();
+
+ private:
+  void setFollow(bool follow);
+  void syncRanges(const QCPRange& range);
+
+  QCustomPlot* plot_;
+  QToolButton* liveButton_;
+  QList<QCPAxisRect*> rects_;
+  QList<QCPAbstractItem*> markers_;
+  double now_ = 0, windowSeconds_ = 60;
+  bool follow_ = true, syncing_ = false;
+};
+
+}  // namespace lwb::ui

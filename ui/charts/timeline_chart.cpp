@@ -1,0 +1,105 @@
+#include "ui/charts/timeline_chart.h"
+
+#include <algorithm>
+
+#include "ui/theme.h"
+
+namespace lwb::ui {
+
+namespace {
+QCPBars* makeBars(QCustomPlot* plot, const QColor& color, const QString& name) {
+  auto* bars = new QCPBars(plot->yAxis, plot->xAxis);  // horizontal: key axis is y
+  bars->setName(name);
+  bars->setWidth(0.7);
+  bars->setPen(Qt::NoPen);
+  bars->setBrush(color);
+  return bars;
+}
+}  // namespace
+
+TimelineChart::TimelineChart(QWidget* parent)
+    : TimeChart(tr("Newest %1 requests, one row each: queued → prefill → decode.").arg(kRows), parent) {
+  QCustomPlot* p = plot();
+  offset_ = makeBars(p, Qt::transparent, QString());
+  queue_ = makeBars(p, theme::kQueue, tr("queued"));
+  prefill_ = makeBars(p, theme::kPrefill, tr("prefill"));
+  decode_ = makeBars(p, theme::kDecode, tr("decode"));
+  queue_->moveAbove(offset_);
+  prefill_->moveAbove(queue_);
+  decode_->moveAbove(prefill_);
+  p->legend->setVisible(true);
+  p->legend->removeItem(p->legend->itemWithPlottable(offset_));
+  p->axisRect()->insetLayout()->addElement(p->legend, Qt::AlignLeft | Qt::AlignTop);
+  p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  p->yAxis->setLabel(tr("request id"));
+  p->yAxis->setRangeReversed(true);
+  p->yAxis->grid()->setVisible(false);
+  p->yAxis->setRange(-2.8, kRows - 0.4);  // room above row 0 for the legend
+  highlight_ = new QCPItemRect(p);
+  highlight_->setPen(QPen(theme::kAccent, 2));
+  highlight_->setBrush(Qt::NoBrush);
+  highlight_->setVisible(false);
+  highlight_->setClipToAxisRect(true);
+}
+
+void TimelineChart::clear() {
+  TimeChart::clear();
+  finished_.clear();
+  rows_.clear();
+  for (auto* b : {offset_, queue_, prefill_, decode_}) b->data()->clear();
+}
+
+void TimelineChart::setSelectedRequest(RequestId id) {
+  selected_ = id;
+  rebuild(now());
+  replotSoon();
+}
+
+void TimelineChart::onFrame(const Frame& frame) {
+  for (const auto& c : frame.configChanges) addKnobMarker(c.time, QString::fromStdString(c.description));
+  for (const auto& f : frame.finished) finished_[f.timeline.id] = f.timeline;
+  while (finished_.size() > size_t(kRows)) finished_.erase(finished_.begin());
+  if (!frame.snapshot) return;
+  snapshot_ = frame.snapshot;
+  if (frame.hasEvents() || frame.snapshotChanged) rebuild(frame.snapshot->time);
+  setNow(frame.snapshot->time);
+}
+
+void TimelineChart::rebuild(double now) {
+  // Newest requests by id (ids grow with arrival), live and finished together.
+  std::map<RequestId, const RequestTimeline*> all;
+  for (const auto& [id, t] : finished_) all[id] = &t;
+  if (snapshot_)
+    for (const auto& t : snapshot_->live) all[t.id] = &t;
+  rows_.clear();
+  for (auto it = all.rbegin(); it != all.rend() && int(rows_.size()) < kRows; ++it) rows_.push_back(*it->second);
+  std::reverse(rows_.begin(), rows_.end());
+
+  QVector<double> keys, offs, queue, prefill, decode;
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  highlight_->setVisible(false);
+  for (int row = 0; row < int(rows_.size()); ++row) {
+    const auto& t = rows_[row];
+    const double end = t.finishTime.value_or(now);
+    const double scheduled = t.firstScheduledTime.value_or(end);
+    const double first = t.firstTokenTime.value_or(t.firstScheduledTime ? end : scheduled);
+    keys << row;
+    offs << t.arrivalTime;
+    queue << scheduled - t.arrivalTime;
+    prefill << first - scheduled;
+    decode << std::max(0.0, end - first);
+    ticker->addTick(row, QString::number(t.id));
+    if (t.id == selected_) {
+      highlight_->topLeft->setCoords(t.arrivalTime, row - 0.5);
+      highlight_->bottomRight->setCoords(end, row + 0.5);
+      highlight_->setVisible(true);
+    }
+  }
+  offset_->setData(keys, offs, true);
+  queue_->setData(keys, queue, true);
+  prefill_->setData(keys, prefill, true);
+  decode_->setData(keys, decode, true);
+  plot()->yAxis->setTicker(ticker);
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,34 @@
+#pragma once
+// Gantt view of the newest requests: one row each, spans for queued (grey), prefill
+// (amber) and decode (blue) on the engine time axis; live requests grow to "now".
+// The selected request's row is outlined.
+#include <deque>
+#include <map>
+
+#include "ui/bridge/frame.h"
+#include "ui/charts/time_chart.h"
+
+namespace lwb::ui {
+
+class TimelineChart : public TimeChart {
+  Q_OBJECT
+ public:
+  static constexpr int kRows = 32;
+  explicit TimelineChart(QWidget* parent = nullptr);
+  void onFrame(const Frame& frame);
+  void setSelectedRequest(RequestId id);
+  void clear() override;
+  int numRows() const { return int(rows_.size()); }
+
+ private:
+  void rebuild(double now);
+
+  QCPBars *offset_, *queue_, *prefill_, *decode_;
+  QCPItemRect* highlight_;
+  std::map<RequestId, RequestTimeline> finished_;  // the newest finished, bounded
+  std::vector<RequestTimeline> rows_;
+  RequestId selected_ = -1;
+  std::shared_ptr<const EngineSnapshot> snapshot_;
+};
+
+}  // namespace lwb::ui

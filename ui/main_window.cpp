@@ -1,0 +1,296 @@
+#include "ui/main_window.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QFileInfo>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTimer>
+#include <cstdio>
+
+#include "engine/model/model.h"
+#include "ui/bridge/engine_bridge.h"
+#include "ui/bridge/model_loader.h"
+#include "ui/charts/batch_chart.h"
+#include "ui/charts/latency_chart.h"
+#include "ui/charts/prefix_cache_chart.h"
+#include "ui/charts/timeline_chart.h"
+#include "ui/panels/chat_conversation.h"
+#include "ui/panels/chat_panel.h"
+#include "ui/panels/knobs_panel.h"
+#include "ui/panels/kv_block_map.h"
+#include "ui/panels/kv_panel.h"
+#include "ui/panels/latency_panel.h"
+#include "ui/panels/load_panel.h"
+#include "ui/panels/requests_panel.h"
+#include "ui/panels/runs_panel.h"
+#include "ui/theme.h"
+
+namespace lwb::ui {
+
+MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
+    : QMainWindow(parent), options_(options), bridge_(new EngineBridge(this)), loader_(new ModelLoader(this)) {
+  setWindowTitle(tr("LLM Workbench"));
+  setWindowIcon(QIcon(QStringLiteral(":/icons/llm-workbench.svg")));
+  setDockNestingEnabled(true);
+  setDockOptions(AnimatedDocks | AllowNestedDocks | AllowTabbedDocks | GroupedDragging);
+  buildDocks();
+  buildMenus();
+  buildStatusBar();
+  defaultLayout();
+  defaultState_ = saveState(1);
+
+  QSettings settings;
+  const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
+  if (!options.restoreLayout || !restoreGeometry(settings.value("window/geometry").toByteArray()))
+    resize(std::min(1400, avail.width() * 95 / 100), std::min(900, avail.height() * 95 / 100));
+  if (options.restoreLayout) restoreState(settings.value("window/state").toByteArray(), 1);
+
+  connect(bridge_, &EngineBridge::frameReady, this, &MainWindow::onFrame);
+  connect(bridge_, &EngineBridge::engineAttached, this, &MainWindow::onEngineAttached);
+  connect(requests_, &RequestsPanel::requestSelected, this, [this](RequestId id) {
+    kv_->map()->setSelectedRequest(id);
+    latency_->timeline()->setSelectedRequest(id);
+  });
+  connect(loader_, &ModelLoader::progress, this, [this](double f, const QString& stage) {
+    loadProgress_->setVisible(true);
+    loadProgress_->setValue(int(f * 100));
+    loadProgress_->setFormat(stage + QStringLiteral(" %p%"));
+  });
+  connect(loader_, &ModelLoader::loaded, this,
+          [this](std::shared_ptr<const Model> model, std::shared_ptr<EngineLoop> loop) {
+            loadProgress_->setVisible(false);
+            bridge_->attach(std::move(model), std::move(loop));
+          });
+  connect(loader_, &ModelLoader::failed, this, [this](const QString& dir, const QString& message) {
+    loadProgress_->setVisible(false);
+    showError(tr("Could not load the model"), tr("%1\n\n%2").arg(dir, message));
+  });
+
+  QString dir = options.modelDir;
+  if (dir.isEmpty()) {
+    try {
+      dir = QString::fromStdString(defaultModelDir());
+    } catch (const std::exception& e) {
+      showError(tr("No default model"), QString::fromUtf8(e.what()) + tr("\n\nUse File ▸ Open model folder…"));
+    }
+  }
+  if (!dir.isEmpty()) openModel(dir);
+}
+
+MainWindow::~MainWindow() = default;
+
+QDockWidget* MainWindow::addDock(QWidget* w, const QString& title, const QString& objectName, Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(objectName);  // saveState() keys the layout by object name
+  dock->setWidget(w);
+  addDockWidget(area, dock);
+  docks_ << dock;
+  return dock;
+}
+
+void MainWindow::buildDocks() {
+  chat_ = new ChatPanel(bridge_, this);
+  load_ = new LoadPanel(bridge_, this);
+  knobs_ = new KnobsPanel(bridge_, this);
+  batch_ = new BatchChart(this);
+  kv_ = new KvPanel(this);
+  prefix_ = new PrefixCacheChart(this);
+  latency_ = new LatencyPanel(bridge_, this);
+  requests_ = new RequestsPanel(bridge_, this);
+  runs_ = new RunsPanel(bridge_, this);
+  addDock(chat_, tr("Chat"), "dock.chat", Qt::LeftDockWidgetArea);
+  addDock(knobs_, tr("Scheduler knobs"), "dock.knobs", Qt::LeftDockWidgetArea);
+  addDock(load_, tr("Load generator"), "dock.load", Qt::LeftDockWidgetArea);
+  addDock(batch_, tr("Batch composition per step"), "dock.batch", Qt::RightDockWidgetArea);
+  addDock(kv_, tr("KV block map"), "dock.kv", Qt::RightDockWidgetArea);
+  addDock(latency_, tr("Latency"), "dock.latency", Qt::RightDockWidgetArea);
+  addDock(prefix_, tr("Prefix cache"), "dock.prefix", Qt::RightDockWidgetArea);
+  addDock(requests_, tr("Requests"), "dock.requests", Qt::RightDockWidgetArea);
+  addDock(runs_, tr("Runs: compare"), "dock.runs", Qt::RightDockWidgetArea);
+}
+
+// Left: chat over knobs|load. Right: batch | KV on top, latency | prefix cache|runs in
+// the middle, requests at the bottom.
+void MainWindow::defaultLayout() {
+  auto dock = [this](const char* name) { return findChild<QDockWidget*>(QString::fromLatin1(name)); };
+  for (auto* d : docks_) {
+    d->setFloating(false);
+    d->show();
+  }
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
+  addDockWidget(Qt::LeftDockWidgetArea, dock("dock.chat"));
+  splitDockWidget(dock("dock.chat"), dock("dock.knobs"), Qt::Vertical);
+  tabifyDockWidget(dock("dock.knobs"), dock("dock.load"));
+  addDockWidget(Qt::RightDockWidgetArea, dock("dock.batch"));
+  splitDockWidget(dock("dock.batch"), dock("dock.latency"), Qt::Vertical);
+  splitDockWidget(dock("dock.latency"), dock("dock.requests"), Qt::Vertical);
+  splitDockWidget(dock("dock.batch"), dock("dock.kv"), Qt::Horizontal);
+  splitDockWidget(dock("dock.latency"), dock("dock.prefix"), Qt::Horizontal);
+  tabifyDockWidget(dock("dock.prefix"), dock("dock.runs"));
+  dock("dock.prefix")->raise();
+  dock("dock.load")->raise();
+  resizeDocks({dock("dock.chat"), dock("dock.batch")}, {430, 970}, Qt::Horizontal);
+  resizeDocks({dock("dock.chat"), dock("dock.knobs")}, {520, 380}, Qt::Vertical);
+  resizeDocks({dock("dock.batch"), dock("dock.latency"), dock("dock.requests")}, {300, 380, 170}, Qt::Vertical);
+  resizeDocks({dock("dock.batch"), dock("dock.kv")}, {560, 400}, Qt::Horizontal);
+  resizeDocks({dock("dock.latency"), dock("dock.prefix")}, {560, 400}, Qt::Horizontal);
+}
+
+void MainWindow::resetLayout() {
+  restoreState(defaultState_, 1);
+  defaultLayout();
+}
+
+void MainWindow::buildStatusBar() {
+  modelLabel_ = new QLabel(tr("no model"), this);
+  deviceLabel_ = new QLabel(this);
+  speedLabel_ = new QLabel(this);
+  kvLabel_ = new QLabel(this);
+  queueLabel_ = new QLabel(this);
+  loadProgress_ = new QProgressBar(this);
+  loadProgress_->setMaximumWidth(260);
+  loadProgress_->setVisible(false);
+  speedLabel_->setToolTip(tr("Output tokens per second, all requests, over the last second"));
+  kvLabel_->setToolTip(tr("vllm:kv_cache_usage_perc: KV blocks in use"));
+  queueLabel_->setToolTip(tr("Requests running (in the batch) and waiting (queued or preempted)"));
+  statusBar()->addWidget(modelLabel_);
+  statusBar()->addWidget(deviceLabel_);
+  statusBar()->addWidget(loadProgress_);
+  statusBar()->addPermanentWidget(speedLabel_);
+  statusBar()->addPermanentWidget(kvLabel_);
+  statusBar()->addPermanentWidget(queueLabel_);
+}
+
+void MainWindow::openModel(const QString& dir) {
+  EngineConfig config = bridge_->loop() ? bridge_->loop()->config() : EngineConfig{};
+  if (!bridge_->loop()) {
+    config.executor.backend = options_.backend.toStdString();
+    config.executor.numThreads = options_.threads;
+    // A pool small enough that the block map shows every block and load can fill it.
+    if (options_.demo) config.numGpuBlocksOverride = 1024;
+  }
+  if (!loader_->start(dir, config)) {
+    showError(tr("Busy"), tr("A model is already loading."));
+    return;
+  }
+  loadProgress_->setVisible(true);
+  loadProgress_->setValue(0);
+  modelLabel_->setText(tr("loading %1…").arg(QFileInfo(dir).fileName()));
+}
+
+void MainWindow::onEngineAttached() {
+  batch_->clear();
+  prefix_->clear();
+  latency_->chart()->clear();
+  latency_->timeline()->clear();
+  kv_->clear();
+  speedT0_ = -1;
+  const Model* model = bridge_->model();
+  if (model)
+    modelLabel_->setText(tr("<b>%1</b> · %2 M params · %3 layers")
+                             .arg(QFileInfo(QString::fromStdString(model->dir)).fileName())
+                             .arg(double(model->config.numParameters()) / 1e6, 0, 'f', 1)
+                             .arg(model->config.numHiddenLayers));
+  if (auto s = bridge_->lastSnapshot()) updateStatus(*s);
+  if (backendGroup_ && bridge_->loop())
+    for (auto* a : backendGroup_->actions())
+      a->setChecked(a->text() == QString::fromStdString(bridge_->loop()->config().executor.backend));
+  if (options_.demo) QTimer::singleShot(200, this, &MainWindow::startDemo);
+}
+
+void MainWindow::startDemo() {
+  WorkloadOptions w;
+  w.numPrompts = 100000;  // keeps going while the window is open
+  w.requestRate = 3;
+  w.inputLen = 64;
+  w.rangeRatio = 0.5;
+  w.outputLen = 96;
+  w.sharedPrefixLen = 192;
+  w.numPrefixGroups = 2;
+  w.ignoreEos = true;
+  load_->setOptions(w);
+  load_->start();
+  if (auto* c = chat_->current(); c && !c->busy() && c->messages().empty()) {
+    c->setInput(tr("Tell me about Mr. Darcy."));
+    c->send();
+  }
+  if (options_.measureSeconds > 0)
+    QTimer::singleShot(2000, this, [this] {  // skip the start-up transient
+      if (auto s = bridge_->loop() ? bridge_->loop()->snapshot() : nullptr) {
+        measureStart_ = s->time;
+        measureTokens0_ = s->totalGeneratedTokens;
+      }
+      QTimer::singleShot(int(options_.measureSeconds * 1000), this, [this] {
+        auto s = bridge_->loop()->snapshot();
+        const double dt = s->time - measureStart_;
+        const double rate = dt > 0 ? double(s->totalGeneratedTokens - measureTokens0_) / dt : 0;
+        std::fprintf(stderr, "gui_output_throughput_tok_s=%.1f over %.1f s (%lld tokens, window open)\n", rate, dt,
+                     static_cast<long long>(s->totalGeneratedTokens - measureTokens0_));
+        close();
+      });
+    });
+}
+
+void MainWindow::onFrame(const Frame& frame) {
+  chat_->onFrame(frame);
+  load_->onFrame(frame);
+  knobs_->onFrame(frame);
+  batch_->onFrame(frame);
+  kv_->onFrame(frame);
+  prefix_->onFrame(frame);
+  latency_->onFrame(frame);
+  requests_->onFrame(frame);
+  for (const auto& e : frame.errors) statusBar()->showMessage(tr("Engine error: %1").arg(QString::fromStdString(e.message)), 8000);
+  for (const auto& c : frame.configChanges)
+    statusBar()->showMessage(tr("Knobs: %1").arg(QString::fromStdString(c.description)), 5000);
+  if (frame.snapshotChanged) updateStatus(*frame.snapshot);
+}
+
+void MainWindow::updateStatus(const EngineSnapshot& s) {
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  deviceLabel_->setText(tr("%1 · %2 (%3 GiB)")
+                            .arg(QString::fromStdString(s.device.backend), QString::fromStdString(s.device.name))
+                            .arg(double(s.device.totalMemory) / gib, 0, 'f', 1));
+  if (speedT0_ < 0 || s.time < speedT0_) {
+    speedT0_ = s.time;
+    speedTokens0_ = s.totalGeneratedTokens;
+  } else if (s.time - speedT0_ >= 1.0) {
+    speedLabel_->setText(tr("%1 tok/s").arg(double(s.totalGeneratedTokens - speedTokens0_) / (s.time - speedT0_), 0, 'f', 0));
+    speedT0_ = s.time;
+    speedTokens0_ = s.totalGeneratedTokens;
+  }
+  int used = 0;
+  for (const auto& b : s.kvBlocks) used += b.kind == KvBlockInfo::Kind::Owned;
+  kvLabel_->setText(tr("KV %1%").arg(s.kvBlocks.empty() ? 0.0 : 100.0 * used / double(s.kvBlocks.size()), 0, 'f', 1));
+  queueLabel_->setText(tr("running %1 · waiting %2%3").arg(s.numRunning).arg(s.numWaiting).arg(s.paused ? tr(" · PAUSED") : QString()));
+}
+
+void MainWindow::showError(const QString& title, const QString& text) {
+  lastError_ = text;
+  statusBar()->showMessage(title, 10000);
+  // Non-modal, so a failed load never blocks the event loop (or a test).
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (options_.restoreLayout) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState(1));
+  }
+  chat_->saveNow();
+  load_->stop();
+  QMainWindow::closeEvent(e);
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,106 @@
+#pragma once
+// The workbench window: dockable views around one EngineBridge, menus, a status bar, and
+// persisted layout. Views never talk to the engine thread directly; they get a Frame per
+// GUI tick from the bridge (see ui/bridge/engine_bridge.h).
+#include <QMainWindow>
+#include <QPointer>
+#include <memory>
+
+#include "ui/bridge/frame.h"
+
+class QLabel;
+class QProgressBar;
+class QDockWidget;
+class QActionGroup;
+
+namespace lwb::ui {
+
+class EngineBridge;
+class ModelLoader;
+class ChatPanel;
+class LoadPanel;
+class KnobsPanel;
+class BatchChart;
+class KvPanel;
+class PrefixCacheChart;
+class LatencyPanel;
+class RequestsPanel;
+class RunsPanel;
+
+struct WindowOptions {
+  QString modelDir;          // empty: the default model
+  QString backend = "auto";  // auto | cpu | cuda
+  int threads = 0;
+  bool demo = false;         // start a shared-prefix load and a short chat
+  double measureSeconds = 0; // > 0: print GUI-side throughput to stderr after this long, then quit
+  bool restoreLayout = true; // tests start from the default layout
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(const WindowOptions& options, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  void openModel(const QString& dir);
+  EngineBridge* bridge() const { return bridge_; }
+  ChatPanel* chat() const { return chat_; }
+  LoadPanel* load() const { return load_; }
+  KnobsPanel* knobs() const { return knobs_; }
+  BatchChart* batch() const { return batch_; }
+  KvPanel* kv() const { return kv_; }
+  PrefixCacheChart* prefix() const { return prefix_; }
+  LatencyPanel* latency() const { return latency_; }
+  RequestsPanel* requests() const { return requests_; }
+  RunsPanel* runs() const { return runs_; }
+  QList<QDockWidget*> docks() const { return docks_; }
+  QString lastError() const { return lastError_; }
+  void resetLayout();
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
+
+ private:
+  QDockWidget* addDock(QWidget* w, const QString& title, const QString& objectName, Qt::DockWidgetArea area);
+  void buildDocks();
+  void buildMenus();
+  void buildStatusBar();
+  void defaultLayout();
+  void onFrame(const Frame& frame);
+  void onEngineAttached();
+  void updateStatus(const EngineSnapshot& s);
+  void startDemo();
+  void exportMetrics();
+  void exportPng(QWidget* w, const QString& name);
+  void saveRun();
+  void openRun();
+  void showError(const QString& title, const QString& text);
+
+  WindowOptions options_;
+  EngineBridge* bridge_;
+  ModelLoader* loader_;
+  ChatPanel* chat_;
+  LoadPanel* load_;
+  KnobsPanel* knobs_;
+  BatchChart* batch_;
+  KvPanel* kv_;
+  PrefixCacheChart* prefix_;
+  LatencyPanel* latency_;
+  RequestsPanel* requests_;
+  RunsPanel* runs_;
+  QList<QDockWidget*> docks_;
+  QByteArray defaultState_;
+  QLabel *modelLabel_, *deviceLabel_, *speedLabel_, *kvLabel_, *queueLabel_;
+  QProgressBar* loadProgress_;
+  QAction* pauseAction_ = nullptr;
+  QActionGroup* backendGroup_ = nullptr;
+  QString lastError_;
+  // Tokens/s over about one second of engine time.
+  double speedT0_ = -1;
+  int64_t speedTokens0_ = 0;
+  // --measure-seconds
+  double measureStart_ = -1;
+  int64_t measureTokens0_ = 0;
+};
+
+}  // namespace lwb::ui

@@ -1,0 +1,156 @@
+// MainWindow: menus and the file actions behind them (export, runs).
+#include <QActionGroup>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <qcustomplot.h>
+
+#include "engine/model/model.h"
+#include "ui/bridge/engine_bridge.h"
+#include "ui/bridge/run_export.h"
+#include "ui/charts/batch_chart.h"
+#include "ui/charts/latency_chart.h"
+#include "ui/charts/prefix_cache_chart.h"
+#include "ui/charts/timeline_chart.h"
+#include "ui/main_window.h"
+#include "ui/panels/knobs_panel.h"
+#include "ui/panels/kv_panel.h"
+#include "ui/panels/latency_panel.h"
+#include "ui/panels/runs_panel.h"
+
+namespace lwb::ui {
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open model folder…"), QKeySequence::Open, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a Hugging Face model folder"));
+    if (!dir.isEmpty()) openModel(dir);
+  });
+  file->addSeparator();
+  file->addAction(tr("&Export metrics…"), this, &MainWindow::exportMetrics);
+  QMenu* png = file->addMenu(tr("Export chart as &PNG"));
+  const std::pair<QString, QWidget*> charts[] = {
+      {tr("Batch composition"), batch_},       {tr("KV block map"), kv_},
+      {tr("Prefix cache"), prefix_},           {tr("Latency over time"), latency_->chart()},
+      {tr("Request timeline"), latency_->timeline()}, {tr("Run comparison"), runs_},
+      {tr("Whole window"), this}};
+  for (const auto& [name, widget] : charts) {
+    QWidget* w = widget;
+    const QString n = name;
+    png->addAction(name, this, [this, w, n] { exportPng(w, n); });
+  }
+  file->addSeparator();
+  file->addAction(tr("&Save run…"), QKeySequence::Save, this, &MainWindow::saveRun);
+  file->addAction(tr("Open &run…"), this, &MainWindow::openRun);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (auto* d : docks_) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+
+  QMenu* engine = menuBar()->addMenu(tr("&Engine"));
+  QMenu* backend = engine->addMenu(tr("&Backend"));
+  backendGroup_ = new QActionGroup(this);
+  for (const char* name : {"auto", "cpu", "cuda"}) {
+    QAction* a = backend->addAction(QString::fromLatin1(name));
+    a->setCheckable(true);
+    a->setChecked(options_.backend == QLatin1String(name));
+    backendGroup_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, a] {
+      if (!bridge_->loop()) return;
+      EngineConfig c = bridge_->loop()->config();
+      c.executor.backend = a->text().toStdString();
+      if (!knobs_->apply(c)) statusBar()->showMessage(knobs_->errorText(), 8000);
+    });
+  }
+  pauseAction_ = engine->addAction(tr("&Pause"));
+  pauseAction_->setCheckable(true);
+  pauseAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Space), QKeySequence(Qt::Key_Pause)});
+  pauseAction_->setToolTip(tr("Stop stepping the engine to inspect the charts; requests keep their state"));
+  connect(pauseAction_, &QAction::toggled, this, [this](bool on) {
+    if (bridge_->loop()) bridge_->loop()->setPaused(on);
+  });
+  engine->addAction(tr("&Reset"), this, [this] {
+    if (!bridge_->loop()) return;
+    bridge_->loop()->abortAll();
+    bridge_->clearHistory();
+    batch_->clear();
+    prefix_->clear();
+    latency_->chart()->clear();
+    latency_->timeline()->clear();
+    statusBar()->showMessage(tr("Aborted all requests and cleared the history"), 5000);
+  });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+    QMessageBox::information(this, tr("Keyboard shortcuts"),
+                             tr("<table>"
+                                "<tr><td><b>Ctrl+Enter</b></td><td>send the chat message</td></tr>"
+                                "<tr><td><b>Esc</b></td><td>stop the answer (abort)</td></tr>"
+                                "<tr><td><b>Ctrl+Space</b> / Pause</td><td>pause / resume the engine</td></tr>"
+                                "<tr><td><b>Ctrl+O</b></td><td>open a model folder</td></tr>"
+                                "<tr><td><b>Ctrl+S</b></td><td>save the run</td></tr>"
+                                "<tr><td><b>Ctrl+Q</b></td><td>quit</td></tr>"
+                                "<tr><td>drag / wheel</td><td>pan / zoom a chart's time axis</td></tr>"
+                                "<tr><td>double-click</td><td>follow live data again</td></tr></table>"));
+  });
+  help->addAction(tr("&About"), this, [this] {
+    QMessageBox::about(this, tr("About LLM Workbench"),
+                       tr("<b>LLM Workbench %1</b><p>Runs a real LLM engine and shows what a serving engine does "
+                          "inside: continuous batching, chunked prefill, the paged KV cache, prefix caching, "
+                          "preemption, and their effect on TTFT and inter-token latency. Knob and metric names "
+                          "follow vLLM.</p><p>GPL-3.0-or-later. Charts by QCustomPlot.</p>")
+                           .arg(QStringLiteral(LWB_VERSION)));
+  });
+}
+
+void MainWindow::exportMetrics() {
+  QString filter;
+  QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), QStringLiteral("metrics.json"),
+                                              tr("Run JSON (*.json);;Requests CSV (*.csv);;Chrome trace (*.trace.json)"),
+                                              &filter);
+  if (path.isEmpty()) return;
+  QString err;
+  if (filter.contains(QLatin1String("CSV"))) err = exportRequestsCsv(bridge_->run(), path);
+  else if (filter.contains(QLatin1String("trace"))) err = exportChromeTrace(bridge_->run(), path);
+  else err = saveRunJson(bridge_->run(), path);
+  if (!err.isEmpty()) showError(tr("Export failed"), err);
+  else statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+}
+
+void MainWindow::exportPng(QWidget* w, const QString& name) {
+  QString path = QFileDialog::getSaveFileName(this, tr("Export %1 as PNG").arg(name),
+                                              name.toLower().replace(QLatin1Char(' '), QLatin1Char('-')) + ".png",
+                                              tr("PNG images (*.png)"));
+  if (path.isEmpty()) return;
+  auto* chart = qobject_cast<TimeChart*>(w);
+  const bool ok = chart ? chart->plot()->savePng(path, 0, 0, 2.0) : w->grab().save(path, "PNG");
+  if (!ok) showError(tr("Export failed"), tr("Cannot write %1").arg(path));
+}
+
+void MainWindow::saveRun() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save run"), QStringLiteral("run.json"), tr("Workbench runs (*.json)"));
+  if (path.isEmpty()) return;
+  if (QString err = saveRunJson(bridge_->run(), path); !err.isEmpty()) showError(tr("Save failed"), err);
+  else statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+}
+
+void MainWindow::openRun() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open run"), {}, tr("Workbench runs (*.json)"));
+  if (path.isEmpty()) return;
+  if (QString err = runs_->openRun(1, path); !err.isEmpty()) {
+    showError(tr("Open failed"), err);
+    return;
+  }
+  if (auto* d = findChild<QDockWidget*>(QStringLiteral("dock.runs"))) {
+    d->show();
+    d->raise();
+  }
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,170 @@
+#include "ui/models/requests_table_model.h"
+
+#include <QColor>
+#include <numeric>
+#include <unordered_set>
+
+#include "ui/theme.h"
+
+namespace lwb::ui {
+
+QString inferLiveState(const RequestTimeline& t, const std::vector<KvBlockInfo>& blocks) {
+  for (const auto& b : blocks)
+    for (RequestId owner : b.owners)
+      if (owner == t.id) return QStringLiteral("running");
+  return t.firstScheduledTime ? QStringLiteral("preempted") : QStringLiteral("waiting");
+}
+
+RequestsTableModel::RequestsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+int RequestsTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : int(rows_.size());
+}
+
+int RequestsTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : NumColumns; }
+
+QVariant RequestsTableModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal) return {};
+  static const char* names[] = {"id", "state", "priority", "prompt", "cached", "output", "TTFT (ms)",
+                                "ITL (ms)", "e2e (ms)", "finish", "tag"};
+  static const char* tips[] = {
+      "Request id, in arrival order",
+      "waiting (queued), running (holds KV blocks), preempted (blocks taken back; recomputed later), finished",
+      "scheduling_policy=priority: lower value runs first",
+      "Prompt tokens",
+      "Prompt tokens found in the prefix cache on admission (not recomputed)",
+      "Tokens generated so far",
+      "Time to first token: queueing + prefill",
+      "Mean inter-token latency while decoding",
+      "End to end: arrival to last token",
+      "Why it ended: stop (EOS / stop string), length (max_tokens), abort, error, rejected",
+      "Origin: a chat tab or the load generator"};
+  if (section < 0 || section >= NumColumns) return {};
+  if (role == Qt::DisplayRole) return QString::fromLatin1(names[section]);
+  if (role == Qt::ToolTipRole) return QString::fromLatin1(tips[section]);
+  return {};
+}
+
+namespace {
+QVariant ms(const std::optional<double>& s) {
+  return s ? QVariant(QString::number(*s * 1000.0, 'f', 1)) : QVariant(QString());
+}
+}  // namespace
+
+QVariant RequestsTableModel::display(const Row& r, int column) const {
+  const auto& t = r.timeline;
+  switch (column) {
+    case Id: return qlonglong(t.id);
+    case State: return r.state;
+    case Priority: return t.priority;
+    case PromptTokens: return t.numPromptTokens;
+    case Cached: return t.numCachedPromptTokens;
+    case OutputTokens: return t.numOutputTokens;
+    case Ttft: return ms(t.ttft());
+    case Itl: {
+      auto gaps = t.itls();
+      if (gaps.empty()) return QString();
+      return QString::number(1000.0 * std::accumulate(gaps.begin(), gaps.end(), 0.0) / double(gaps.size()), 'f', 1);
+    }
+    case E2e: return t.finishTime ? ms(t.e2e()) : QVariant(QString());
+    case Finish: return QString::fromStdString(finishReasonName(t.finishReason));
+    case Tag: return r.tag;
+  }
+  return {};
+}
+
+QVariant RequestsTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= int(rows_.size()) || index.column() >= NumColumns) return {};
+  const Row& r = rows_[size_t(index.row())];
+  switch (role) {
+    case Qt::DisplayRole: return display(r, index.column());
+    case kIdRole: return qlonglong(r.timeline.id);
+    case Qt::TextAlignmentRole:
+      return index.column() == State || index.column() == Finish || index.column() == Tag
+                 ? QVariant(int(Qt::AlignLeft | Qt::AlignVCenter))
+                 : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
+    case Qt::ForegroundRole:
+      if (index.column() == Id) return theme::requestColor(r.timeline.id);
+      if (index.column() == State) {
+        if (r.state == QLatin1String("running")) return theme::kRunning;
+        if (r.state == QLatin1String("waiting")) return theme::kWaiting;
+        if (r.state == QLatin1String("preempted")) return theme::kPreempt;
+        return theme::kMutedText;
+      }
+      return {};
+    case Qt::ToolTipRole:
+      if (!r.timeline.error.empty()) return QString::fromStdString(r.timeline.error);
+      return {};
+  }
+  return {};
+}
+
+int RequestsTableModel::rowOf(RequestId id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? -1 : int(it->second - offset_);
+}
+
+RequestId RequestsTableModel::idAt(int row) const {
+  return row >= 0 && row < int(rows_.size()) ? rows_[size_t(row)].timeline.id : -1;
+}
+
+void RequestsTableModel::upsert(const RequestTimeline& t, const QString& state, const QString& tag, int* lo, int* hi) {
+  const int row = rowOf(t.id);
+  if (row >= 0) {
+    Row& r = rows_[size_t(row)];
+    r.timeline = t;
+    r.state = state;
+    if (!tag.isEmpty()) r.tag = tag;
+    *lo = std::min(*lo, row);
+    *hi = std::max(*hi, row);
+    return;
+  }
+  const int at = int(rows_.size());
+  beginInsertRows({}, at, at);
+  rows_.push_back({t, state, tag});
+  index_[t.id] = offset_ + size_t(at);
+  endInsertRows();
+}
+
+void RequestsTableModel::dropOldest() {
+  const int excess = int(rows_.size()) - kMaxRows;
+  if (excess <= 0) return;
+  beginRemoveRows({}, 0, excess - 1);
+  for (int i = 0; i < excess; ++i) {
+    index_.erase(rows_.front().timeline.id);
+    rows_.pop_front();
+    ++offset_;
+  }
+  endRemoveRows();
+}
+
+void RequestsTableModel::update(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished,
+                                const std::function<QString(RequestId)>& tagOf) {
+  int lo = INT32_MAX, hi = -1;
+  std::unordered_set<RequestId> done;
+  for (const auto& f : finished) {
+    const bool rejected = f.timeline.finishReason == FinishReason::Rejected;
+    upsert(f.timeline, rejected ? QStringLiteral("rejected") : QStringLiteral("finished"),
+           tagOf ? tagOf(f.timeline.id) : QString(), &lo, &hi);
+    done.insert(f.timeline.id);
+  }
+  if (snapshot)
+    for (const auto& t : snapshot->live) {
+      if (done.count(t.id)) continue;  // the snapshot may predate the finish event
+      const int row = rowOf(t.id);
+      if (row >= 0 && rows_[size_t(row)].timeline.finishReason != FinishReason::None) continue;
+      upsert(t, inferLiveState(t, snapshot->kvBlocks), tagOf ? tagOf(t.id) : QString(), &lo, &hi);
+    }
+  if (hi >= lo) emit dataChanged(index(lo, 0), index(hi, NumColumns - 1));
+  dropOldest();
+}
+
+void RequestsTableModel::clear() {
+  beginResetModel();
+  rows_.clear();
+  index_.clear();
+  offset_ = 0;
+  endResetModel();
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,56 @@
+#pragma once
+// Every request the engine has seen (bounded), one row each, updated once per GUI tick
+// with one ranged dataChanged over the rows that changed. Live rows come from the
+// snapshot, finished ones from RequestFinishedEvent.
+#include <QAbstractTableModel>
+#include <deque>
+#include <unordered_map>
+
+#include "engine/engine_loop.h"
+
+namespace lwb::ui {
+
+class RequestsTableModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { Id, State, Priority, PromptTokens, Cached, OutputTokens, Ttft, Itl, E2e, Finish, Tag, NumColumns };
+  static constexpr int kMaxRows = 5000;  // oldest finished rows are dropped first
+  static constexpr int kIdRole = Qt::UserRole + 1;
+
+  struct Row {
+    RequestTimeline timeline;
+    QString state;  // waiting | running | preempted | finished | rejected
+    QString tag;
+  };
+
+  explicit RequestsTableModel(QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+  // One tick: live timelines (state inferred from block ownership) and finished ones.
+  // `tagOf` names the request's origin ("chat 1", "load").
+  void update(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished,
+              const std::function<QString(RequestId)>& tagOf);
+  void clear();
+  int rowOf(RequestId id) const;
+  RequestId idAt(int row) const;
+  const Row& rowAt(int row) const { return rows_[size_t(row)]; }
+
+ private:
+  void upsert(const RequestTimeline& t, const QString& state, const QString& tag, int* lo, int* hi);
+  void dropOldest();
+  QVariant display(const Row& r, int column) const;
+
+  std::deque<Row> rows_;
+  std::unordered_map<RequestId, size_t> index_;  // id → absolute position (offset_ + row)
+  size_t offset_ = 0;                            // rows dropped from the front so far
+};
+
+// "waiting" / "running" / "preempted": running requests hold KV blocks; a request that
+// was scheduled once and holds none has been preempted.
+QString inferLiveState(const RequestTimeline& t, const std::vector<KvBlockInfo>& blocks);
+
+}  // namespace lwb::ui

@@ -1,0 +1,332 @@
+#include "ui/panels/chat_conversation.h"
+
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QShortcut>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <numeric>
+
+#include "engine/model/model.h"
+#include "ui/bridge/engine_bridge.h"
+#include "ui/theme.h"
+
+namespace lwb::ui {
+
+namespace {
+QString escapeText(const QString& s) { return s.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")); }
+}  // namespace
+
+ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWidget(parent), bridge_(bridge) {
+  system_ = new QPlainTextEdit(this);
+  system_->setPlaceholderText(tr("System prompt (sent first: a stable system prompt is what the prefix cache reuses)"));
+  system_->setPlainText(tr("You are a helpful assistant who answers in the style of Jane Austen."));
+  system_->setMaximumHeight(52);
+  system_->setToolTip(tr("Sent at the start of every prompt. Because it never changes, its KV blocks are "
+                         "computed once and then found in the prefix cache (see 'cached' below each answer)."));
+  transcript_ = new QTextBrowser(this);
+  transcript_->setOpenLinks(false);
+  tokens_ = new QTextBrowser(this);
+  tokens_->setVisible(false);
+  tokens_->setToolTip(tr("The first thing a server does: the prompt, rendered with the chat template and "
+                         "split into tokens (piece and id). Special tokens mark the roles."));
+  input_ = new QPlainTextEdit(this);
+  input_->setPlaceholderText(tr("Type a message — Ctrl+Enter to send, Esc to stop"));
+  input_->setMaximumHeight(70);
+
+  send_ = new QPushButton(tr("Send"), this);
+  send_->setToolTip(tr("Send (Ctrl+Enter)"));
+  send_->setDefault(true);
+  stop_ = new QPushButton(tr("Stop"), this);
+  stop_->setToolTip(tr("Abort the answer (Esc): the engine frees its KV blocks at the next step"));
+  stop_->setEnabled(false);
+  tokensButton_ = new QToolButton(this);
+  tokensButton_->setText(tr("Prompt as tokens"));
+  tokensButton_->setCheckable(true);
+  tokensButton_->setToolTip(tr("Show the last prompt as tokens: what the engine actually receives"));
+
+  temperature_ = new QDoubleSpinBox(this);
+  temperature_->setRange(0, 2);
+  temperature_->setSingleStep(0.1);
+  temperature_->setValue(0.7);
+  temperature_->setToolTip(tr("temperature: 0 = greedy (always the most likely token); higher = more varied"));
+  topP_ = new QDoubleSpinBox(this);
+  topP_->setRange(0.01, 1);
+  topP_->setSingleStep(0.05);
+  topP_->setValue(0.95);
+  topP_->setToolTip(tr("top_p: sample only from the smallest set of tokens whose probabilities add up to this"));
+  maxTokens_ = new QSpinBox(this);
+  maxTokens_->setRange(1, 4096);
+  maxTokens_->setValue(160);
+  maxTokens_->setToolTip(tr("max_tokens: the answer stops after this many tokens (finish reason 'length')"));
+  seed_ = new QSpinBox(this);
+  seed_->setRange(-1, 1000000);
+  seed_->setValue(-1);
+  seed_->setSpecialValueText(tr("random"));
+  seed_->setToolTip(tr("seed: the same seed and prompt give the same answer"));
+
+  auto* sampling = new QHBoxLayout;
+  auto addField = [&](const QString& label, QWidget* w) {
+    auto* l = new QLabel(label, this);
+    l->setToolTip(w->toolTip());
+    sampling->addWidget(l);
+    sampling->addWidget(w);
+  };
+  addField(tr("temperature"), temperature_);
+  addField(tr("top_p"), topP_);
+  addField(tr("max_tokens"), maxTokens_);
+  addField(tr("seed"), seed_);
+  sampling->addStretch();
+  sampling->addWidget(tokensButton_);
+
+  auto* buttons = new QVBoxLayout;
+  buttons->addWidget(send_);
+  buttons->addWidget(stop_);
+  auto* inputRow = new QHBoxLayout;
+  inputRow->addWidget(input_, 1);
+  inputRow->addLayout(buttons);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(transcript_);
+  split->addWidget(tokens_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(system_);
+  layout->addWidget(split, 1);
+  layout->addLayout(sampling);
+  layout->addLayout(inputRow);
+
+  connect(send_, &QPushButton::clicked, this, &ChatConversation::send);
+  connect(stop_, &QPushButton::clicked, this, &ChatConversation::stop);
+  connect(tokensButton_, &QToolButton::toggled, this, &ChatConversation::setShowTokens);
+  connect(system_, &QPlainTextEdit::textChanged, this, &ChatConversation::changed);
+  for (auto seq : {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)}) {
+    auto* sc = new QShortcut(seq, this, this, [this] { send(); });
+    sc->setContext(Qt::WidgetWithChildrenShortcut);
+  }
+  auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), this, this, &ChatConversation::stop);
+  esc->setContext(Qt::WidgetWithChildrenShortcut);
+  render();
+}
+
+QString ChatConversation::systemPrompt() const { return system_->toPlainText(); }
+void ChatConversation::setSystemPrompt(const QString& s) { system_->setPlainText(s); }
+void ChatConversation::setInput(const QString& s) { input_->setPlainText(s); }
+
+// The conversation as the chat template sees it, from user turn `firstTurn` on.
+std::vector<ChatMessage> ChatConversation::history(size_t firstTurn) const {
+  std::vector<ChatMessage> out;
+  if (!systemPrompt().trimmed().isEmpty()) out.push_back({"system", systemPrompt().toStdString()});
+  size_t turn = 0;
+  for (const auto& m : messages_) {
+    if (m.role == QLatin1String("user")) ++turn;
+    if (turn <= firstTurn || m.role == QLatin1String("notice")) continue;
+    out.push_back({m.role.toStdString(), m.content.toStdString()});
+  }
+  return out;
+}
+
+std::optional<std::vector<int>> ChatConversation::fitPrompt(int maxTokens, int* droppedTurns, QString* error) const {
+  const Model* model = bridge_->model();
+  const int maxLen = bridge_->loop()->config().effectiveMaxModelLen(model->config);
+  const size_t numTurns = size_t(std::count_if(messages_.begin(), messages_.end(),
+                                               [](const Message& m) { return m.role == QLatin1String("user"); }));
+  for (size_t first = firstTurn_; first < numTurns; ++first) {
+    auto ids = model->encodeChat(history(first), true);
+    if (int(ids.size()) + std::min(maxTokens, 16) <= maxLen) {
+      *droppedTurns = int(first - firstTurn_);
+      return ids;
+    }
+  }
+  *error = tr("The message alone is longer than max_model_len (%1 tokens).").arg(maxLen);
+  return std::nullopt;
+}
+
+bool ChatConversation::send() {
+  const QString text = input_->toPlainText().trimmed();
+  if (text.isEmpty() || busy()) return false;
+  if (!bridge_->attached()) {
+    notice(tr("No model is loaded yet."));
+    return false;
+  }
+  messages_.push_back({QStringLiteral("user"), text, {}});
+  int dropped = 0;
+  QString error;
+  auto ids = fitPrompt(maxTokens_->value(), &dropped, &error);
+  if (!ids) {
+    messages_.pop_back();
+    notice(error);
+    return false;
+  }
+  if (dropped > 0) {
+    firstTurn_ += size_t(dropped);
+    notice(tr("The conversation outgrew max_model_len: dropped the oldest %n turn(s); the system prompt is kept.",
+              nullptr, dropped));
+  }
+  RequestInput in;
+  in.promptTokenIds = *ids;
+  in.sampling.temperature = float(temperature_->value());
+  in.sampling.topP = float(topP_->value());
+  const int maxLen = bridge_->loop()->config().effectiveMaxModelLen(bridge_->model()->config);
+  in.sampling.maxTokens = std::max(1, std::min(maxTokens_->value(), maxLen - int(ids->size())));
+  if (seed_->value() >= 0) in.sampling.seed = uint64_t(seed_->value());
+  in.tag = windowTitle().isEmpty() ? "chat" : windowTitle().toStdString();
+  try {
+    active_ = bridge_->submit(std::move(in));
+  } catch (const std::exception& e) {
+    messages_.pop_back();
+    notice(tr("The engine refused the request: %1").arg(QString::fromUtf8(e.what())));
+    return false;
+  }
+  lastPrompt_ = *ids;
+  messages_.push_back({QStringLiteral("assistant"), {}, {}});
+  input_->clear();
+  setBusy(true);
+  render();
+  renderTokens();
+  emit changed();
+  return true;
+}
+
+void ChatConversation::stop() {
+  if (busy() && bridge_->loop()) bridge_->loop()->abort(active_);
+}
+
+void ChatConversation::setBusy(bool busy) {
+  send_->setEnabled(!busy);
+  stop_->setEnabled(busy);
+  if (!busy) active_ = -1;
+}
+
+void ChatConversation::notice(const QString& text) {
+  messages_.push_back({QStringLiteral("notice"), text, {}});
+  render();
+  emit changed();
+}
+
+void ChatConversation::onFrame(const Frame& frame) {
+  if (!busy()) return;
+  bool grew = false;
+  for (const auto& d : frame.deltas)
+    if (d.id == active_ && !d.newText.empty()) {
+      messages_.back().content += QString::fromStdString(d.newText);
+      grew = true;
+    }
+  for (const auto& f : frame.finished)
+    if (f.timeline.id == active_) {
+      finish(f);
+      return;
+    }
+  if (grew) render();
+}
+
+void ChatConversation::finish(const RequestFinishedEvent& e) {
+  const auto& t = e.timeline;
+  QStringList parts;
+  if (auto ttft = t.ttft()) parts << tr("TTFT %1 ms").arg(*ttft * 1000, 0, 'f', 1);
+  const auto gaps = t.itls();
+  if (!gaps.empty())
+    parts << tr("ITL %1 ms").arg(1000 * std::accumulate(gaps.begin(), gaps.end(), 0.0) / double(gaps.size()), 0, 'f', 1);
+  if (auto d = t.decodeTime(); d && *d > 0 && t.numOutputTokens > 1)
+    parts << tr("%1 tok/s").arg((t.numOutputTokens - 1) / *d, 0, 'f', 1);
+  parts << tr("prompt %1 tokens (%2 from prefix cache)").arg(t.numPromptTokens).arg(t.numCachedPromptTokens);
+  parts << tr("%1 output tokens").arg(t.numOutputTokens);
+  parts << tr("finish: %1").arg(QString::fromStdString(finishReasonName(t.finishReason)));
+  if (!t.error.empty()) parts << QString::fromStdString(t.error);
+  messages_.back().stats = parts.join(QStringLiteral(" · "));
+  if (messages_.back().content.isEmpty() && t.finishReason == FinishReason::Abort)
+    messages_.back().content = tr("(stopped)");
+  setBusy(false);
+  render();
+  emit changed();
+}
+
+void ChatConversation::render() {
+  QString html = QStringLiteral("<html><body style='font-size:10.5pt'>");
+  if (messages_.empty())
+    html += tr("<p style='color:%1'>Ask the model something. Each answer shows its TTFT, inter-token latency, "
+               "speed and how many prompt tokens the prefix cache saved.</p>")
+                .arg(theme::htmlColor(theme::kMutedText));
+  for (const auto& m : messages_) {
+    if (m.role == QLatin1String("notice")) {
+      html += QStringLiteral("<p style='color:%1'><i>%2</i></p>").arg(theme::htmlColor(theme::kMarker), escapeText(m.content));
+      continue;
+    }
+    const bool user = m.role == QLatin1String("user");
+    const QColor c = user ? theme::kAccent : theme::kRunning;
+    html += QStringLiteral("<p><b style='color:%1'>%2</b><br>%3")
+                .arg(theme::htmlColor(c), user ? tr("You") : tr("Assistant"), escapeText(m.content));
+    if (!user && m.stats.isEmpty() && busy() && &m == &messages_.back())
+      html += QStringLiteral("<span style='color:%1'> ▍</span>").arg(theme::htmlColor(theme::kDecode));
+    html += QStringLiteral("</p>");
+    if (!m.stats.isEmpty())
+      html += QStringLiteral("<p style='color:%1; font-size:9pt'>%2</p>")
+                  .arg(theme::htmlColor(theme::kMutedText), m.stats.toHtmlEscaped());
+  }
+  html += QStringLiteral("</body></html>");
+  transcript_->setHtml(html);
+  transcript_->verticalScrollBar()->setValue(transcript_->verticalScrollBar()->maximum());
+}
+
+void ChatConversation::setShowTokens(bool show) {
+  tokens_->setVisible(show);
+  if (tokensButton_->isChecked() != show) tokensButton_->setChecked(show);
+  renderTokens();
+}
+
+void ChatConversation::renderTokens() {
+  if (!tokens_->isVisible()) return;
+  const Model* model = bridge_->model();
+  if (!model || lastPrompt_.empty()) {
+    tokens_->setHtml(tr("<i>Send a message to see its prompt as tokens.</i>"));
+    return;
+  }
+  QString html = tr("<p style='color:%1'>%2 tokens, chat template: %3</p><p style='line-height:160%'>")
+                     .arg(theme::htmlColor(theme::kMutedText))
+                     .arg(lastPrompt_.size())
+                     .arg(QString::fromStdString(model->chatTemplate.familyName()));
+  for (int id : lastPrompt_) {
+    const QString piece = QString::fromStdString(model->tokenizer->piece(id)).toHtmlEscaped();
+    html += QStringLiteral("<span style='background:%1;color:#101214'>&nbsp;%2<sub>%3</sub>&nbsp;</span> ")
+                .arg(theme::htmlColor(theme::tokenColor(id)), piece)
+                .arg(id);
+  }
+  tokens_->setHtml(html + QStringLiteral("</p>"));
+}
+
+QJsonObject ChatConversation::toJson() const {
+  QJsonArray msgs;
+  for (const auto& m : messages_)
+    msgs.append(QJsonObject{{"role", m.role}, {"content", m.content}, {"stats", m.stats}});
+  return QJsonObject{{"title", windowTitle()},     {"system", systemPrompt()},
+                     {"messages", msgs},           {"first_turn", qint64(firstTurn_)},
+                     {"temperature", temperature_->value()}, {"top_p", topP_->value()},
+                     {"max_tokens", maxTokens_->value()},    {"seed", seed_->value()}};
+}
+
+void ChatConversation::fromJson(const QJsonObject& o) {
+  setWindowTitle(o.value("title").toString(windowTitle()));
+  system_->setPlainText(o.value("system").toString(systemPrompt()));
+  messages_.clear();
+  for (const auto& v : o.value("messages").toArray()) {
+    const auto m = v.toObject();
+    messages_.push_back({m.value("role").toString(), m.value("content").toString(), m.value("stats").toString()});
+  }
+  firstTurn_ = size_t(o.value("first_turn").toInteger());
+  temperature_->setValue(o.value("temperature").toDouble(temperature_->value()));
+  topP_->setValue(o.value("top_p").toDouble(topP_->value()));
+  maxTokens_->setValue(o.value("max_tokens").toInt(maxTokens_->value()));
+  seed_->setValue(o.value("seed").toInt(seed_->value()));
+  render();
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,77 @@
+#pragma once
+// One chat tab: an editable system prompt, the transcript (streamed as tokens arrive),
+// sampling settings, Send (Ctrl+Enter) / Stop (Esc), per-answer metrics and a view of
+// the prompt as tokens. The whole history goes through the model's chat template; when
+// it outgrows max_model_len the oldest turns are dropped (the system prompt stays).
+#include <QJsonObject>
+#include <QWidget>
+#include <optional>
+
+#include "engine/model/chat_template.h"
+#include "ui/bridge/frame.h"
+
+class QPlainTextEdit;
+class QTextBrowser;
+class QPushButton;
+class QDoubleSpinBox;
+class QSpinBox;
+class QToolButton;
+class QLabel;
+
+namespace lwb::ui {
+
+class EngineBridge;
+
+class ChatConversation : public QWidget {
+  Q_OBJECT
+ public:
+  struct Message {
+    QString role;     // system notices use "notice"
+    QString content;
+    QString stats;    // assistant: metrics line once finished
+  };
+
+  ChatConversation(EngineBridge* bridge, QWidget* parent = nullptr);
+
+  void onFrame(const Frame& frame);
+  bool busy() const { return active_ >= 0; }
+  RequestId activeRequest() const { return active_; }
+  const std::vector<Message>& messages() const { return messages_; }
+  QString systemPrompt() const;
+  void setSystemPrompt(const QString& s);
+  void setInput(const QString& s);
+  QJsonObject toJson() const;
+  void fromJson(const QJsonObject& o);
+  std::vector<int> lastPromptIds() const { return lastPrompt_; }
+
+ public slots:
+  bool send();  // false (with a notice in the chat) when nothing could be submitted
+  void stop();
+  void setShowTokens(bool show);
+
+ signals:
+  void changed();  // content changed: autosave
+
+ private:
+  std::vector<ChatMessage> history(size_t firstTurn) const;
+  std::optional<std::vector<int>> fitPrompt(int maxTokens, int* droppedTurns, QString* error) const;
+  void finish(const RequestFinishedEvent& e);
+  void render();
+  void renderTokens();
+  void setBusy(bool busy);
+  void notice(const QString& text);
+
+  EngineBridge* bridge_;
+  QPlainTextEdit *system_, *input_;
+  QTextBrowser *transcript_, *tokens_;
+  QPushButton *send_, *stop_;
+  QToolButton* tokensButton_;
+  QDoubleSpinBox *temperature_, *topP_;
+  QSpinBox *maxTokens_, *seed_;
+  std::vector<Message> messages_;
+  std::vector<int> lastPrompt_;
+  RequestId active_ = -1;
+  size_t firstTurn_ = 0;  // turns before this were dropped to fit max_model_len
+};
+
+}  // namespace lwb::ui

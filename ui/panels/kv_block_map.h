@@ -1,0 +1,52 @@
+#pragma once
+// The KV cache as a grid: one cell per block, coloured by owning request (stable hue per
+// id); free blocks are empty outlines, cached-but-free blocks (evictable, hash kept) are
+// grey and hatched, shared blocks (ref count > 1) carry a white corner badge. Blocks freed
+// by a preemption flash red for a moment. Repaints only when the snapshot changed.
+#include <QElapsedTimer>
+#include <QTimer>
+#include <QWidget>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace lwb::ui {
+
+class KvBlockMap : public QWidget {
+  Q_OBJECT
+ public:
+  enum class CellState { Free, CachedFree, Owned, Shared };
+
+  explicit KvBlockMap(QWidget* parent = nullptr);
+
+  // `preemptionsSinceLast` > 0 makes blocks that just left an owner flash.
+  void setBlocks(std::vector<KvBlockInfo> blocks, int64_t totalPreemptions);
+  void setSelectedRequest(RequestId id);
+  int numBlocks() const { return int(blocks_.size()); }
+  CellState cellState(int block) const;
+  QRect cellRect(int block) const;  // where the block is drawn (empty when not shown)
+  int blockAt(const QPoint& pos) const;
+  QString describeBlock(int block) const;  // the tooltip text
+  int numFlashing() const;
+
+  QSize sizeHint() const override { return {360, 220}; }
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void resizeEvent(QResizeEvent*) override;
+  bool event(QEvent* e) override;  // tooltips
+
+ private:
+  void layoutGrid();
+  void paintCell(QPainter& p, int block, const QRect& r) const;
+
+  std::vector<KvBlockInfo> blocks_;
+  std::vector<double> flashUntil_;  // per block, in flashClock_ seconds
+  QElapsedTimer flashClock_;
+  QTimer flashTimer_;
+  int64_t lastPreemptions_ = -1;
+  RequestId selected_ = -1;
+  int cell_ = 8, cols_ = 1, numShown_ = 0;
+};
+
+}  // namespace lwb::ui

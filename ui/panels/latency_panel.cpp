@@ -1,0 +1,79 @@
+#include "ui/panels/latency_panel.h"
+
+#include <QHeaderView>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "engine/metrics/stats.h"
+#include "ui/bridge/engine_bridge.h"
+#include "ui/charts/latency_chart.h"
+#include "ui/charts/timeline_chart.h"
+#include "ui/theme.h"
+
+namespace lwb::ui {
+
+LatencyPanel::LatencyPanel(EngineBridge* bridge, QWidget* parent)
+    : QWidget(parent), bridge_(bridge), chart_(new LatencyChart(this)), timeline_(new TimelineChart(this)),
+      table_(new QTableWidget(4, 6, this)) {
+  table_->setHorizontalHeaderLabels({tr("mean"), tr("p50"), tr("p90"), tr("p99"), tr("max"), tr("n")});
+  const QStringList rows{tr("TTFT (ms)"), tr("ITL (ms)"), tr("TPOT (ms)"), tr("e2e (ms)")};
+  const QStringList tips{tr("Time to first token = queueing + prefill"),
+                         tr("Inter-token latency: every gap between successive tokens"),
+                         tr("Time per output token = (e2e − TTFT) / (output tokens − 1), per request"),
+                         tr("End-to-end latency = arrival → last token")};
+  table_->setVerticalHeaderLabels(rows);
+  for (int r = 0; r < 4; ++r) table_->verticalHeaderItem(r)->setToolTip(tips[r]);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->setMaximumHeight(150);
+  table_->setToolTip(tr("Over completed requests (finish reason stop or length) kept in this session"));
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 6; ++c) {
+      auto* item = new QTableWidgetItem(QStringLiteral("–"));
+      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      table_->setItem(r, c, item);
+    }
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(chart_);
+  split->addWidget(timeline_);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 3);
+  split->setStretchFactor(2, 0);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+}
+
+void LatencyPanel::onFrame(const Frame& frame) {
+  chart_->onFrame(frame);
+  timeline_->onFrame(frame);
+  if (!frame.finished.empty()) refreshTable();
+}
+
+void LatencyPanel::refreshTable() {
+  const RunData& run = bridge_->run();
+  if (run.requests.size() == lastCount_ && !run.requests.empty()) return;
+  lastCount_ = run.requests.size();
+  std::vector<double> tpot, e2e;
+  for (const auto& t : run.requests) {
+    if (t.finishReason != FinishReason::Stop && t.finishReason != FinishReason::Length) continue;
+    if (auto v = t.tpot()) tpot.push_back(*v * 1000.0);
+    if (auto v = t.e2e()) e2e.push_back(*v * 1000.0);
+  }
+  const std::vector<double>* samples[] = {nullptr, nullptr, &tpot, &e2e};
+  const auto ttft = ttftSamplesMs(run), itl = itlSamplesMs(run);
+  samples[0] = &ttft;
+  samples[1] = &itl;
+  for (int r = 0; r < 4; ++r) {
+    const auto& v = *samples[r];
+    const double values[] = {summarize(v).mean, percentile(v, 50), percentile(v, 90), percentile(v, 99),
+                             v.empty() ? 0.0 : *std::max_element(v.begin(), v.end())};
+    for (int c = 0; c < 5; ++c) table_->item(r, c)->setText(v.empty() ? QStringLiteral("–") : QString::number(values[c], 'f', 1));
+    table_->item(r, 5)->setText(QString::number(v.size()));
+  }
+}
+
+}  // namespace lwb::ui

@@ -1,0 +1,34 @@
+#pragma once
+// Latency dock: TTFT / ITL over time, the per-request Gantt timeline and a table of
+// p50 / p90 / p99 (ms) for TTFT, ITL, TPOT and e2e over the finished requests.
+#include <QWidget>
+
+#include "ui/bridge/frame.h"
+
+class QTableWidget;
+
+namespace lwb::ui {
+
+class EngineBridge;
+class LatencyChart;
+class TimelineChart;
+
+class LatencyPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit LatencyPanel(EngineBridge* bridge, QWidget* parent = nullptr);
+  void onFrame(const Frame& frame);
+  LatencyChart* chart() const { return chart_; }
+  TimelineChart* timeline() const { return timeline_; }
+  QTableWidget* table() const { return table_; }
+  void refreshTable();
+
+ private:
+  EngineBridge* bridge_;
+  LatencyChart* chart_;
+  TimelineChart* timeline_;
+  QTableWidget* table_;
+  size_t lastCount_ = size_t(-1);
+};
+
+}  // namespace lwb::ui

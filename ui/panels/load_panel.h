@@ -1,0 +1,62 @@
+#pragma once
+// Load generator dock: the `bench` workload (makeWorkload: random prompts with a shared
+// prefix, Poisson arrivals) submitted through the same EngineLoop as the chats, each
+// request at its arrival time, with a progress bar. Stop aborts what is still in flight.
+#include <QElapsedTimer>
+#include <QTimer>
+#include <QWidget>
+#include <unordered_set>
+
+#include "engine/metrics/workload.h"
+#include "ui/bridge/frame.h"
+
+class QSpinBox;
+class QDoubleSpinBox;
+class QCheckBox;
+class QPushButton;
+class QProgressBar;
+class QLabel;
+
+namespace lwb::ui {
+
+class EngineBridge;
+
+class LoadPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit LoadPanel(EngineBridge* bridge, QWidget* parent = nullptr);
+
+  WorkloadOptions options() const;
+  void setOptions(const WorkloadOptions& w);
+  bool start();  // false with a message when the options are invalid or no model
+  void stop();
+  bool running() const { return !plan_.empty() && (next_ < plan_.size() || !inFlight_.empty()); }
+  int numSubmitted() const { return int(next_); }
+  int numFinished() const { return numFinished_; }
+  void onFrame(const Frame& frame);
+
+ signals:
+  void runningChanged(bool running);
+
+ private:
+  void submitDue();
+  void updateProgress();
+
+  EngineBridge* bridge_;
+  QDoubleSpinBox* rate_;
+  QSpinBox *count_, *inputLen_, *outputLen_, *prefixLen_, *groups_, *seed_;
+  QDoubleSpinBox *rangeRatio_;
+  QCheckBox* ignoreEos_;
+  QPushButton *start_, *stop_;
+  QProgressBar* progress_;
+  QLabel* status_;
+
+  std::vector<SyntheticRequest> plan_;
+  size_t next_ = 0;
+  int numFinished_ = 0;
+  std::unordered_set<RequestId> inFlight_;
+  QElapsedTimer clock_;
+  QTimer timer_;
+};
+
+}  // namespace lwb::ui
