@@ -48,7 +48,7 @@ BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>
       continue;
     }
     const StepOutput out = engine.step();
-    run.steps.push_back(out.record);
+    if (out.ranForward()) run.steps.push_back(out.record);  // else only finish reports
     for (const auto& d : out.deltas) {
       auto& tokens = outputs[d.id];
       tokens.insert(tokens.end(), d.newTokenIds.begin(), d.newTokenIds.end());
