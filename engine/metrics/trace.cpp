@@ -41,7 +41,10 @@ void addStep(const StepRecord& s, std::vector<json>& events) {
 void addRequest(const RequestTimeline& t, std::vector<json>& events) {
   const int64_t tid = t.id + 1;
   events.push_back(metadata("thread_name", kRequestsPid, int(tid), "request " + std::to_string(t.id)));
-  const double last = t.finishTime ? *t.finishTime : (t.tokenTimes.empty() ? t.arrivalTime : t.tokenTimes.back());
+  // The enclosing span must contain its phases for the viewer to nest them.
+  double last = t.tokenTimes.empty() ? t.arrivalTime : t.tokenTimes.back();
+  if (t.finishTime) last = std::max(last, *t.finishTime);
+  if (t.firstScheduledTime) last = std::max(last, *t.firstScheduledTime);
   events.push_back(span("request", kRequestsPid, tid, t.arrivalTime, last,
                         {{"id", t.id}, {"num_prompt_tokens", t.numPromptTokens},
                          {"num_output_tokens", t.numOutputTokens},
