@@ -8,6 +8,8 @@
 #include <QStatusBar>
 #include <qcustomplot.h>
 
+#include "engine/metrics/export.h"
+#include "engine/metrics/trace.h"
 #include "engine/model/model.h"
 #include "ui/bridge/engine_bridge.h"
 #include "ui/bridge/run_export.h"
@@ -112,15 +114,23 @@ void MainWindow::buildMenus() {
 void MainWindow::exportMetrics() {
   QString filter;
   QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), QStringLiteral("metrics.json"),
-                                              tr("Run JSON (*.json);;Requests CSV (*.csv);;Chrome trace (*.trace.json)"),
+                                              tr("Metrics JSON (*.json);;Requests CSV (*.csv);;Chrome trace (*.trace.json)"),
                                               &filter);
   if (path.isEmpty()) return;
-  QString err;
-  if (filter.contains(QLatin1String("CSV"))) err = exportRequestsCsv(bridge_->run(), path);
-  else if (filter.contains(QLatin1String("trace"))) err = exportChromeTrace(bridge_->run(), path);
-  else err = saveRunJson(bridge_->run(), path);
-  if (!err.isEmpty()) showError(tr("Export failed"), err);
-  else statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+  // The engine's exporters: vLLM metric names, the same files `bench` writes.
+  const RunData& run = bridge_->run();
+  const std::vector<RequestTimeline> timelines(run.requests.begin(), run.requests.end());
+  const std::vector<StepRecord> steps(run.steps.begin(), run.steps.end());
+  try {
+    if (filter.contains(QLatin1String("CSV"))) writeTextFile(path.toStdString(), requestsCsv(timelines));
+    else if (filter.contains(QLatin1String("trace")))
+      writeTextFile(path.toStdString(), chromeTrace(timelines, steps).dump());
+    else writeTextFile(path.toStdString(), lwb::runToJson(timelines, steps).dump(1));
+  } catch (const std::exception& e) {
+    showError(tr("Export failed"), QString::fromUtf8(e.what()));
+    return;
+  }
+  statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
 }
 
 void MainWindow::exportPng(QWidget* w, const QString& name) {

@@ -119,11 +119,26 @@ void RequestsTableModel::upsert(const RequestTimeline& t, const QString& state, 
     *hi = std::max(*hi, row);
     return;
   }
+  if (auto p = pendingIndex_.find(t.id); p != pendingIndex_.end()) {
+    pending_[p->second] = {t, state, tag};
+    return;
+  }
+  pendingIndex_[t.id] = pending_.size();
+  pending_.push_back({t, state, tag});
+}
+
+// New rows of one tick are inserted with a single beginInsertRows.
+void RequestsTableModel::flushPending() {
+  if (pending_.empty()) return;
   const int at = int(rows_.size());
-  beginInsertRows({}, at, at);
-  rows_.push_back({t, state, tag});
-  index_[t.id] = offset_ + size_t(at);
+  beginInsertRows({}, at, at + int(pending_.size()) - 1);
+  for (auto& r : pending_) {
+    index_[r.timeline.id] = offset_ + rows_.size();
+    rows_.push_back(std::move(r));
+  }
   endInsertRows();
+  pending_.clear();
+  pendingIndex_.clear();
 }
 
 void RequestsTableModel::dropOldest() {
@@ -156,6 +171,7 @@ void RequestsTableModel::update(const EngineSnapshot* snapshot, const std::vecto
       upsert(t, inferLiveState(t, snapshot->kvBlocks), tagOf ? tagOf(t.id) : QString(), &lo, &hi);
     }
   if (hi >= lo) emit dataChanged(index(lo, 0), index(hi, NumColumns - 1));
+  flushPending();
   dropOldest();
 }
 

@@ -41,12 +41,15 @@ class RequestsTableModel : public QAbstractTableModel {
 
  private:
   void upsert(const RequestTimeline& t, const QString& state, const QString& tag, int* lo, int* hi);
+  void flushPending();
   void dropOldest();
   QVariant display(const Row& r, int column) const;
 
   std::deque<Row> rows_;
   std::unordered_map<RequestId, size_t> index_;  // id → absolute position (offset_ + row)
   size_t offset_ = 0;                            // rows dropped from the front so far
+  std::vector<Row> pending_;                     // new this tick, inserted together
+  std::unordered_map<RequestId, size_t> pendingIndex_;
 };
 
 // "waiting" / "running" / "preempted": running requests hold KV blocks; a request that

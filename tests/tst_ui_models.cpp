@@ -1,0 +1,195 @@
+// The window's data pieces without an engine: the requests table model (under
+// QAbstractItemModelTester), the KV block map's cell states and hit testing, and the
+// run file round trip.
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "ui/bridge/run_data.h"
+#include "ui/models/requests_table_model.h"
+#include "ui/panels/kv_block_map.h"
+
+using namespace lwb;
+using namespace lwb::ui;
+
+namespace {
+RequestTimeline timeline(RequestId id, bool finished) {
+  RequestTimeline t;
+  t.id = id;
+  t.numPromptTokens = 10 + int(id);
+  t.arrivalTime = double(id);
+  t.firstScheduledTime = id + 0.1;
+  t.firstTokenTime = id + 0.3;
+  t.tokenTimes = {id + 0.3, id + 0.35, id + 0.45};
+  t.numOutputTokens = 3;
+  if (finished) {
+    t.finishTime = id + 0.45;
+    t.finishReason = FinishReason::Stop;
+  }
+  return t;
+}
+KvBlockInfo owned(std::vector<RequestId> owners) {
+  KvBlockInfo b;
+  b.kind = KvBlockInfo::Kind::Owned;
+  b.refCount = int(owners.size());
+  b.owners = std::move(owners);
+  b.numTokens = 16;
+  return b;
+}
+}  // namespace
+
+class TestUiModels : public QObject {
+  Q_OBJECT
+ private slots:
+  void requestsModelPassesTester();
+  void requestsModelRangedDataChanged();
+  void requestsModelIsBounded();
+  void liveStateFromBlocks();
+  void kvMapCellStates();
+  void runJsonRoundTrip();
+  void runSummaryFollowsVllmDefinitions();
+};
+
+void TestUiModels::requestsModelPassesTester() {
+  RequestsTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  EngineSnapshot snap;
+  snap.live = {timeline(1, false), timeline(2, false)};
+  snap.kvBlocks = {owned({1})};
+  model.update(&snap, {}, [](RequestId) { return QStringLiteral("load"); });
+  QCOMPARE(model.rowCount(), 2);
+  QCOMPARE(model.data(model.index(0, RequestsTableModel::State), Qt::DisplayRole).toString(), QString("running"));
+  QCOMPARE(model.data(model.index(1, RequestsTableModel::State), Qt::DisplayRole).toString(), QString("preempted"));
+  QCOMPARE(model.data(model.index(1, RequestsTableModel::Tag), Qt::DisplayRole).toString(), QString("load"));
+  RequestFinishedEvent done{timeline(1, true), {}};
+  snap.live = {timeline(2, false)};
+  model.update(&snap, {done}, {});
+  QCOMPARE(model.rowCount(), 2);
+  QCOMPARE(model.data(model.index(0, RequestsTableModel::State), Qt::DisplayRole).toString(), QString("finished"));
+  QCOMPARE(model.data(model.index(0, RequestsTableModel::Ttft), Qt::DisplayRole).toString(), QString("300.0"));
+  QCOMPARE(model.data(model.index(0, RequestsTableModel::Finish), Qt::DisplayRole).toString(), QString("stop"));
+  QCOMPARE(model.rowOf(2), 1);
+  model.clear();
+  QCOMPARE(model.rowCount(), 0);
+}
+
+void TestUiModels::requestsModelRangedDataChanged() {
+  RequestsTableModel model;
+  EngineSnapshot snap;
+  for (RequestId id = 1; id <= 10; ++id) snap.live.push_back(timeline(id, false));
+  model.update(&snap, {}, {});
+  QSignalSpy spy(&model, &QAbstractItemModel::dataChanged);
+  snap.live = {timeline(4, false), timeline(6, false)};
+  model.update(&snap, {}, {});
+  QCOMPARE(spy.count(), 1);  // one signal per tick, covering rows 3..5
+  QCOMPARE(spy[0][0].toModelIndex().row(), 3);
+  QCOMPARE(spy[0][1].toModelIndex().row(), 5);
+}
+
+void TestUiModels::requestsModelIsBounded() {
+  RequestsTableModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  std::vector<RequestFinishedEvent> batch;
+  for (RequestId id = 0; id < RequestsTableModel::kMaxRows + 50; ++id) batch.push_back({timeline(id, true), {}});
+  model.update(nullptr, batch, {});
+  QCOMPARE(model.rowCount(), RequestsTableModel::kMaxRows);
+  QCOMPARE(model.idAt(0), RequestId(50));  // the oldest went first
+  QCOMPARE(model.rowOf(49), -1);
+  QCOMPARE(model.rowOf(RequestsTableModel::kMaxRows + 49), RequestsTableModel::kMaxRows - 1);
+}
+
+void TestUiModels::liveStateFromBlocks() {
+  RequestTimeline waiting;
+  waiting.id = 7;
+  QCOMPARE(inferLiveState(waiting, {owned({3})}), QString("waiting"));
+  waiting.firstScheduledTime = 1.0;
+  QCOMPARE(inferLiveState(waiting, {owned({3})}), QString("preempted"));
+  QCOMPARE(inferLiveState(waiting, {owned({3, 7})}), QString("running"));
+}
+
+void TestUiModels::kvMapCellStates() {
+  KvBlockMap map;
+  map.resize(400, 300);
+  std::vector<KvBlockInfo> blocks(64);
+  blocks[0] = owned({1});
+  blocks[1] = owned({1, 2});
+  blocks[2].kind = KvBlockInfo::Kind::CachedFree;
+  blocks[2].hasHash = true;
+  blocks[2].hash = 0xabcdef;
+  map.setBlocks(blocks, 0);
+  QCOMPARE(map.numBlocks(), 64);
+  QCOMPARE(map.cellState(0), KvBlockMap::CellState::Owned);
+  QCOMPARE(map.cellState(1), KvBlockMap::CellState::Shared);
+  QCOMPARE(map.cellState(2), KvBlockMap::CellState::CachedFree);
+  QCOMPARE(map.cellState(3), KvBlockMap::CellState::Free);
+  for (int i : {0, 1, 17, 63}) {
+    const QRect r = map.cellRect(i);
+    QVERIFY2(map.rect().contains(r), qPrintable(QString("block %1 is drawn outside the widget").arg(i)));
+    QCOMPARE(map.blockAt(r.center()), i);
+  }
+  QVERIFY(map.describeBlock(1).contains("shared by 2"));
+  QVERIFY(map.describeBlock(2).contains("abcdef"));
+  // A preemption: block 0 leaves its owner while the preemption count grows → it flashes.
+  blocks[0] = KvBlockInfo{};
+  map.setBlocks(blocks, 1);
+  QCOMPARE(map.numFlashing(), 1);
+  QCOMPARE(map.cellState(0), KvBlockMap::CellState::Free);
+}
+
+void TestUiModels::runJsonRoundTrip() {
+  RunData run;
+  run.modelDir = "/m";
+  run.initialConfig.maxNumBatchedTokens = 512;
+  run.initialConfig.schedulingPolicy = SchedulingPolicy::Priority;
+  run.knobChanges.push_back({1.5, "max_num_batched_tokens 2048 → 512", run.initialConfig});
+  run.hasWorkload = true;
+  run.workload.numPrompts = 7;
+  run.requests = {timeline(1, true), timeline(2, true)};
+  run.requests[1].firstTokenTime.reset();
+  run.tags[1] = "chat 1";
+  StepRecord s;
+  s.step = 3;
+  s.numPrefillTokens = 100;
+  s.prefixQueryTokens = 64;
+  s.prefixHitTokens = 48;
+  run.steps.push_back(s);
+  const RunData back = runFromJson(nlohmann::json::parse(runToJson(run).dump()));
+  QCOMPARE(back.initialConfig.maxNumBatchedTokens, 512);
+  QCOMPARE(back.initialConfig.schedulingPolicy, SchedulingPolicy::Priority);
+  QCOMPARE(back.knobChanges.size(), size_t(1));
+  QCOMPARE(back.knobChanges[0].description, run.knobChanges[0].description);
+  QVERIFY(back.hasWorkload);
+  QCOMPARE(back.workload.numPrompts, 7);
+  QVERIFY(std::isinf(back.workload.requestRate));
+  QCOMPARE(back.requests.size(), size_t(2));
+  QCOMPARE(back.requests[0].tokenTimes, run.requests[0].tokenTimes);
+  QVERIFY(!back.requests[1].firstTokenTime.has_value());
+  QCOMPARE(back.requests[0].finishReason, FinishReason::Stop);
+  QCOMPARE(back.tags.at(1), std::string("chat 1"));
+  QCOMPARE(back.steps[0].prefixHitTokens, int64_t(48));
+  bool threw = false;
+  try {
+    runFromJson(nlohmann::json{{"format", "other"}});
+  } catch (const std::exception& e) {
+    threw = QString(e.what()).contains("format");
+  }
+  QVERIFY2(threw, "a document that is not a run must be refused with a message naming \"format\"");
+}
+
+void TestUiModels::runSummaryFollowsVllmDefinitions() {
+  RunData run;
+  run.requests = {timeline(0, true), timeline(1, true)};
+  StepRecord s;
+  s.prefixQueryTokens = 100;
+  s.prefixHitTokens = 25;
+  run.steps.push_back(s);
+  const RunSummary sum = summarizeRun(run);
+  QCOMPARE(sum.completed, 2);
+  QCOMPARE(sum.meanTtftMs, 300.0);
+  QVERIFY(qAbs(sum.meanItlMs - 75.0) < 1e-9);  // gaps of 50 and 100 ms
+  QCOMPARE(sum.prefixHitRate, 0.25);
+  QVERIFY(qAbs(sum.duration - 1.45) < 1e-9);  // first arrival 0 → last token 1.45
+}
+
+QTEST_MAIN(TestUiModels)
+#include "tst_ui_models.moc"
