@@ -248,25 +248,28 @@ class TestTokenizer : public QObject {
   }
 
   // tests/data/golden_austen_chat_11m.json "tokenization": [{"text": ..., "ids": [...]}, ...]
-  // as the training tools computed them (rendered chats split on <s>/</s>, plain text
-  // encoded directly, a leading BOS where the ids have one).
+  // as the training tools computed them: rendered chats split on <s>/</s>, plain text
+  // encoded directly. Optional per entry: "kind" ("plain" | "chat") and "add_bos"; without
+  // them, text containing <s>/</s> counts as a chat and a leading BOS in the ids as add_bos.
   void goldenTokenization() {
     if (!std::filesystem::exists(kDefaultTokenizer)) QSKIP("default model tokenizer not present yet");
     if (!std::filesystem::exists(kGolden)) QSKIP("tests/data/golden_austen_chat_11m.json not present yet");
     const auto tok = Tokenizer::load(kDefaultTokenizer);
     std::ifstream in(kGolden);
     const json golden = json::parse(in);
-    if (!golden.contains("tokenization") || !golden["tokenization"].is_array())
-      QSKIP("golden file has no 'tokenization' list");
+    QVERIFY2(golden.contains("tokenization") && golden["tokenization"].is_array(), "golden file has no 'tokenization' list");
     int checked = 0;
     for (const json& e : golden["tokenization"]) {
-      if (!e.is_object() || !e.contains("text") || !e.contains("ids")) continue;
-      const std::string text = e["text"].get<std::string>();
-      const std::vector<int> expected = e["ids"].get<std::vector<int>>();
-      std::vector<int> ids = tok->encodeWithSpecials(text);  // == encode() when there are no <s>/</s>
-      if (!expected.empty() && expected[0] == tok->bosId() && (ids.empty() || ids[0] != tok->bosId()))
-        ids.insert(ids.begin(), tok->bosId());
+      const std::string text = e.value("text", e.value("input", std::string()));
+      const std::vector<int> expected = e.value("ids", e.value("token_ids", std::vector<int>()));
+      if (text.empty() && expected.empty()) continue;
+      const bool chat = e.contains("kind") ? e["kind"] != "plain"
+                                           : text.find("<s>") != std::string::npos || text.find("</s>") != std::string::npos;
+      std::vector<int> ids = chat ? tok->encodeWithSpecials(text) : tok->encode(text);
+      const bool addBos = e.contains("add_bos") ? e["add_bos"].get<bool>() : !expected.empty() && expected[0] == tok->bosId();
+      if (addBos && (ids.empty() || ids[0] != tok->bosId())) ids.insert(ids.begin(), tok->bosId());
       QCOMPARE(ids, expected);
+      if (!chat) QCOMPARE(tok->decode(ids), text);
       ++checked;
     }
     QVERIFY2(checked > 0, "no {text, ids} entries in the golden tokenization list");
