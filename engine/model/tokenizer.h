@@ -60,11 +60,13 @@ class IncrementalDetokenizer {
   std::string flush();  // whatever is left, invalid bytes replaced by U+FFFD
 
  private:
+  // A sliding window: ids_ = [anchor (0 or 1 plain piece already accounted for), ids not
+  // yet fully emitted...]; the anchor keeps later pieces away from the sequence start.
   const Tokenizer& tok_;
   std::vector<int> ids_;
-  size_t prefixLen_ = 0;
-  size_t emittedBytes_ = 0;  // of decode(ids_) beyond the prefix text
-  std::string prefixText_;
+  size_t prefixLen_ = 0;     // 0 or 1: the anchor
+  size_t emittedBytes_ = 0;  // of decode(ids_) beyond prefixText_
+  std::string prefixText_;   // decode(anchor)
 };
 
 // Length of the longest prefix of `s` that is complete, valid UTF-8.
