@@ -158,6 +158,7 @@ class TestModelConfig : public QObject {
     QTest::newRow("tie as int") << "tie_word_embeddings" << "1" << "true or false";
     QTest::newRow("gelu") << "hidden_act" << "\"gelu\"" << "\"silu\"";
     QTest::newRow("eos string") << "eos_token_id" << "\"</s>\"" << "token id";
+    QTest::newRow("bos empty list") << "bos_token_id" << "[]" << "token id";
     QTest::newRow("architecture") << "architectures" << "[\"GPT2LMHeadModel\"]" << "LlamaForCausalLM";
     QTest::newRow("rope_scaling type") << "rope_scaling" << "3" << "object";
   }

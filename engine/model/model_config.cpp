@@ -1,6 +1,7 @@
 #include "engine/model/model_config.h"
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -54,10 +55,11 @@ class FieldReader {
     if (!has(key)) return fallback;
     const json& v = obj_[key];
     std::vector<int> ids;
-    if (v.is_number_integer() && v.get<long long>() >= 0) return {v.get<int>()};
+    auto isId = [](const json& e) { return e.is_number_integer() && e.get<long long>() >= 0 && e.get<long long>() <= INT32_MAX; };
+    if (isId(v)) return {v.get<int>()};
     if (!v.is_array()) fail(key, v, "a token id or a list of token ids");
     for (const json& e : v) {
-      if (!e.is_number_integer() || e.get<long long>() < 0) fail(key, v, "a token id or a list of token ids");
+      if (!isId(e)) fail(key, v, "a token id or a list of token ids");
       ids.push_back(e.get<int>());
     }
     return ids;
@@ -180,7 +182,9 @@ ModelConfig parseModelConfig(const std::string& jsonText, const std::string& fil
   c.ropeTheta = float(f.positiveNumber("rope_theta", 10000.0));
   c.ropeScaling = parseRopeScaling(f, fileName);
   c.tieWordEmbeddings = f.boolean("tie_word_embeddings", false);
-  c.bosTokenId = f.has("bos_token_id") ? f.intOrList("bos_token_id", {1}).at(0) : 1;
+  const std::vector<int> bos = f.intOrList("bos_token_id", {1});
+  if (bos.empty()) f.fail("bos_token_id", f.at("bos_token_id"), "a token id");
+  c.bosTokenId = bos[0];
   c.eosTokenIds = f.intOrList("eos_token_id", {2});
   c.torchDtype = f.string("torch_dtype", f.string("dtype", ""));
   // Sliding-window attention (Mistral v0.1) is not implemented: within the window it is
