@@ -111,6 +111,19 @@ class TestModelLoader : public QObject {
     QCOMPARE(model->config.architecture, std::string("MistralForCausalLM"));
   }
 
+  // numParameters() counts what the checkpoint holds, tied or not.
+  void parameterCountMatchesTheTensors() {
+    for (bool tied : {false, true}) {
+      RandomModelSpec spec;
+      spec.tieWordEmbeddings = tied;
+      spec.numKeyValueHeads = 1;
+      const auto model = loadModel(writeRandomLlamaModel(newDir().string(), spec));
+      long long numel = 0;
+      for (const auto& [name, t] : model->weights->all()) numel += t.numel();
+      QCOMPARE(model->config.numParameters(), numel);
+    }
+  }
+
   void readsTokenizerAndGenerationSettings() {
     const fs::path dir = writeRandomLlamaModel(newDir().string());
     writeFile(dir / "generation_config.json",
