@@ -220,12 +220,8 @@ void Engine::Impl::processToken(EngineRequest& er, const float* logits, double t
 
   TokenDelta& delta = deltaFor(out, r.id);
   delta.newTokenIds.push_back(s.tokenId);
-  if (r.sampling.logprobs > 0) {
-    std::vector<std::pair<int, float>> lp{{s.tokenId, s.logprob}};  // the sampled token first
-    for (const auto& p : s.topLogprobs)
-      if (p.first != s.tokenId) lp.push_back(p);
-    delta.newLogprobs.push_back(std::move(lp));
-  }
+  // The top-K of the raw distribution, best first, as `generate --json` and vLLM report them.
+  if (r.sampling.logprobs > 0) delta.newLogprobs.push_back(s.topLogprobs);
   const auto& stopIds = r.sampling.stopTokenIds;
   const bool isEos = !r.sampling.ignoreEos &&
                      std::find(modelStopIds.begin(), modelStopIds.end(), s.tokenId) != modelStopIds.end();
