@@ -1,7 +1,5 @@
 #include "engine/model/model.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
