@@ -10,9 +10,6 @@
 #include "ui/main_window.h"
 #include "ui/theme.h"
 
-// Q_INIT_RESOURCE must not be used inside a namespace; the .qrc lives in the static lwb_ui.
-static void initUiResources() { Q_INIT_RESOURCE(resources); }
-
 namespace lwb::app {
 
 int runGui(int argc, char** argv) {
@@ -20,7 +17,6 @@ int runGui(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("llm-workbench"));
   QApplication::setApplicationName(QStringLiteral("llm-workbench"));
   QApplication::setApplicationVersion(QStringLiteral(LWB_VERSION));
-  initUiResources();
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("LLM Workbench: watch a serving engine work."));

@@ -32,10 +32,14 @@
 #include "ui/panels/runs_panel.h"
 #include "ui/theme.h"
 
+// Q_INIT_RESOURCE must not be used inside a namespace; the .qrc lives in the static lwb_ui.
+static void initUiResources() { Q_INIT_RESOURCE(resources); }
+
 namespace lwb::ui {
 
 MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     : QMainWindow(parent), options_(options), bridge_(new EngineBridge(this)), loader_(new ModelLoader(this)) {
+  initUiResources();
   setWindowTitle(tr("LLM Workbench"));
   setWindowIcon(QIcon(QStringLiteral(":/icons/llm-workbench.svg")));
   setDockNestingEnabled(true);
@@ -270,7 +274,8 @@ void MainWindow::updateStatus(const EngineSnapshot& s) {
   int used = 0;
   for (const auto& b : s.kvBlocks) used += b.kind == KvBlockInfo::Kind::Owned;
   kvLabel_->setText(tr("KV %1%").arg(s.kvBlocks.empty() ? 0.0 : 100.0 * used / double(s.kvBlocks.size()), 0, 'f', 1));
-  queueLabel_->setText(tr("running %1 · waiting %2%3").arg(s.numRunning).arg(s.numWaiting).arg(s.paused ? tr(" · PAUSED") : QString()));
+  queueLabel_->setText(tr("running %1 · waiting %2%3").arg(s.numRunning).arg(s.numWaiting)
+                           .arg(pauseAction_ && pauseAction_->isChecked() ? tr(" · PAUSED") : QString()));
 }
 
 void MainWindow::showError(const QString& title, const QString& text) {
