@@ -1,7 +1,8 @@
 # Warnings on for the project's own targets; sanitizers when asked.
 add_library(lwb_warnings INTERFACE)
 target_compile_options(lwb_warnings INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wno-missing-field-initializers>)
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wnon-virtual-dtor -Wno-missing-field-initializers>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wshadow=local>)
 
 if(LLM_WORKBENCH_SANITIZE)
   add_compile_options(-fsanitize=${LLM_WORKBENCH_SANITIZE} -fno-omit-frame-pointer -g)

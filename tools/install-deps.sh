@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config ninja-build
       qt6-base-dev libqt6svg6-dev libgl-dev libqcustomplot-dev
       libsentencepiece-dev sentencepiece nlohmann-json3-dev libxxhash-dev
-      xvfb xauth dpkg-dev file desktop-file-utils appstream)
+      xvfb xauth dpkg-dev file desktop-file-utils appstream
+      clang libclang-rt-14-dev)
 if [ "${1:-}" = "--training" ]; then
   pkgs+=(python3-torch python3-numpy python3-sentencepiece)
 fi

@@ -79,12 +79,7 @@ int RequestSampler::sampleFiltered(float* logits, int vocabSize) {
   float maxLogit = -std::numeric_limits<float>::infinity();
   for (int i = 0; i < vocabSize; ++i) maxLogit = std::max(maxLogit, logits[i] * invT);
   std::vector<std::pair<double, int>> probs(vocabSize);  // (unnormalised prob, id)
-  double total = 0.0;
-  for (int i = 0; i < vocabSize; ++i) {
-    const double p = std::exp(double(logits[i] * invT) - maxLogit);
-    probs[i] = {p, i};
-    total += p;
-  }
+  for (int i = 0; i < vocabSize; ++i) probs[i] = {std::exp(double(logits[i] * invT) - maxLogit), i};
   std::sort(probs.begin(), probs.end(), [](const auto& a, const auto& b) {
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   });

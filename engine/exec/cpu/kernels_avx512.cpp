@@ -6,12 +6,16 @@
 #include "engine/exec/cpu/kernels.h"
 
 #if defined(__x86_64__)
+#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))), apply_to = function)
+#else
 #pragma GCC push_options
 // GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
+#endif
 #include <immintrin.h>
 
 namespace lwb {
@@ -213,8 +217,12 @@ const CpuKernels& avx512Kernels() {
 }
 
 }  // namespace lwb
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC diagnostic pop
 #pragma GCC pop_options
+#endif
 
 #else
 namespace lwb {
