@@ -6,6 +6,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QScreen>
@@ -54,7 +55,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
   if (!options.restoreLayout || !restoreGeometry(settings.value("window/geometry").toByteArray()))
     resize(std::min(1400, avail.width() * 95 / 100), std::min(900, avail.height() * 95 / 100));
-  if (options.restoreLayout) restoreState(settings.value("window/state").toByteArray(), 1);
+  needSizing_ = !(options.restoreLayout && restoreState(settings.value("window/state").toByteArray(), 1));
 
   connect(bridge_, &EngineBridge::frameReady, this, &MainWindow::onFrame);
   connect(bridge_, &EngineBridge::engineAttached, this, &MainWindow::onEngineAttached);
@@ -118,10 +119,11 @@ void MainWindow::buildDocks() {
   addDock(prefix_, tr("Prefix cache"), "dock.prefix", Qt::RightDockWidgetArea);
   addDock(requests_, tr("Requests"), "dock.requests", Qt::RightDockWidgetArea);
   addDock(runs_, tr("Runs: compare"), "dock.runs", Qt::RightDockWidgetArea);
+  addDock(latency_->timeline(), tr("Request timeline"), "dock.timeline", Qt::RightDockWidgetArea);
 }
 
 // Left: chat over knobs|load. Right: batch | KV on top, latency | prefix cache|runs in
-// the middle, requests at the bottom.
+// the middle, requests | request timeline at the bottom.
 void MainWindow::defaultLayout() {
   auto dock = [this](const char* name) { return findChild<QDockWidget*>(QString::fromLatin1(name)); };
   for (auto* d : docks_) {
@@ -138,19 +140,38 @@ void MainWindow::defaultLayout() {
   splitDockWidget(dock("dock.latency"), dock("dock.requests"), Qt::Vertical);
   splitDockWidget(dock("dock.batch"), dock("dock.kv"), Qt::Horizontal);
   splitDockWidget(dock("dock.latency"), dock("dock.prefix"), Qt::Horizontal);
+  splitDockWidget(dock("dock.requests"), dock("dock.timeline"), Qt::Horizontal);
   tabifyDockWidget(dock("dock.prefix"), dock("dock.runs"));
   dock("dock.prefix")->raise();
   dock("dock.load")->raise();
-  resizeDocks({dock("dock.chat"), dock("dock.batch")}, {430, 970}, Qt::Horizontal);
-  resizeDocks({dock("dock.chat"), dock("dock.knobs")}, {520, 380}, Qt::Vertical);
-  resizeDocks({dock("dock.batch"), dock("dock.latency"), dock("dock.requests")}, {300, 380, 170}, Qt::Vertical);
-  resizeDocks({dock("dock.batch"), dock("dock.kv")}, {560, 400}, Qt::Horizontal);
-  resizeDocks({dock("dock.latency"), dock("dock.prefix")}, {560, 400}, Qt::Horizontal);
+}
+
+// Proportions need the final window size, so this runs once the window is shown.
+void MainWindow::sizeDocks() {
+  auto dock = [this](const char* name) { return findChild<QDockWidget*>(QString::fromLatin1(name)); };
+  const int w = width(), h = height() - menuBar()->height() - statusBar()->height();
+  const int left = std::clamp(w * 30 / 100, 340, 460), right = w - left;
+  resizeDocks({dock("dock.chat"), dock("dock.batch")}, {left, right}, Qt::Horizontal);
+  resizeDocks({dock("dock.chat"), dock("dock.knobs")}, {h * 60 / 100, h * 40 / 100}, Qt::Vertical);
+  resizeDocks({dock("dock.batch"), dock("dock.latency"), dock("dock.requests")},
+              {h * 32 / 100, h * 42 / 100, h * 26 / 100}, Qt::Vertical);
+  resizeDocks({dock("dock.requests"), dock("dock.timeline")}, {right * 55 / 100, right * 45 / 100}, Qt::Horizontal);
+  resizeDocks({dock("dock.batch"), dock("dock.kv")}, {right * 58 / 100, right * 42 / 100}, Qt::Horizontal);
+  resizeDocks({dock("dock.latency"), dock("dock.prefix")}, {right * 58 / 100, right * 42 / 100}, Qt::Horizontal);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (needSizing_) {
+    needSizing_ = false;
+    QTimer::singleShot(0, this, &MainWindow::sizeDocks);
+  }
 }
 
 void MainWindow::resetLayout() {
   restoreState(defaultState_, 1);
   defaultLayout();
+  sizeDocks();
 }
 
 void MainWindow::buildStatusBar() {
@@ -165,9 +186,10 @@ void MainWindow::buildStatusBar() {
   speedLabel_->setToolTip(tr("Output tokens per second, all requests, over the last second"));
   kvLabel_->setToolTip(tr("vllm:kv_cache_usage_perc: KV blocks in use"));
   queueLabel_->setToolTip(tr("Requests running (in the batch) and waiting (queued or preempted)"));
-  statusBar()->addWidget(modelLabel_);
-  statusBar()->addWidget(deviceLabel_);
-  statusBar()->addWidget(loadProgress_);
+  // Permanent widgets: temporary messages (left) never hide them.
+  statusBar()->addPermanentWidget(loadProgress_);
+  statusBar()->addPermanentWidget(modelLabel_);
+  statusBar()->addPermanentWidget(deviceLabel_);
   statusBar()->addPermanentWidget(speedLabel_);
   statusBar()->addPermanentWidget(kvLabel_);
   statusBar()->addPermanentWidget(queueLabel_);

@@ -59,6 +59,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void showEvent(QShowEvent* e) override;
 
  private:
   QDockWidget* addDock(QWidget* w, const QString& title, const QString& objectName, Qt::DockWidgetArea area);
@@ -66,6 +67,7 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void buildStatusBar();
   void defaultLayout();
+  void sizeDocks();
   void onFrame(const Frame& frame);
   void onEngineAttached();
   void updateStatus(const EngineSnapshot& s);
@@ -95,6 +97,7 @@ class MainWindow : public QMainWindow {
   QAction* pauseAction_ = nullptr;
   QActionGroup* backendGroup_ = nullptr;
   QString lastError_;
+  bool needSizing_ = true;
   // Tokens/s over about one second of engine time.
   double speedT0_ = -1;
   int64_t speedTokens0_ = 0;

@@ -37,27 +37,15 @@ BatchChart::BatchChart(QWidget* parent)
   running_->setLineStyle(QCPGraph::lsStepLeft);
   waiting_ = addLineGraph(bottom, theme::kWaiting, tr("waiting"));
   waiting_->setLineStyle(QCPGraph::lsStepLeft);
-  duration_ = addLineGraph(bottom, theme::kDuration, tr("step duration (ms, right)"), true);
+  duration_ = addLineGraph(bottom, theme::kDuration, tr("step duration (ms, right axis)"), true);
   duration_->setLineStyle(QCPGraph::lsNone);
   duration_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, theme::kDuration, 2));
 
-  // Legends inside each rect, top left, so they never cover the newest data.
-  plot()->legend->setVisible(true);
-  top->insetLayout()->addElement(plot()->legend, Qt::AlignLeft | Qt::AlignTop);
-  auto* legend2 = new QCPLegend;
-  bottom->insetLayout()->addElement(legend2, Qt::AlignLeft | Qt::AlignTop);
-  legend2->setLayer(QStringLiteral("legend"));
-  legend2->setBrush(plot()->legend->brush());
-  legend2->setBorderPen(plot()->legend->borderPen());
-  legend2->setTextColor(theme::kText);
-  legend2->setFont(plot()->legend->font());
-  legend2->setIconSize(14, 8);
-  for (auto* g : {running_, waiting_, duration_}) {
-    plot()->legend->removeItem(plot()->legend->itemWithPlottable(g));
-    legend2->addItem(new QCPPlottableLegendItem(legend2, g));
-  }
-  plot()->plotLayout()->setRowStretchFactor(0, 3);
-  plot()->plotLayout()->setRowStretchFactor(1, 2);
+  plot()->legend->setVisible(false);
+  addLegendAbove(top, {decode_, stacked_, budget_});
+  addLegendAbove(bottom, {running_, waiting_, duration_});
+  plot()->plotLayout()->setRowStretchFactor(1, 3);  // rows: legend, tokens, legend, requests
+  plot()->plotLayout()->setRowStretchFactor(3, 2);
   top->axis(QCPAxis::atLeft)->setRange(0, 64);
   bottom->axis(QCPAxis::atLeft)->setRange(0, 8);
   bottom->axis(QCPAxis::atRight)->setRange(0, 10);
@@ -82,14 +70,12 @@ void BatchChart::onFrame(const Frame& frame) {
   if (!frame.snapshot) return;
   if (frame.steps.empty() && !frame.snapshotChanged) return;
   dropOldData();
-  if (following()) {
-    // Fixed-ish ranges that only grow, so the eye can compare steps over time.
-    auto rs = rects();
-    rs[0]->axis(QCPAxis::atLeft)->setRange(0, maxTokens_ * 1.12);
-    rs[1]->axis(QCPAxis::atLeft)->setRange(0, std::ceil(maxSeqs_ * 1.15) + 1);
-    rs[1]->axis(QCPAxis::atRight)->setRange(0, maxMs_ * 1.15);
-  }
   setNow(frame.snapshot->time);
+  // Fit to what is on screen, so a smaller budget after a knob change is still readable.
+  auto rs = rects();
+  fitToVisible(rs[0]->axis(QCPAxis::atLeft), {stacked_, budget_}, 8);
+  fitToVisible(rs[1]->axis(QCPAxis::atLeft), {running_, waiting_}, 4);
+  fitToVisible(rs[1]->axis(QCPAxis::atRight), {duration_}, 1);
 }
 
 }  // namespace lwb::ui

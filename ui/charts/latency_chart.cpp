@@ -18,9 +18,9 @@ LatencyChart::LatencyChart(QWidget* parent)
   itl_ = addLineGraph(bottom, theme::kDecode, tr("inter-token latency"));
   itl_->setLineStyle(QCPGraph::lsNone);
   itl_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, theme::kDecode, 2));
-  plot()->legend->setVisible(true);
-  top->insetLayout()->addElement(plot()->legend, Qt::AlignLeft | Qt::AlignTop);
-  plot()->legend->addItem(new QCPPlottableLegendItem(plot()->legend, itl_));
+  plot()->legend->setVisible(false);
+  addLegendAbove(top, {ttft_});
+  addLegendAbove(bottom, {itl_});
 }
 
 void LatencyChart::clear() {
@@ -44,11 +44,9 @@ void LatencyChart::onFrame(const Frame& frame) {
   }
   if (!frame.snapshot) return;
   dropOldData();
-  if (following()) {
-    rects()[0]->axis(QCPAxis::atLeft)->setRange(0, maxTtftMs_ * 1.1);
-    rects()[1]->axis(QCPAxis::atLeft)->setRange(0, maxItlMs_ * 1.1);
-  }
   setNow(frame.snapshot->time);
+  fitToVisible(rects()[0]->axis(QCPAxis::atLeft), {ttft_}, 1);
+  fitToVisible(rects()[1]->axis(QCPAxis::atLeft), {itl_}, 1);
 }
 
 }  // namespace lwb::ui

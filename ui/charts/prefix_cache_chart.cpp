@@ -22,19 +22,9 @@ PrefixCacheChart::PrefixCacheChart(QWidget* parent)
   hit_ = addLineGraph(bottom, theme::kCached, tr("hit (cumulative)"));
   hit_->setBrush(QColor(theme::kCached.red(), theme::kCached.green(), theme::kCached.blue(), 110));
 
-  plot()->legend->setVisible(true);
-  top->insetLayout()->addElement(plot()->legend, Qt::AlignLeft | Qt::AlignBottom);
-  auto* legend2 = new QCPLegend;
-  bottom->insetLayout()->addElement(legend2, Qt::AlignLeft | Qt::AlignTop);
-  legend2->setLayer(QStringLiteral("legend"));
-  legend2->setBrush(plot()->legend->brush());
-  legend2->setBorderPen(plot()->legend->borderPen());
-  legend2->setTextColor(theme::kText);
-  legend2->setFont(plot()->legend->font());
-  for (auto* g : {queried_, hit_}) {
-    plot()->legend->removeItem(plot()->legend->itemWithPlottable(g));
-    legend2->addItem(new QCPPlottableLegendItem(legend2, g));
-  }
+  plot()->legend->setVisible(false);
+  addLegendAbove(top, {window_, cumulative_});
+  addLegendAbove(bottom, {queried_, hit_});
 }
 
 void PrefixCacheChart::clear() {

@@ -62,7 +62,9 @@ TimeChart::TimeChart(const QString& hint, QWidget* parent) : QWidget(parent), pl
   auto* top = new QHBoxLayout;
   auto* hintLabel = new QLabel(hint, this);
   hintLabel->setStyleSheet(QStringLiteral("color: %1;").arg(theme::htmlColor(theme::kMutedText)));
-  hintLabel->setWordWrap(true);
+  // One line: the full text is in the tooltip, so the plot keeps the height.
+  hintLabel->setToolTip(QStringLiteral("<p>%1</p>").arg(hint));
+  hintLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   liveButton_ = new QToolButton(this);
   liveButton_->setText(tr("● Live"));
   liveButton_->setCheckable(true);
@@ -70,6 +72,8 @@ TimeChart::TimeChart(const QString& hint, QWidget* parent) : QWidget(parent), pl
   liveButton_->setToolTip(tr("Follow the newest data. Drag to pan and scroll to zoom (that stops "
                              "following); double-click the chart or press this to follow again."));
   connect(liveButton_, &QToolButton::toggled, this, &TimeChart::setFollow);
+  plot_->setToolTip(QStringLiteral("<p>%1</p><p>Drag to pan, scroll to zoom the time axis; "
+                                   "double-click to follow live data.</p>").arg(hint));
   top->addWidget(hintLabel, 1);
   top->addWidget(liveButton_);
   layout->addLayout(top);
@@ -103,11 +107,53 @@ QCPAxisRect* TimeChart::addAxisRect() {
   rect->axis(QCPAxis::atBottom)->setRange(plot_->xAxis->range());
   connect(rect->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
           &TimeChart::syncRanges);
-  // Only the bottom rect needs the time label.
+  // Only the bottom rect needs the time label and tick labels: the rects share the axis.
   rects_.last()->axis(QCPAxis::atBottom)->setLabel(QString());
+  rects_.last()->axis(QCPAxis::atBottom)->setTickLabels(false);
   rect->axis(QCPAxis::atBottom)->setLabel(tr("engine time (s)"));
   rects_ << rect;
   return rect;
+}
+
+QCPLegend* TimeChart::addLegendAbove(QCPAxisRect* rect, const QList<QCPAbstractPlottable*>& plottables) {
+  auto* layout = plot_->plotLayout();
+  int row = 0, col = 0;
+  for (int r = 0; r < layout->rowCount(); ++r)
+    if (layout->element(r, 0) == rect) row = r;
+  layout->insertRow(row);
+  auto* legend = new QCPLegend;
+  layout->addElement(row, col, legend);
+  legend->setLayer(QStringLiteral("legend"));
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setBrush(Qt::NoBrush);
+  legend->setBorderPen(Qt::NoPen);
+  legend->setTextColor(theme::kText);
+  legend->setFont(plot_->legend->font());
+  legend->setIconSize(14, 8);
+  legend->setMargins(QMargins(4, 0, 4, 0));
+  legend->setMinimumMargins(QMargins(0, 0, 0, 0));
+  legend->setAutoMargins(QCP::msNone);
+  legend->setRowSpacing(0);
+  legend->setColumnSpacing(12);
+  legend->setMaximumSize(QWIDGETSIZE_MAX, plot_->fontMetrics().height() + 4);
+  for (auto* p : plottables) {
+    p->removeFromLegend();
+    legend->addItem(new QCPPlottableLegendItem(legend, p));
+  }
+  layout->setRowStretchFactor(row, 0.001);
+  return legend;
+}
+
+void TimeChart::fitToVisible(QCPAxis* axis, const QList<QCPGraph*>& graphs, double minTop) {
+  if (!follow_) return;
+  double top = minTop;
+  const QCPRange keys = plot_->xAxis->range();
+  for (auto* g : graphs) {
+    bool found = false;
+    const QCPRange r = g->getValueRange(found, QCP::sdBoth, keys);
+    if (found) top = std::max(top, r.upper);
+  }
+  axis->setRange(0, top * 1.12);
 }
 
 void TimeChart::syncRanges(const QCPRange& range) {
@@ -131,8 +177,11 @@ void TimeChart::setWindowSeconds(double s) {
 void TimeChart::setNow(double now) {
   now_ = now;
   if (!follow_) return;
-  const double hi = std::max(now, windowSeconds_ * 0.98);
-  syncRanges(QCPRange(hi - windowSeconds_ * 0.98, hi + windowSeconds_ * 0.02));
+  // Early in a run the window grows with the data, so the first seconds are not
+  // squeezed into the left edge of a 60 s axis.
+  const double w = std::min(windowSeconds_, std::max(10.0, now * 1.05));
+  const double hi = std::max(now, w * 0.98);
+  syncRanges(QCPRange(hi - w * 0.98, hi + w * 0.02));
   replotSoon();
 }
 

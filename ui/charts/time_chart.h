@@ -31,6 +31,10 @@ class TimeChart : public QWidget {
   void addKnobMarker(double time, const QString& label);
   virtual void clear();  // engine restarted: time begins at 0 again
   void replotSoon() { plot_->replot(QCustomPlot::rpQueuedReplot); }
+  // A one-row legend placed above `rect` (outside the data) listing `plottables`.
+  // When following: fits `axis` to [0, max of `graphs` in the visible time range] + headroom.
+  void fitToVisible(QCPAxis* axis, const QList<QCPGraph*>& graphs, double minTop = 1);
+  QCPLegend* addLegendAbove(QCPAxisRect* rect, const QList<QCPAbstractPlottable*>& plottables);
 
  protected:
   // Axis rects after the first; they share the x range of the first.

@@ -27,14 +27,13 @@ TimelineChart::TimelineChart(QWidget* parent)
   queue_->moveAbove(offset_);
   prefill_->moveAbove(queue_);
   decode_->moveAbove(prefill_);
-  p->legend->setVisible(true);
-  p->legend->removeItem(p->legend->itemWithPlottable(offset_));
-  p->axisRect()->insetLayout()->addElement(p->legend, Qt::AlignLeft | Qt::AlignTop);
-  p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  p->legend->setVisible(false);
+  offset_->removeFromLegend();
+  addLegendAbove(p->axisRect(), {queue_, prefill_, decode_});
   p->yAxis->setLabel(tr("request id"));
   p->yAxis->setRangeReversed(true);
   p->yAxis->grid()->setVisible(false);
-  p->yAxis->setRange(-2.8, kRows - 0.4);  // room above row 0 for the legend
+  p->yAxis->setRange(-0.6, kRows - 0.4);
   highlight_ = new QCPItemRect(p);
   highlight_->setPen(QPen(theme::kAccent, 2));
   highlight_->setBrush(Qt::NoBrush);
@@ -94,6 +93,20 @@ void TimelineChart::rebuild(double now) {
       highlight_->bottomRight->setCoords(end, row + 0.5);
       highlight_->setVisible(true);
     }
+  }
+  // Show exactly the rows in use; label every k-th row when they get too dense.
+  const int numRows = std::max(8, int(rows_.size()));
+  plot()->yAxis->setRange(-0.6, numRows - 0.4);
+  const int rowPx = std::max(1, plot()->axisRect()->height() / numRows);
+  const int every = std::max(1, (plot()->fontMetrics().height() + 2) / rowPx + 1);
+  if (every > 1) {
+    QSharedPointer<QCPAxisTickerText> thin(new QCPAxisTickerText);
+    for (int row = 0; row < int(rows_.size()); row += every) thin->addTick(row, QString::number(rows_[size_t(row)].id));
+    ticker = thin;
+  }
+  if (!rows_.empty()) {
+    // Time window: from the oldest row's arrival to now.
+    setWindowSeconds(std::max(2.0, (now - rows_.front().arrivalTime) * 1.08));
   }
   offset_->setData(keys, offs, true);
   queue_->setData(keys, queue, true);

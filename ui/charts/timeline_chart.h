@@ -13,7 +13,7 @@ namespace lwb::ui {
 class TimelineChart : public TimeChart {
   Q_OBJECT
  public:
-  static constexpr int kRows = 32;
+  static constexpr int kRows = 24;
   explicit TimelineChart(QWidget* parent = nullptr);
   void onFrame(const Frame& frame);
   void setSelectedRequest(RequestId id);

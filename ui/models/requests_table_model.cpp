@@ -25,7 +25,7 @@ int RequestsTableModel::columnCount(const QModelIndex& parent) const { return pa
 
 QVariant RequestsTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal) return {};
-  static const char* names[] = {"id", "state", "priority", "prompt", "cached", "output", "TTFT (ms)",
+  static const char* names[] = {"id", "state", "prio", "prompt", "cached", "output", "TTFT (ms)",
                                 "ITL (ms)", "e2e (ms)", "finish", "tag"};
   static const char* tips[] = {
       "Request id, in arrival order",

@@ -2,6 +2,7 @@
 
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QLabel>
@@ -74,19 +75,24 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
   seed_->setSpecialValueText(tr("random"));
   seed_->setToolTip(tr("seed: the same seed and prompt give the same answer"));
 
-  auto* sampling = new QHBoxLayout;
+  // Two rows so the chat column stays narrow.
+  auto* sampling = new QGridLayout;
+  int cell = 0;
   auto addField = [&](const QString& label, QWidget* w) {
     auto* l = new QLabel(label, this);
     l->setToolTip(w->toolTip());
-    sampling->addWidget(l);
-    sampling->addWidget(w);
+    l->setStyleSheet(QStringLiteral("font-family: monospace;"));
+    sampling->addWidget(l, cell / 2, (cell % 2) * 2, Qt::AlignRight);
+    sampling->addWidget(w, cell / 2, (cell % 2) * 2 + 1);
+    ++cell;
   };
-  addField(tr("temperature"), temperature_);
-  addField(tr("top_p"), topP_);
-  addField(tr("max_tokens"), maxTokens_);
-  addField(tr("seed"), seed_);
-  sampling->addStretch();
-  sampling->addWidget(tokensButton_);
+  addField(QStringLiteral("temperature"), temperature_);
+  addField(QStringLiteral("top_p"), topP_);
+  addField(QStringLiteral("max_tokens"), maxTokens_);
+  addField(QStringLiteral("seed"), seed_);
+  sampling->addWidget(tokensButton_, 0, 4, 2, 1);
+  sampling->setColumnStretch(1, 1);
+  sampling->setColumnStretch(3, 1);
 
   auto* buttons = new QVBoxLayout;
   buttons->addWidget(send_);

@@ -38,8 +38,15 @@ void KvBlockMap::setBlocks(std::vector<KvBlockInfo> blocks, int64_t totalPreempt
     flashTimer_.start();
   }
   const bool sizeChanged = blocks.size() != blocks_.size();
+  if (sizeChanged) highWater_ = 0;
+  const int oldDrawable = numDrawable();
+  for (int i = int(blocks.size()) - 1; i >= highWater_; --i)
+    if (blocks[size_t(i)].kind != KvBlockInfo::Kind::Free) {
+      highWater_ = i + 1;
+      break;
+    }
   blocks_ = std::move(blocks);
-  if (sizeChanged) layoutGrid();
+  if (sizeChanged || numDrawable() != oldDrawable) layoutGrid();
   update();
 }
 
@@ -65,16 +72,25 @@ KvBlockMap::CellState KvBlockMap::cellState(int block) const {
 
 void KvBlockMap::resizeEvent(QResizeEvent*) { layoutGrid(); }
 
+int KvBlockMap::numDrawable() const {
+  constexpr int kMinShown = 512;
+  const int n = int(blocks_.size());
+  if (n <= kMinShown) return n;
+  // Grow in steps of 512 past 1.5 × the high-water mark, so the grid rarely re-flows.
+  const int wanted = ((highWater_ * 3 / 2) / kMinShown + 1) * kMinShown;
+  return std::min(n, std::max(kMinShown, wanted));
+}
+
 // The largest square cell (with a 1 px gap) such that every block fits; below the
 // minimum size, as many blocks as fit are shown and the rest counted in a note.
 void KvBlockMap::layoutGrid() {
-  const int n = std::max<int>(1, int(blocks_.size()));
+  const int n = std::max(1, numDrawable());
   const int w = std::max(1, width() - 4), h = std::max(1, height() - 4);
   int cell = std::clamp(int(std::sqrt(double(w) * h / n)), kMinCell, 28);
   while (cell > kMinCell && (w / cell) * (h / cell) < n) --cell;
   cell_ = cell;
   cols_ = std::max(1, w / cell);
-  numShown_ = std::min<int>(int(blocks_.size()), cols_ * std::max(1, h / cell));
+  numShown_ = std::min<int>(numDrawable(), cols_ * std::max(1, h / cell));
 }
 
 QRect KvBlockMap::cellRect(int block) const {
@@ -130,8 +146,10 @@ void KvBlockMap::paintEvent(QPaintEvent*) {
   }
   for (int i = 0; i < numShown_; ++i) paintCell(p, i, cellRect(i));
   if (numShown_ < int(blocks_.size())) {
-    const QString note = tr("showing %1 of %2 blocks: lower kv_cache_memory_bytes or set num_gpu_blocks_override to see all")
-                             .arg(numShown_).arg(blocks_.size());
+    const QString note = numShown_ < numDrawable()
+                             ? tr("showing %1 of %2 blocks (widen the dock, or set num_gpu_blocks_override)")
+                                   .arg(numShown_).arg(blocks_.size())
+                             : tr("blocks %1–%2 not shown: never used yet (free)").arg(numShown_).arg(blocks_.size() - 1);
     QRect box = p.fontMetrics().boundingRect(note).adjusted(-4, -2, 4, 2);
     box.moveBottomLeft(rect().bottomLeft() + QPoint(4, -4));
     p.fillRect(box, QColor(0x17, 0x1a, 0x1f, 230));

@@ -47,6 +47,10 @@ class KvBlockMap : public QWidget {
   int64_t lastPreemptions_ = -1;
   RequestId selected_ = -1;
   int cell_ = 8, cols_ = 1, numShown_ = 0;
+  // Blocks past the high-water mark have never been used; a big pool is drawn only up
+  // to a margin past it (with a note), so the cells stay big enough to read.
+  int highWater_ = 0;
+  int numDrawable() const;
 };
 
 }  // namespace lwb::ui

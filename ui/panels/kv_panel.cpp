@@ -43,6 +43,7 @@ KvPanel::KvPanel(QWidget* parent)
   layout->setContentsMargins(4, 4, 4, 4);
   layout->setSpacing(4);
   summary_->setText(tr("KV cache: no engine"));
+  summary_->setWordWrap(true);
   bar_->setToolTip(tr("KV blocks in use (blue), cached but free — evictable, kept for prefix "
                       "hits (grey hatched) — and free (dark). vllm:kv_cache_usage_perc counts "
                       "the blocks in use."));
@@ -51,7 +52,7 @@ KvPanel::KvPanel(QWidget* parent)
   legend->setText(swatch(theme::requestColor(1), tr("owned (colour = request)")) +
                   swatch(QColor(0x3a, 0x40, 0x4a), tr("cached, free (evictable)")) +
                   swatch(theme::kBase, tr("free"), theme::htmlColor(theme::kGrid)) +
-                  swatch(Qt::white, tr("corner: shared (ref > 1)")) + swatch(theme::kPreempt, tr("preempted")));
+                  swatch(Qt::white, tr("shared (ref>1)")) + swatch(theme::kPreempt, tr("preempted")));
   legend->setWordWrap(true);
   legend->setStyleSheet(QStringLiteral("color: %1;").arg(theme::htmlColor(theme::kMutedText)));
   layout->addWidget(summary_);

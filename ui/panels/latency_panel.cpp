@@ -27,7 +27,6 @@ LatencyPanel::LatencyPanel(EngineBridge* bridge, QWidget* parent)
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->setMaximumHeight(150);
   table_->setToolTip(tr("Over completed requests (finish reason stop or length) kept in this session"));
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 6; ++c) {
@@ -35,16 +34,18 @@ LatencyPanel::LatencyPanel(EngineBridge* bridge, QWidget* parent)
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(r, c, item);
     }
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(chart_);
-  split->addWidget(timeline_);
-  split->addWidget(table_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 3);
-  split->setStretchFactor(2, 0);
+  // The Gantt timeline gets its own dock (MainWindow reparents it).
+  table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->resizeRowsToContents();
+  int h = table_->horizontalHeader()->sizeHint().height() + 4;
+  for (int r = 0; r < 4; ++r) h += table_->rowHeight(r);
+  table_->setFixedHeight(h);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
+  layout->setSpacing(2);
+  layout->addWidget(chart_, 1);
+  layout->addWidget(table_);
 }
 
 void LatencyPanel::onFrame(const Frame& frame) {
