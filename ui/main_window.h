@@ -72,6 +72,7 @@ class MainWindow : public QMainWindow {
   void onEngineAttached();
   void updateStatus(const EngineSnapshot& s);
   void startDemo();
+  void startMeasurement();
   void exportMetrics();
   void exportPng(QWidget* w, const QString& name);
   void saveRun();

@@ -55,7 +55,11 @@ QCPGraph* addLineGraph(QCPAxisRect* rect, const QColor& color, const QString& na
   return g;
 }
 
-TimeChart::TimeChart(const QString& hint, QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+TimeChart::TimeChart(const QString& hint, QWidget* parent)
+    : QWidget(parent), plot_(new QCustomPlot(this)), pendingReplot_(new QTimer(this)) {
+  pendingReplot_->setSingleShot(true);
+  connect(pendingReplot_, &QTimer::timeout, this, &TimeChart::replotSoon);
+  lastReplot_.start();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->setSpacing(2);
@@ -89,6 +93,23 @@ TimeChart::TimeChart(const QString& hint, QWidget* parent) : QWidget(parent), pl
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { setFollow(false); });
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setFollow(true); });
   plot_->xAxis->setRange(0, windowSeconds_);
+}
+
+void TimeChart::replotSoon() {
+  constexpr qint64 kMinIntervalMs = 80;
+  if (!isVisible()) return;
+  const qint64 since = lastReplot_.elapsed();
+  if (since < kMinIntervalMs) {
+    if (!pendingReplot_->isActive()) pendingReplot_->start(int(kMinIntervalMs - since));
+    return;
+  }
+  lastReplot_.restart();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimeChart::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  plot_->replot(QCustomPlot::rpQueuedReplot);  // it skipped replots while hidden
 }
 
 QCPAxisRect* TimeChart::addAxisRect() {

@@ -3,6 +3,8 @@
 // stacked axis rects sharing the x range, a live window that follows "now" until the
 // user drags or zooms (double-click or Live returns to it), and knob-change markers
 // drawn on every rect so cause and effect line up across charts.
+#include <QElapsedTimer>
+#include <QTimer>
 #include <QWidget>
 #include <qcustomplot.h>
 
@@ -30,13 +32,16 @@ class TimeChart : public QWidget {
   // A dashed vertical line with a label on every axis rect.
   void addKnobMarker(double time, const QString& label);
   virtual void clear();  // engine restarted: time begins at 0 again
-  void replotSoon() { plot_->replot(QCustomPlot::rpQueuedReplot); }
+  // Coalesced and capped at ~12 Hz (data still arrives at the bridge's 30 Hz): redraws
+  // cost GUI-thread CPU that the engine thread would otherwise use. Hidden charts skip.
+  void replotSoon();
   // A one-row legend placed above `rect` (outside the data) listing `plottables`.
   // When following: fits `axis` to [0, max of `graphs` in the visible time range] + headroom.
   void fitToVisible(QCPAxis* axis, const QList<QCPGraph*>& graphs, double minTop = 1);
   QCPLegend* addLegendAbove(QCPAxisRect* rect, const QList<QCPAbstractPlottable*>& plottables);
 
  protected:
+  void showEvent(QShowEvent* e) override;
   // Axis rects after the first; they share the x range of the first.
   QCPAxisRect* addAxisRect();
   QList<QCPAxisRect*> rects() const { return rects_; }
@@ -54,6 +59,8 @@ class TimeChart : public QWidget {
   QList<QCPAbstractItem*> markers_;
   double now_ = 0, windowSeconds_ = 60;
   bool follow_ = true, syncing_ = false;
+  QElapsedTimer lastReplot_;
+  QTimer* pendingReplot_;
 };
 
 }  // namespace lwb::ui
