@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${2:-build-fuzz}
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is needed (apt-get install clang)" >&2; exit 1; }
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DLLM_WORKBENCH_FUZZ=ON -DLLM_WORKBENCH_SANITIZE=address,undefined -DLLM_WORKBENCH_GUI=OFF \
-  -DLLM_WORKBENCH_CUDA=OFF -DLLM_WORKBENCH_BENCH=OFF >/dev/null
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DLLM_WORKBENCH_FUZZ=ON -DLLM_WORKBENCH_SANITIZE=address,undefined -DLLM_WORKBENCH_GUI=OFF \
+    -DLLM_WORKBENCH_CUDA=OFF -DLLM_WORKBENCH_BENCH=OFF >/dev/null
+fi
 targets=(fuzz_safetensors fuzz_config fuzz_tokenizer fuzz_workload)
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 status=0

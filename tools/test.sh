@@ -1,17 +1,32 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds everything (the CUDA plugin too
-# when the toolkit is present, for one architecture) and runs the whole Qt Test suite.
-# CI runs exactly this (.ci/run). Usage: tools/test.sh [BUILD_DIR]
+# when the toolkit is present, for one architecture) and runs the whole Qt Test suite;
+# then the same tests again under ASan+UBSan (clang) and each fuzz target for a minute.
+# CI runs exactly this (.ci/run).
+# Usage: tools/test.sh [--quick]   (--quick: only the main build and its tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
 tools/install-deps.sh
 jobs=$(nproc)
 cuda_args=(-DLLM_WORKBENCH_CUDA=AUTO)
-if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
-  # One architecture keeps CI's compile short; the plugin is still built and loaded.
-  cuda_args+=(-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ -x "$nvcc" ]; then
+  # One architecture keeps CI's compile short; the plugin is still built and packaged.
+  cuda_args+=(-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc")
 fi
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
-cmake --build "$build" -j"$jobs"
-ctest --test-dir "$build" --output-on-failure -j1 --timeout 1200
+
+echo "== main build (Release) and tests"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j1 --timeout 1200
+[ "${1:-}" = "--quick" ] && exit 0
+
+echo "== ASan+UBSan build (clang), engine tests, and libFuzzer targets"
+# tools/fuzz.sh configures build-asan with the sanitizers and the fuzz targets.
+CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DLLM_WORKBENCH_SANITIZE=address,undefined -DLLM_WORKBENCH_FUZZ=ON -DLLM_WORKBENCH_GUI=OFF \
+  -DLLM_WORKBENCH_CUDA=OFF -DLLM_WORKBENCH_BENCH=OFF
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j1 --timeout 1800 -E tst_package
+tools/fuzz.sh "${LWB_FUZZ_SECONDS:-60}" build-asan
