@@ -202,7 +202,8 @@ def main():
         o = sample(model, pids, 8 if QUICK else 80, GEN["temperature"], GEN["top_p"], g)
         full = sp.decode(pids[1:] + [t for t in o if t != M.EOS])
         cont = full[len(p):] if full.startswith(p) else sp.decode([t for t in o if t != M.EOS])
-        plain.append({"prompt": p, "continuation": cont})
+        plain.append({"prompt": p, "continuation": cont, "tokens": len(o),
+                      "stopped_with_eos": o[-1] == M.EOS})
         log("plain", repr(p + plain[-1]["continuation"]))
 
     # ---- f. golden data -------------------------------------------------------------

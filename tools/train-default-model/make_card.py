@@ -32,6 +32,12 @@ def main():
     pt, ft, ex = m["pretrain"], m["finetune"], m["export"]
     deb = sorted(glob.glob(os.path.join(work, "corpus", "r-cran-janeaustenr_*.deb")))
     deb = os.path.basename(deb[-1]) if deb else "r-cran-janeaustenr"
+    # pretrain/finetune resume from checkpoints: their own clocks count every run
+    times = dict(times)
+    if "pretrain" in times:
+        times["pretrain"] = max(times["pretrain"], pt["train_wall_s"] + pt.get("eval_wall_s", 0))
+    if "finetune" in times:
+        times["finetune"] = max(times["finetune"], ft["train_wall_s"])
     total = sum(times.values())
     acc = ex["acceptance"]
     size_mb = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out)
@@ -105,14 +111,16 @@ def main():
       "quoted speeches become a user turn and the assistant's reply (narration such as \"said he\" "
       "removed, long speeches dropped), 40% with a system prompt, half of those with a following "
       "exchange as a second turn. Loss only on the assistant's tokens and the `</s>` that ends each "
-      f"of its turns. Every {ft['plain_every']}rd step also trains on plain text (weight 0.5) to keep "
-      "the prose fluent.")
+      "of its turns. " + ("Every step" if ft["plain_every"] == 1 else f"Every {ft['plain_every']}th step")
+      + " also trains on a batch of plain text (4x256 tokens, loss weight 0.5) to keep the prose fluent.")
     w(f"- Measured on 2 shared CPU cores (other compiles running), total {fmt_s(total)}:\n")
     w("| stage | wall time |")
     w("|---|---:|")
     for k, v in times.items():
         w(f"| {k} | {fmt_s(v)} |")
     w("")
+    for note in m.get("notes", []):
+        w(f"Note: {note}\n")
 
     w("## Results\n")
     w("Losses are mean next-token cross-entropy (nats) over 1024-token windows; perplexity = exp(loss).\n")
@@ -181,11 +189,16 @@ def main():
     w("")
 
     w("## Known limits\n")
-    w("- A tiny model trained for minutes on under a million words: sentences are grammatical-ish "
+    w("- A tiny model trained for well under an hour on under a million words: sentences are grammatical-ish "
       "and in period style, but meaning drifts within a sentence or two, names from all six novels "
       "mix, and it repeats itself at low temperature.")
     w("- Its chat turns are lines of Austen dialogue, not answers: it does not follow instructions, "
       "knows no facts and ignores most of the system prompt.")
+    n_eos = sum(1 for s in ex["plain_samples"] if s.get("stopped_with_eos"))
+    if n_eos:
+        w(f"- The chat fine-tune taught it to end turns with `</s>`, and it carries that over to plain "
+          f"text: {n_eos} of the {len(ex['plain_samples'])} plain samples above ended with `</s>` after a "
+          "sentence or two. For long plain-text output (load generation) ignore EOS.")
     w("- English only; other scripts are encoded byte by byte and never generated sensibly.")
     w(f"- Trained on sequences up to {cfg['max_position_embeddings']} tokens; longer contexts are "
       "outside its training.")

@@ -134,6 +134,7 @@ def pretrain(a):
         model.load_state_dict(s["model"])
         opt.load_state_dict(s["opt"])
         step, elapsed, history = s["step"], s["elapsed"], s["history"]
+        history.append({"resumed_at_step": step, "total_steps": total})
         log(f"resumed at step {step} ({elapsed:.0f}s trained)")
     t0 = time.time() - elapsed
     last_ck = time.time()
@@ -263,6 +264,7 @@ def finetune(a):
         model.load_state_dict(s["model"])
         opt.load_state_dict(s["opt"])
         step, elapsed, history = s["step"], s["elapsed"], s["history"]
+        history.append({"resumed_at_step": step, "total_steps": a.steps})
         log(f"resumed at step {step}")
     t0 = time.time() - elapsed
     last_ck = time.time()

@@ -69,9 +69,9 @@ tokenizer() {
 run_stage corpus "$WORK/data/dialogues.jsonl" corpus
 run_stage tokenizer "$WORK/tokenizer/tok.model" tokenizer
 run_stage pretrain "$WORK/pretrain/final.pt" "$PY" "$HERE/train.py" pretrain "$WORK" \
-  --steps1 300 --seq1 256 --batch1 16 --steps2 60 --seq2 1024 --batch2 4 --lr 2.5e-3 --warmup 30
+  --steps1 560 --seq1 256 --batch1 16 --steps2 90 --seq2 1024 --batch2 4 --lr 2.5e-3 --warmup 30
 run_stage finetune "$WORK/chat/final.pt" "$PY" "$HERE/train.py" finetune "$WORK" \
-  --steps 160 --batch 16 --lr 3e-4 --plain-every 3
+  --steps 160 --batch 16 --lr 3e-4 --plain-every 1
 run_stage export "$WORK/export/done" "$PY" "$HERE/export.py" "$WORK" "$OUT" "$GOLDEN"
 run_stage verify "$WORK/export/verify.json" "$PY" "$HERE/verify_export.py" "$OUT" "$WORK/export"
 "$PY" "$HERE/make_card.py" "$WORK" "$OUT"
