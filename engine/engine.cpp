@@ -254,6 +254,7 @@ StepOutput Engine::step() {
     if (d.beforeForward) d.beforeForward(batch);
     d.executor->forward(batch, result);
   } catch (const std::exception& e) {
+    d.scheduler->abortStep();  // no hash may point at blocks this pass did not write
     d.failStep(plan, std::string("forward pass failed: ") + e.what(), out);
     out.record = d.makeRecord(plan, t0, d.now());
     d.steps.push_back(out.record);

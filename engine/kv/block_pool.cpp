@@ -49,10 +49,7 @@ void BlockPool::unlink(int id) {
 
 void BlockPool::evict(KvBlock& b) {
   if (!b.hash) return;
-  auto it = cached_.find(*b.hash);
-  if (it != cached_.end() && it->second == b.id) cached_.erase(it);
-  b.hash.reset();
-  b.tokenIds.clear();
+  uncacheBlock(b.id);
   ++numEvictions_;
 }
 
@@ -95,13 +92,23 @@ int BlockPool::getCachedBlock(uint64_t hash, const int* tokens, int numTokens) c
   return b.id;
 }
 
-void BlockPool::cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos) {
+bool BlockPool::cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos) {
   KvBlock& b = blocks_[size_t(id)];
-  if (b.hash || cached_.count(hash)) return;
+  if (b.hash || cached_.count(hash)) return false;
   cached_.emplace(hash, id);
   b.hash = hash;
   b.tokenIds.assign(tokens, tokens + numTokens);
   b.firstTokenPos = firstTokenPos;
+  return true;
+}
+
+void BlockPool::uncacheBlock(int id) {
+  KvBlock& b = blocks_[size_t(id)];
+  if (!b.hash) return;
+  auto it = cached_.find(*b.hash);
+  if (it != cached_.end() && it->second == id) cached_.erase(it);
+  b.hash.reset();
+  b.tokenIds.clear();
 }
 
 std::vector<int> BlockPool::freeQueueOrder() const {

@@ -47,9 +47,12 @@ class BlockPool {
   // The cached block for `hash` whose tokens equal `tokens`, or -1 (a hash collision
   // with different tokens is a miss).
   int getCachedBlock(uint64_t hash, const int* tokens, int numTokens) const;
-  // Registers a full owned block under `hash`. No-op when the hash already maps to a
-  // block (a duplicate or a collision): the block then stays unhashed.
-  void cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos);
+  // Registers an owned block under `hash` (its tokens are final). No-op, returning
+  // false, when the hash already maps to a block (a duplicate or a collision) or the
+  // block has a hash: the block then stays as it was.
+  bool cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos);
+  // Drops block `id`'s hash (no eviction counted): its contents were never written.
+  void uncacheBlock(int id);
 
   int64_t numEvictions() const { return numEvictions_; }
   std::vector<int> freeQueueOrder() const;  // front (next handed out) first; for tests

@@ -33,7 +33,8 @@ PrefixHit KvCacheManager::findCachedPrefix(const std::vector<int>& tokens) const
   return hit;
 }
 
-bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit) {
+bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit,
+                                   const std::vector<int>* tokens) {
   auto it = reqs_.find(id);
   const bool fresh = it == reqs_.end() || it->second.blocks.empty();
   const PrefixHit* useHit = fresh && hit && !hit->blockIds.empty() ? hit : nullptr;
@@ -45,26 +46,27 @@ bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixH
   if (useHit)
     for (int b : useHit->blockIds) numHitFree += pool_.block(b).refCount == 0 ? 1 : 0;
   if (numNew > pool_.numFreeBlocks() - numHitFree) return false;
+  check(!tokens || int(tokens->size()) >= numTotalTokens,
+        "KV cache: request " + std::to_string(id) + " allocates " + std::to_string(numTotalTokens) + " slots but has " +
+            std::to_string(tokens ? tokens->size() : 0) + " tokens");
 
   ReqBlocks& r = reqs_[id];
   if (useHit) {
     for (int b : useHit->blockIds) pool_.touch(b);
     r.blocks = useHit->blockIds;
     r.hashes = useHit->hashes;
+    r.numWrittenHashes = int(r.hashes.size());  // written by their writer (this step at the latest)
     r.numComputed = useHit->numTokens;
   }
   std::vector<int> fresh_blocks = pool_.getNewBlocks(numNew);
   r.blocks.insert(r.blocks.end(), fresh_blocks.begin(), fresh_blocks.end());
+  if (tokens) registerFullBlocks(r, *tokens, numTotalTokens);
   return true;
 }
 
-void KvCacheManager::cacheFullBlocks(int64_t id, const std::vector<int>& tokens, int numComputedTokens) {
-  auto it = reqs_.find(id);
-  if (it == reqs_.end()) return;
-  ReqBlocks& r = it->second;
-  r.numComputed = numComputedTokens;
+void KvCacheManager::registerFullBlocks(ReqBlocks& r, const std::vector<int>& tokens, int numTokens) {
   if (!prefixCaching_) return;
-  const int numFull = std::min(numComputedTokens / blockSize_, int(r.blocks.size()));
+  const int numFull = std::min(numTokens / blockSize_, int(r.blocks.size()));
   for (int i = int(r.hashes.size()); i < numFull; ++i) {
     const int* t = tokens.data() + size_t(i) * size_t(blockSize_);
     uint64_t h = hash(i == 0 ? 0 : r.hashes.back(), t);
@@ -73,9 +75,50 @@ void KvCacheManager::cacheFullBlocks(int64_t id, const std::vector<int>& tokens,
   }
 }
 
+void KvCacheManager::cacheFullBlocks(int64_t id, const std::vector<int>& tokens, int numComputedTokens) {
+  auto it = reqs_.find(id);
+  if (it == reqs_.end()) return;
+  ReqBlocks& r = it->second;
+  r.numComputed = numComputedTokens;
+  registerFullBlocks(r, tokens, numComputedTokens);
+  r.numWrittenHashes = std::max(r.numWrittenHashes, std::min(int(r.hashes.size()), numComputedTokens / blockSize_));
+}
+
+// Blocks past the written ones are this request's own (hits come first), so a hash on
+// one of them was registered by this request and its contents are not written.
+int KvCacheManager::dropUnwritten(ReqBlocks& r) {
+  int n = 0;
+  for (size_t i = size_t(r.numWrittenHashes); i < r.hashes.size(); ++i) {
+    const KvBlock& b = pool_.block(r.blocks[i]);
+    if (b.hash && *b.hash == r.hashes[i]) {
+      pool_.uncacheBlock(b.id);
+      ++n;
+    }
+  }
+  r.hashes.resize(size_t(r.numWrittenHashes));
+  return n;
+}
+
+int KvCacheManager::dropUnwrittenHashes() {
+  int n = 0;
+  for (auto& [id, r] : reqs_) n += dropUnwritten(r);
+  return n;
+}
+
+int KvCacheManager::numUnwrittenHashes() const {
+  int n = 0;
+  for (const auto& [id, r] : reqs_)
+    for (size_t i = size_t(r.numWrittenHashes); i < r.hashes.size(); ++i) {
+      const KvBlock& b = pool_.block(r.blocks[i]);
+      n += b.hash && *b.hash == r.hashes[i] ? 1 : 0;
+    }
+  return n;
+}
+
 void KvCacheManager::free(int64_t id) {
   auto it = reqs_.find(id);
   if (it == reqs_.end()) return;
+  dropUnwritten(it->second);
   std::vector<int> reversed(it->second.blocks.rbegin(), it->second.blocks.rend());
   pool_.freeBlocks(reversed);
   reqs_.erase(it);

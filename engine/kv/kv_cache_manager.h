@@ -1,7 +1,20 @@
 #pragma once
 // Per-request KV block books on top of the BlockPool: allocation of the slots a step
-// needs, automatic prefix caching (lookup on admission, hashing of blocks as they fill),
-// freeing on finish or preemption, usage statistics. Never touches tensors.
+// needs, automatic prefix caching (lookup on admission, hashing of blocks when they are
+// allocated for tokens that fill them), freeing on finish or preemption, usage
+// statistics. Never touches tensors.
+//
+// Registration at allocation (vLLM V1: KVCacheManager.allocate_slots → cache_blocks):
+// a block is hashed as soon as the tokens scheduled this step fill it, before the
+// forward pass writes it, so a request admitted later in the SAME step already hits
+// it. That is sound because the executors write every row's K/V of a layer before any
+// row's attention of that layer reads the cache (CPU: CpuExecutor::runLayer calls
+// writeKvCache for all rows, then pagedAttention; CUDA: launchRopeCache for all rows,
+// then the attention kernels, on one stream), and a hitting request always comes after
+// its writer in the batch (admissions follow running requests, in allocation order).
+// Such hashes are "unwritten" until cacheFullBlocks() confirms the tokens were computed;
+// dropUnwrittenHashes() (a failed forward pass) and free() (preempted or failed before
+// its forward pass) drop them, so no hash ever points at garbage.
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -39,12 +52,22 @@ class KvCacheManager {
   PrefixHit findCachedPrefix(const std::vector<int>& tokens) const;
   // Makes request `id` hold blocks for `numTotalTokens` tokens, taking `hit` first when
   // the request holds nothing yet. Returns false and changes nothing when the free
-  // queue is too short.
-  bool allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit = nullptr);
-  // The first `numComputedTokens` of `tokens` are in the cache now: registers newly
-  // full blocks in the prefix cache (parent-chained hashes).
+  // queue is too short. With `tokens` (the request's ids, at least numTotalTokens of
+  // them: the prompt, or the decode token being computed) the blocks these tokens fill
+  // are registered in the prefix cache at once, as unwritten (see the file comment).
+  bool allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit = nullptr,
+                     const std::vector<int>* tokens = nullptr);
+  // The first `numComputedTokens` of `tokens` are in the cache now (the forward pass
+  // ran): registers full blocks not registered yet (parent-chained hashes) and marks the
+  // request's registered blocks up to there as written.
   void cacheFullBlocks(int64_t id, const std::vector<int>& tokens, int numComputedTokens);
+  // The forward pass failed: drops, for every request, the hashes registered since its
+  // last cacheFullBlocks(); their blocks' contents were never written. Returns how many.
+  int dropUnwrittenHashes();
+  // Blocks registered in the prefix cache whose contents are not written yet.
+  int numUnwrittenHashes() const;
   // Releases the request's blocks, tail first, so its tail is evicted before its head.
+  // Hashes it registered but never wrote are dropped first.
   void free(int64_t id);
 
   const std::vector<int>& blockIds(int64_t id) const;
@@ -58,10 +81,14 @@ class KvCacheManager {
  private:
   struct ReqBlocks {
     std::vector<int> blocks;
-    std::vector<uint64_t> hashes;  // chain hashes of its full, registered blocks
+    std::vector<uint64_t> hashes;  // chain hashes of its full blocks, registered or not
+    int numWrittenHashes = 0;      // hashes[0, this) cover written (or hit) blocks
     int numComputed = 0;
   };
   uint64_t hash(uint64_t parent, const int* tokens) const;
+  // Hashes (and registers where free) r's blocks that the first numTokens tokens fill.
+  void registerFullBlocks(ReqBlocks& r, const std::vector<int>& tokens, int numTokens);
+  int dropUnwritten(ReqBlocks& r);
 
   BlockPool pool_;
   int blockSize_;

@@ -97,7 +97,7 @@ void Scheduler::scheduleRunning(SchedulerOutput& out, double now) {
       continue;
     }
     bool scheduled = true;
-    while (!kv_->allocateSlots(r->id, r->numComputedTokens + numNew)) {
+    while (!kv_->allocateSlots(r->id, r->numComputedTokens + numNew, nullptr, &r->tokenIds)) {
       Request* victim = pickVictim();
       auto it = std::find_if(out.seqs.begin(), out.seqs.end(),
                              [victim](const ScheduledSeq& s) { return s.request == victim; });
@@ -141,7 +141,8 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
     }
     if (!config_.enableChunkedPrefill && capChunk(numNewTotal, numNewTotal) > budgetLeft_) break;
     const int numNew = capChunk(numNewTotal, budgetLeft_);
-    if (!kv_->allocateSlots(r->id, hit.numTokens + numNew, &hit)) break;
+    // Registers the blocks this step fills at once: a later admission of this step hits them.
+    if (!kv_->allocateSlots(r->id, hit.numTokens + numNew, &hit, &r->tokenIds)) break;
 
     waiting_.erase(it);
     running_.push_back(r);
@@ -165,6 +166,8 @@ void Scheduler::commitStep(const SchedulerOutput& out) {
     kv_->cacheFullBlocks(r->id, r->tokenIds, r->numComputedTokens);
   }
 }
+
+void Scheduler::abortStep() { kv_->dropUnwrittenHashes(); }
 
 void Scheduler::finishRequest(Request* r, RequestState state) {
   auto run = std::find(running_.begin(), running_.end(), r);

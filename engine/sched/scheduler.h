@@ -3,6 +3,10 @@
 // token or the next prompt chunk each), then WAITING ones while the budget and
 // max_num_seqs allow. Preempts (recompute) when a running request cannot get a block.
 // Decides only; the KvCacheManager keeps the books and the Engine runs the batch.
+// Blocks enter the prefix cache when allocated for the tokens that fill them (vLLM V1),
+// so an admission can hit blocks an earlier seq of the same step is about to write:
+// seqs are in allocation order, so every writer precedes the requests hitting its
+// blocks, and the executors write all rows' K/V of a layer before attention reads it.
 #include <deque>
 #include <memory>
 #include <string>
@@ -35,8 +39,12 @@ class Scheduler {
   // request can never run under the current knobs, the reason (then it is not queued).
   std::string addRequest(Request* r);
   SchedulerOutput schedule(double now);
-  // After the forward pass: numComputedTokens advance; newly full blocks get hashed.
+  // After the forward pass: numComputedTokens advance; the blocks registered in the
+  // prefix cache at allocation (schedule()) count as written from now on.
   void commitStep(const SchedulerOutput& out);
+  // The forward pass failed: the hashes schedule() registered for blocks it would have
+  // written are dropped (call before finishing the step's requests).
+  void abortStep();
   // Takes `r` out of the running or waiting queue and frees its blocks.
   void finishRequest(Request* r, RequestState state);
 
