@@ -1,6 +1,7 @@
 // Engine::step on a real tiny random model (CPU executor): greedy outputs do not depend
 // on scheduling (budgets, chunking, prefix caching, preemption) and equal the naive
-// double-precision reference; the mechanisms engage; errors stay contained.
+// double-precision reference; the mechanisms engage (prefix sharing within one step
+// too); errors stay contained and leave no prefix-cache hash on unwritten blocks.
 #include <QtTest>
 
 #include <map>
@@ -69,6 +70,34 @@ EngineConfig knobs(int budget, bool chunked, bool caching, int blocks = 0) {
   return c;
 }
 
+// Greedy `got` (generated after `prompt`) equals the double reference's argmax, up
+// to the first near-tie (where either token is right and the paths may part).
+void checkAgainstReference(const Model& model, std::vector<int> seq, const std::vector<int>& got) {
+  QCOMPARE(int(got.size()), kMaxTokens);
+  for (int t = 0; t < kMaxTokens; ++t) {
+    std::vector<double> logits = referenceLastLogits(model, seq);
+    std::vector<int> order(logits.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + 2, order.end(),
+                      [&](int a, int b) { return logits[size_t(a)] > logits[size_t(b)]; });
+    if (logits[size_t(order[0])] - logits[size_t(order[1])] < 1e-4) break;  // a near-tie: either is right
+    QCOMPARE(got[size_t(t)], order[0]);
+    seq.push_back(order[0]);
+  }
+}
+
+// `n` prompts: a 64-token head (4 blocks of 16) shared by all, then distinct tails.
+std::vector<std::vector<int>> sharedHeadPrompts(int n) {
+  std::vector<std::vector<int>> prompts;
+  for (int p = 0; p < n; ++p) {
+    std::vector<int> prompt{1};
+    for (int i = 1; i < 64; ++i) prompt.push_back(3 + (i * 53) % 400);
+    for (int i = 0; i < 2 + 5 * p; ++i) prompt.push_back(3 + (p * 97 + i * 11) % 400);
+    prompts.push_back(prompt);
+  }
+  return prompts;
+}
+
 }  // namespace
 
 class TestEngine : public QObject {
@@ -97,22 +126,34 @@ class TestEngine : public QObject {
     QCOMPARE(int(baseline_.tokens.size()), 6);
   }
 
+  // The baseline admits all prompts in one step: prompts 0, 2, 4 share 2 blocks then.
   void greedyMatchesTheReference() {
+    QCOMPARE(baseline_.steps.front().prefixHitTokens, int64_t(2 * 32));
     for (size_t p = 0; p < prompts_.size(); ++p) {
-      std::vector<int> seq = prompts_[p];
-      const std::vector<int>& got = baseline_.tokens.at(RequestId(p + 1));
-      QCOMPARE(int(got.size()), kMaxTokens);
-      for (int t = 0; t < kMaxTokens; ++t) {
-        std::vector<double> logits = referenceLastLogits(*model_, seq);
-        std::vector<int> order(logits.size());
-        std::iota(order.begin(), order.end(), 0);
-        std::partial_sort(order.begin(), order.begin() + 2, order.end(),
-                          [&](int a, int b) { return logits[size_t(a)] > logits[size_t(b)]; });
-        if (logits[size_t(order[0])] - logits[size_t(order[1])] < 1e-4) break;  // a near-tie: either is right
-        QCOMPARE(got[size_t(t)], order[0]);
-        seq.push_back(order[0]);
-      }
+      checkAgainstReference(*model_, prompts_[p], baseline_.tokens.at(RequestId(p + 1)));
+      if (QTest::currentTestFailed()) return;
     }
+  }
+
+  // Prompts arriving together share the first one's blocks in the step that computes
+  // them (registered at allocation, vLLM V1); outputs equal running them one by one.
+  void sameStepSharingMatchesOneByOneAndTheReference() {
+    const std::vector<std::vector<int>> prompts = sharedHeadPrompts(4);
+    RunResult together = runAll(model_, knobs(2048, true, true), prompts);
+    QCOMPARE(together.steps.front().prefixHitTokens, int64_t(3 * 64));
+    QCOMPARE(together.totals.prefixHitTokens, int64_t(3 * 64));
+    QCOMPARE(together.numOwnedAtEnd, 0);
+    for (size_t p = 0; p < prompts.size(); ++p) {
+      RunResult alone = runAll(model_, knobs(2048, true, true), {prompts[p]});
+      QCOMPARE(alone.totals.prefixHitTokens, int64_t(0));
+      QCOMPARE(together.tokens.at(RequestId(p + 1)), alone.tokens.at(1));
+      checkAgainstReference(*model_, prompts[p], together.tokens.at(RequestId(p + 1)));
+      if (QTest::currentTestFailed()) return;
+    }
+    // Chunked: the first prompt's chunk fills 2 blocks, the next one hits those only.
+    RunResult chunked = runAll(model_, knobs(48, true, true), prompts);
+    for (size_t p = 0; p < prompts.size(); ++p) QCOMPARE(chunked.tokens.at(RequestId(p + 1)), together.tokens.at(RequestId(p + 1)));
+    QVERIFY(chunked.totals.prefixHitTokens > 0);
   }
 
   void greedyOutputsDoNotDependOnScheduling_data() {
@@ -223,6 +264,63 @@ class TestEngine : public QObject {
     while (engine.hasUnfinishedRequests()) engine.step();
     QCOMPARE(std::vector<int>(engine.outputTokenIds(b)->begin() + long(prompts_[0].size()), engine.outputTokenIds(b)->end()),
              baseline_.tokens.at(1));
+  }
+
+  // The step that registered blocks at allocation fails (the writer and a request that
+  // hit its blocks in that step): no hash survives on the unwritten blocks, so the same
+  // prompt later misses and computes the reference tokens.
+  void failedStepLeavesNoHashOnUnwrittenBlocks() {
+    const std::vector<std::vector<int>> prompts = sharedHeadPrompts(2);
+    Engine engine(model_, knobs(2048, true, true));
+    bool fail = true;
+    engine.setBeforeForwardHookForTesting([&fail](const ForwardBatch&) {
+      if (fail) throw Error("injected fault");
+    });
+    engine.addRequest(greedy(prompts[0]));
+    engine.addRequest(greedy(prompts[1]));
+    StepOutput out = engine.step();
+    QVERIFY(out.error.find("injected fault") != std::string::npos);
+    QCOMPARE(out.record.prefixHitTokens, int64_t(64));  // the 2nd hit the 1st's blocks
+    for (const KvBlockInfo& b : engine.kvBlocks()) {
+      QVERIFY(!b.hasHash);
+      QCOMPARE(b.refCount, 0);
+    }
+    fail = false;
+    RequestId again = engine.addRequest(greedy(prompts[0]));
+    while (engine.hasUnfinishedRequests()) engine.step();
+    QCOMPARE(engine.timeline(again)->numCachedPromptTokens, 0);
+    const std::vector<int>& all = *engine.outputTokenIds(again);
+    checkAgainstReference(*model_, prompts[0], std::vector<int>(all.begin() + long(prompts[0].size()), all.end()));
+  }
+
+  // A decode step fails while its token fills a block: blocks written by earlier steps
+  // stay cached, the block that token would have completed does not.
+  void failedDecodeKeepsOnlyWrittenBlocks() {
+    std::vector<int> prompt = sharedHeadPrompts(1)[0];
+    prompt.resize(31);  // block 0 full, block 1 holds 15: the first decode fills it
+    Engine engine(model_, knobs(2048, true, true));
+    int numForwards = 0;
+    engine.setBeforeForwardHookForTesting([&numForwards](const ForwardBatch&) {
+      if (++numForwards == 2) throw Error("injected fault");
+    });
+    RequestId a = engine.addRequest(greedy(prompt));
+    engine.step();
+    QVERIFY(!engine.step().error.empty());
+    QCOMPARE(int(engine.timeline(a)->finishReason), int(FinishReason::Error));
+    int numHashed = 0;
+    for (const KvBlockInfo& b : engine.kvBlocks())
+      if (b.hasHash) {
+        ++numHashed;
+        QCOMPARE(b.firstTokenPos, 0);
+      }
+    QCOMPARE(numHashed, 1);
+    std::vector<int> longer = *engine.outputTokenIds(a);  // prompt + the token of step 1
+    longer.push_back(5);
+    RequestId b = engine.addRequest(greedy(longer));
+    while (engine.hasUnfinishedRequests()) engine.step();
+    QCOMPARE(engine.timeline(b)->numCachedPromptTokens, 16);
+    const std::vector<int>& all = *engine.outputTokenIds(b);
+    checkAgainstReference(*model_, longer, std::vector<int>(all.begin() + long(longer.size()), all.end()));
   }
 
   void structuralConfigChangeAbortsAndRebuilds() {

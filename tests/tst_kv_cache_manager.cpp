@@ -1,5 +1,6 @@
 // KvCacheManager: prefix lookup (longest chain, stops at the first miss, at least one
-// token left to compute), allocation all-or-nothing, tail-first freeing, statistics.
+// token left to compute), allocation all-or-nothing, tail-first freeing, statistics;
+// registration at allocation (same-step sharing) and dropping of unwritten hashes.
 #include <QtTest>
 
 #include <numeric>
@@ -21,6 +22,21 @@ void fill(KvCacheManager& kv, int64_t id, const std::vector<int>& tokens) {
   PrefixHit hit = kv.findCachedPrefix(tokens);
   QVERIFY(kv.allocateSlots(id, int(tokens.size()), &hit));
   kv.cacheFullBlocks(id, tokens, int(tokens.size()));
+}
+
+// A `prefixLen`-token head shared by all, then a tail of `tailLen` tokens unique to `tag`.
+std::vector<int> sharedHead(int prefixLen, int tailLen, int tag) {
+  std::vector<int> t = seq(prefixLen);
+  for (int i = 0; i < tailLen; ++i) t.push_back(1000 * tag + i);
+  return t;
+}
+
+// Looks up and allocates `numTokens` of `tokens` with registration at allocation, as
+// the scheduler does when it admits a request; nothing is "computed" yet.
+PrefixHit admit(KvCacheManager& kv, int64_t id, const std::vector<int>& tokens, int numTokens) {
+  PrefixHit hit = kv.findCachedPrefix(tokens);
+  [&] { QVERIFY(kv.allocateSlots(id, hit.numTokens + numTokens, &hit, &tokens)); }();
+  return hit;
 }
 
 }  // namespace
@@ -125,6 +141,84 @@ class TestKvCacheManager : public QObject {
     std::vector<int> probe(t.begin(), t.begin() + 4);
     probe.push_back(1);
     QCOMPARE(kv.findCachedPrefix(probe).numTokens, 4);
+  }
+  // vLLM V1: blocks are registered when allocated for the tokens that fill them, so
+  // prompts admitted in the same step share the first one's blocks before it ran.
+  void sameStepAdmissionsHitTheFirstOnesBlocks() {
+    KvCacheManager kv(64, 16, true);
+    std::vector<std::vector<int>> prompts;
+    for (int p = 0; p < 4; ++p) prompts.push_back(sharedHead(64, 5 + 3 * p, p + 1));
+    admit(kv, 1, prompts[0], int(prompts[0].size()));
+    QCOMPARE(kv.numUnwrittenHashes(), 4);  // the 4 shared blocks; the tail block is partial
+    const std::vector<int> head(kv.blockIds(1).begin(), kv.blockIds(1).begin() + 4);
+    for (int p = 1; p < 4; ++p) {
+      PrefixHit hit = admit(kv, p + 1, prompts[size_t(p)], int(prompts[size_t(p)].size()) - 64);
+      QCOMPARE(hit.numTokens, 64);
+      QCOMPARE(std::vector<int>(kv.blockIds(p + 1).begin(), kv.blockIds(p + 1).begin() + 4), head);
+    }
+    for (int b : head) QCOMPARE(kv.pool().block(b).refCount, 4);
+    QCOMPARE(kv.numUnwrittenHashes(), 4);  // hitters do not own the registration
+    for (int p = 0; p < 4; ++p) kv.cacheFullBlocks(p + 1, prompts[size_t(p)], int(prompts[size_t(p)].size()));
+    QCOMPARE(kv.numUnwrittenHashes(), 0);
+  }
+
+  void aChunkRegistersOnlyTheBlocksItFills() {
+    KvCacheManager kv(64, 16, true);
+    const std::vector<int> a = sharedHead(64, 10, 1);
+    admit(kv, 1, a, 40);  // blocks 0, 1 full; block 2 holds 8 of 16 this step
+    QCOMPARE(kv.numUnwrittenHashes(), 2);
+    QCOMPARE(kv.findCachedPrefix(sharedHead(64, 3, 2)).numTokens, 32);
+    kv.cacheFullBlocks(1, a, 40);
+    QVERIFY(kv.allocateSlots(1, 74, nullptr, &a));  // the next chunk: the rest of the prompt
+    QCOMPARE(kv.numUnwrittenHashes(), 2);
+    QCOMPARE(kv.findCachedPrefix(sharedHead(64, 3, 2)).numTokens, 64);
+  }
+
+  void decodeRegistersTheBlockItsTokenFills() {
+    KvCacheManager kv(8, 4, true);
+    std::vector<int> t = seq(7);
+    admit(kv, 1, t, 7);
+    kv.cacheFullBlocks(1, t, 7);
+    t.push_back(50);  // sampled; computed in the next step, which fills block 1
+    QVERIFY(kv.allocateSlots(1, 8, nullptr, &t));
+    QCOMPARE(kv.numUnwrittenHashes(), 1);
+    std::vector<int> probe = t;
+    probe.push_back(1);
+    QCOMPARE(kv.findCachedPrefix(probe).numTokens, 8);
+  }
+
+  // A failed forward pass: hashes registered for it go, hashes of written blocks stay,
+  // and the blocks can be registered again once really computed.
+  void droppingUnwrittenHashesKeepsWrittenOnes() {
+    KvCacheManager kv(16, 4, true);
+    const std::vector<int> t = seq(17);
+    admit(kv, 1, t, 8);
+    kv.cacheFullBlocks(1, t, 8);                    // blocks 0, 1 written
+    QVERIFY(kv.allocateSlots(1, 16, nullptr, &t));  // blocks 2, 3 registered, unwritten
+    PrefixHit hit = admit(kv, 2, t, 1);             // same step: hits all four
+    QCOMPARE(hit.numTokens, 16);
+    QCOMPARE(kv.dropUnwrittenHashes(), 2);
+    QCOMPARE(kv.numUnwrittenHashes(), 0);
+    QCOMPARE(kv.findCachedPrefix(t).numTokens, 8);
+    for (int i = 2; i < 4; ++i) QVERIFY(!kv.pool().block(kv.blockIds(1)[size_t(i)]).hash);
+    kv.free(2);
+    kv.cacheFullBlocks(1, t, 16);  // computed after all (a retry): registered again
+    QCOMPARE(kv.findCachedPrefix(t).numTokens, 16);
+  }
+
+  // Preempted (or failed) before its forward pass ran: nothing it registered survives.
+  void freeDropsUnwrittenHashes() {
+    KvCacheManager kv(16, 4, true);
+    const std::vector<int> t = seq(13);
+    admit(kv, 1, t, 13);
+    kv.free(1);
+    QCOMPARE(kv.usage().numCachedFree, 0);
+    QCOMPARE(kv.findCachedPrefix(t).numTokens, 0);
+    admit(kv, 2, t, 13);
+    kv.cacheFullBlocks(2, t, 13);
+    kv.free(2);
+    QCOMPARE(kv.usage().numCachedFree, 3);
+    QCOMPARE(kv.findCachedPrefix(t).numTokens, 12);
   }
 };
 

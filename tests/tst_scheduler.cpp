@@ -18,10 +18,16 @@ struct Harness {
       : sched(c, maxModelLen, std::make_unique<KvCacheManager>(numBlocks, c.blockSize, c.enablePrefixCaching)) {}
 
   Request* add(int promptLen, int maxTokens = 100, int priority = 0, int firstToken = 1000) {
+    std::vector<int> prompt;
+    for (int i = 0; i < promptLen; ++i) prompt.push_back(firstToken + i);
+    return addPrompt(prompt, maxTokens, priority);
+  }
+
+  Request* addPrompt(const std::vector<int>& prompt, int maxTokens = 100, int priority = 0) {
     auto r = std::make_unique<Request>();
     r->id = int64_t(reqs.size()) + 1;
-    for (int i = 0; i < promptLen; ++i) r->tokenIds.push_back(firstToken + i);
-    r->numPromptTokens = promptLen;
+    r->tokenIds = prompt;
+    r->numPromptTokens = int(prompt.size());
     r->sampling.maxTokens = maxTokens;
     r->priority = priority;
     reqs.push_back(std::move(r));
@@ -205,6 +211,58 @@ class TestScheduler : public QObject {
     h.step();
     QCOMPARE(a->numTokens(), 12);
     QCOMPARE(int(h.sched.kv().blockIds(a->id).size()), 3);
+  }
+  // 4 prompts sharing a 64-token head arrive together: the 2nd..4th hit the blocks the
+  // 1st registered when it was allocated, in the very step that computes them.
+  void sameStepAdmissionsShareAPrefix() {
+    EngineConfig c = knobs(2048);
+    c.blockSize = 16;
+    Harness h(c, 64);
+    std::vector<Request*> rs;
+    for (int p = 0; p < 4; ++p) {
+      std::vector<int> prompt;
+      for (int i = 0; i < 64; ++i) prompt.push_back(100 + i);
+      for (int i = 0; i < 3 + 4 * p; ++i) prompt.push_back(1000 * (p + 1) + i);
+      rs.push_back(h.addPrompt(prompt));
+    }
+    SchedulerOutput s1 = h.sched.schedule(0);
+    QCOMPARE(int(s1.seqs.size()), 4);
+    QCOMPARE(s1.seqs[0].request, rs[0]);  // the writer comes first in the batch
+    QCOMPARE(s1.seqs[0].numComputedBefore, 0);
+    QCOMPARE(s1.prefixHitTokens, int64_t(3 * 64));
+    const std::vector<int>& first = h.sched.kv().blockIds(rs[0]->id);
+    for (int p = 1; p < 4; ++p) {
+      QCOMPARE(s1.seqs[size_t(p)].request, rs[size_t(p)]);
+      QCOMPARE(s1.seqs[size_t(p)].numComputedBefore, 64);
+      QCOMPARE(rs[size_t(p)]->timeline.numCachedPromptTokens, 64);
+      const std::vector<int>& mine = h.sched.kv().blockIds(rs[size_t(p)]->id);
+      QVERIFY(std::equal(first.begin(), first.begin() + 4, mine.begin()));
+    }
+    h.sched.commitStep(s1);
+    QCOMPARE(h.sched.kv().numUnwrittenHashes(), 0);
+  }
+
+  // The forward pass of that step fails: the engine aborts the step and finishes its
+  // requests; no hash is left on the blocks that were never written.
+  void abortedStepLeavesNoUnwrittenHash() {
+    EngineConfig c = knobs(2048);
+    c.blockSize = 16;
+    Harness h(c, 64);
+    std::vector<int> prompt;
+    for (int i = 0; i < 70; ++i) prompt.push_back(100 + i);
+    Request* a = h.addPrompt(prompt);
+    Request* b = h.addPrompt(prompt);
+    SchedulerOutput s1 = h.sched.schedule(0);
+    QCOMPARE(s1.prefixHitTokens, int64_t(64));
+    QCOMPARE(h.sched.kv().numUnwrittenHashes(), 4);
+    h.sched.abortStep();
+    h.sched.finishRequest(a, RequestState::Finished);
+    h.sched.finishRequest(b, RequestState::Finished);
+    QCOMPARE(h.sched.kv().usage().numCachedFree, 0);
+    Request* again = h.addPrompt(prompt);
+    SchedulerOutput s2 = h.sched.schedule(0);
+    QCOMPARE(s2.prefixHitTokens, int64_t(0));
+    QCOMPARE(s2.seqs[0].request, again);
   }
 };
 

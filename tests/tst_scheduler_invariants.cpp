@@ -1,8 +1,12 @@
 // Randomized invariants of the scheduler and KV books with a fake forward pass (no
 // model): thousands of arrivals, aborts and knob changes. Every step: the token budget
 // and max_num_seqs hold, ref counts equal the number of owners, every owned block that
-// is hashed holds exactly the owner's tokens at its position. At the end: no block is
-// owned and every request finished or was rejected with a reason.
+// is hashed holds exactly the owner's tokens at its position. A shadow of the KV
+// contents (what each forward pass would write) checks that every row of a batch reads
+// only slots written with its own tokens (prefix hits on blocks registered in the same
+// step included) and that, after every step, each hashed block holds what was written
+// into it, also after randomly failed forward passes. At the end: no block is owned and
+// every request finished or was rejected with a reason.
 #include <QtTest>
 
 #include <map>
@@ -23,10 +27,13 @@ struct Sim {
   std::vector<std::unique_ptr<Request>> reqs;
   std::map<int64_t, std::string> rejected;
   std::vector<std::vector<int>> prefixes;  // shared heads, so prefix hits happen
+  std::vector<std::vector<int>> content;   // [block][slot]: token whose K/V it holds, -1 = never written
+  int64_t numFailedSteps = 0;
 
   Sim(uint32_t seed, int numBlocks, BlockHashFn hashFn)
       : rng(seed), config(initialKnobs()),
-        sched(config, maxModelLen, std::make_unique<KvCacheManager>(numBlocks, config.blockSize, true, hashFn)) {
+        sched(config, maxModelLen, std::make_unique<KvCacheManager>(numBlocks, config.blockSize, true, hashFn)),
+        content(size_t(numBlocks), std::vector<int>(size_t(config.blockSize), -1)) {
     for (int p = 0; p < 4; ++p) {
       std::vector<int> head;
       for (int i = 0; i < 8 + 8 * p; ++i) head.push_back(int(rng() % 50));
@@ -105,6 +112,15 @@ struct Sim {
         QVERIFY(s.numComputedBefore + s.numNewTokens >= s.request->numPromptTokens);
     }
     checkBooks();
+    if (!out.seqs.empty() && rng() % 25 == 0) {  // the forward pass fails: nothing written
+      ++numFailedSteps;
+      sched.abortStep();
+      for (const ScheduledSeq& s : out.seqs) sched.finishRequest(s.request, RequestState::Finished);
+      checkBooks();
+      checkHashedBlocksWritten();
+      return;
+    }
+    forward(out);
     sched.commitStep(out);
     for (const ScheduledSeq& s : out.seqs) {
       if (!s.needLogits) continue;
@@ -114,6 +130,34 @@ struct Sim {
         sched.finishRequest(r, RequestState::Finished);
     }
     checkBooks();
+    checkHashedBlocksWritten();
+  }
+
+  // Every row's K/V is written before any row's attention reads (per layer, for the
+  // whole batch): apply all writes, then every seq must see its own tokens at
+  // positions [0, its last row] through its block table.
+  void forward(const SchedulerOutput& out) {
+    const int bs = config.blockSize;
+    for (const ScheduledSeq& s : out.seqs) {
+      const std::vector<int>& blocks = sched.kv().blockIds(s.request->id);
+      for (int p = s.numComputedBefore; p < s.numComputedBefore + s.numNewTokens; ++p)
+        content[size_t(blocks[size_t(p / bs)])][size_t(p % bs)] = s.request->tokenIds[size_t(p)];
+    }
+    for (const ScheduledSeq& s : out.seqs) {
+      const std::vector<int>& blocks = sched.kv().blockIds(s.request->id);
+      for (int p = 0; p < s.numComputedBefore + s.numNewTokens; ++p)
+        QCOMPARE(content[size_t(blocks[size_t(p / bs)])][size_t(p % bs)], s.request->tokenIds[size_t(p)]);
+    }
+  }
+
+  // Outside a step no hash points at a block whose contents differ from its tokens.
+  void checkHashedBlocksWritten() {
+    const KvCacheManager& kv = sched.kv();
+    QCOMPARE(kv.numUnwrittenHashes(), 0);
+    for (int i = 0; i < kv.numBlocks(); ++i) {
+      const KvBlock& b = kv.pool().block(i);
+      if (b.hash) QCOMPARE(content[size_t(i)], b.tokenIds);
+    }
   }
 
   void checkBooks() {
@@ -162,6 +206,7 @@ void runSim(uint32_t seed, int numBlocks, BlockHashFn hashFn, int numEvents) {
   }
   QVERIFY(sim.sched.totals().prefixHitTokens > 0);
   QVERIFY(sim.sched.totals().preemptions > 0);
+  QVERIFY(sim.numFailedSteps > 0);
 }
 
 }  // namespace
