@@ -195,7 +195,7 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
   const int context = quick ? 32 : 128, steps = quick ? 8 : 32;
   const double wBytes = matrixBytes(*model);
   for (int B : {1, 8, 32}) {
-    const int blocksEach = (context + steps + 15) / 16;
+    const int blocksEach = (context + 1 + steps + 15) / 16;  // prefill, warm-up step, timed steps
     ex->allocateKvCache(B * blocksEach, 16);
     Seqs s = prefillSequences(*ex, B, context, c.vocabSize);
     ex->forward(s.batch, res);  // warm-up step

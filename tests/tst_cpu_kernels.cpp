@@ -1,6 +1,6 @@
 // Each CPU kernel, for every ISA this machine supports, against a naive double version
 // on random inputs of awkward sizes (K not a multiple of the SIMD width, odd N, T = 1..37),
-// in every weight dtype, with NaN-poisoned outputs. Also: a row's GEMM result is
+// in every weight dtype (packed into panels), with NaN-poisoned outputs. Also: a row's GEMM result is
 // bit-identical whatever the number of rows and threads, and the thread pool runs every
 // task exactly once.
 #include <QtTest>
@@ -97,13 +97,14 @@ void TestCpuKernels::gemmMatchesNaive() {
     const CpuKernels& kn = cpuKernels(isa);
     for (DType dtype : {DType::F32, DType::F16, DType::BF16})
       for (int T : {1, 2, 3, 5, 8, 37})
-        for (int K : {1, 7, 16, 33, 100})
-          for (int N : {1, 3, 17, 40}) {
+        for (int K : {1, 7, 16, 33, 100, 300})
+          for (int N : {1, 3, 17, 40, 150}) {
             const TestWeights w = makeWeights(size_t(N) * size_t(K), dtype, unsigned(T * 1000 + K * 10 + N));
             const size_t ldx = size_t(K) + 3, ldy = size_t(N) + 2;
             const std::vector<float> x = randomFloats(size_t(T) * ldx, unsigned(K + N));
             std::vector<float> y(size_t(T) * ldy, kNaN);
-            gemm(pool, kn, x.data(), ldx, T, {{{w.bytes.data(), dtype, N, K}, y.data(), ldy}});
+            const PackedMatrix packed = packMatrix(pool, {w.bytes.data(), dtype, N, K});
+            gemm(pool, kn, x.data(), ldx, T, {{&packed, y.data(), ldy}});
             for (int t = 0; t < T; ++t) {
               for (int n = 0; n < N; ++n) {
                 double want = 0, mag = 0;
@@ -112,7 +113,8 @@ void TestCpuKernels::gemmMatchesNaive() {
                   mag += std::fabs(double(x[size_t(t) * ldx + size_t(k)]) * w.values[size_t(n) * size_t(K) + size_t(k)]);
                 }
                 const double got = y[size_t(t) * ldy + size_t(n)];
-                if (!(std::fabs(got - want) <= 1e-6 * (mag + 1e-3)))
+                // A sequential sum of K exact products: |error| <= K·2^-24·Σ|x·w| (γ_K bound).
+                if (!(std::fabs(got - want) <= (K + 1) * 0x1p-24 * mag + 1e-30))
                   QFAIL(qPrintable(QString("%1 %2 T=%3 K=%4 N=%5 [%6,%7]: %8 vs %9").arg(isaName(isa))
                                        .arg(dtypeName(dtype).data()).arg(T).arg(K).arg(N).arg(t).arg(n).arg(got).arg(want)));
               }
@@ -122,27 +124,32 @@ void TestCpuKernels::gemmMatchesNaive() {
   }
 }
 
-// The same row computed in batches of 1..37 rows on 1..3 threads: identical bits.
+// The same row computed in batches of 1..37 rows on 1..3 threads: identical bits, for
+// every weight dtype, with K below and above one K block of the multi-row path.
 void TestCpuKernels::gemmRowsAreBatchInvariant() {
-  const int K = 75, N = 53;
-  const TestWeights w = makeWeights(size_t(N) * size_t(K), DType::BF16, 5);
-  const std::vector<float> x = randomFloats(37 * size_t(K), 6);
-  for (Isa isa : isas()) {
-    const CpuKernels& kn = cpuKernels(isa);
-    ThreadPool one(1);
-    std::vector<float> alone(static_cast<size_t>(N));
-    gemm(one, kn, x.data() + 36 * size_t(K), size_t(K), 1, {{{w.bytes.data(), DType::BF16, N, K}, alone.data(), size_t(N)}});
-    for (int threads : {1, 2, 3}) {
-      ThreadPool pool(threads);
-      for (int T : {2, 5, 13, 37}) {
-        std::vector<float> y(size_t(T) * size_t(N), kNaN);
-        const float* rows = x.data() + size_t(37 - T) * size_t(K);  // row 36 is the last one
-        gemm(pool, kn, rows, size_t(K), T, {{{w.bytes.data(), DType::BF16, N, K}, y.data(), size_t(N)}});
-        QVERIFY2(std::memcmp(y.data() + size_t(T - 1) * size_t(N), alone.data(), size_t(N) * sizeof(float)) == 0,
-                 qPrintable(QString("%1: T=%2 threads=%3").arg(isaName(isa)).arg(T).arg(threads)));
+  for (DType dtype : {DType::BF16, DType::F32, DType::F16})
+    for (auto [K, N] : {std::pair{75, 53}, std::pair{600, 150}}) {
+      const TestWeights w = makeWeights(size_t(N) * size_t(K), dtype, 5);
+      const std::vector<float> x = randomFloats(37 * size_t(K), 6);
+      ThreadPool one(1);
+      const PackedMatrix packed = packMatrix(one, {w.bytes.data(), dtype, N, K});
+      for (Isa isa : isas()) {
+        const CpuKernels& kn = cpuKernels(isa);
+        std::vector<float> alone(static_cast<size_t>(N));
+        gemm(one, kn, x.data() + 36 * size_t(K), size_t(K), 1, {{&packed, alone.data(), size_t(N)}});
+        for (int threads : {1, 2, 3}) {
+          ThreadPool pool(threads);
+          for (int T : {2, 5, 7, 13, 37}) {
+            std::vector<float> y(size_t(T) * size_t(N), kNaN);
+            const float* rows = x.data() + size_t(37 - T) * size_t(K);  // row 36 is the last one
+            gemm(pool, kn, rows, size_t(K), T, {{&packed, y.data(), size_t(N)}});
+            QVERIFY2(std::memcmp(y.data() + size_t(T - 1) * size_t(N), alone.data(), size_t(N) * sizeof(float)) == 0,
+                     qPrintable(QString("%1 %2 K=%3: T=%4 threads=%5").arg(isaName(isa)).arg(dtypeName(dtype).data())
+                                    .arg(K).arg(T).arg(threads)));
+          }
+        }
       }
     }
-  }
 }
 
 void TestCpuKernels::vectorOps() {

@@ -19,9 +19,11 @@
 namespace lwb {
 namespace {
 
+// Every Linear weight is repacked into panels once, here; the mmapped original is not
+// read again (the embedding table is, a row per token).
 struct LayerMatrices {
   WeightVector inputNorm, postAttnNorm;
-  WeightMatrix q, k, v, o, gate, up, down;
+  PackedMatrix q, k, v, o, gate, up, down;
 };
 
 WeightVector weightVector(const TensorView* t, const std::string& what) {
@@ -64,7 +66,8 @@ class CpuExecutor final : public Executor {
   std::vector<float> invFreq_;
   std::vector<LayerMatrices> layers_;
   WeightVector finalNorm_;
-  WeightMatrix lmHead_;
+  PackedMatrix lmHead_;
+  size_t packedBytes_ = 0;
   int numBlocks_ = 0, blockSize_ = 0;
   std::vector<std::unique_ptr<float[]>> kCache_, vCache_;  // per layer; uninitialised until written
   Activations act_;
@@ -79,14 +82,18 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads)
   check(int(model_->llama.layers.size()) == cfg_.numHiddenLayers, "CPU executor: layer count does not match the config");
   invFreq_ = ropeInvFreq(cfg_);
   check(int(invFreq_.size()) == cfg_.headDim / 2, "CPU executor: ropeInvFreq returned the wrong size");
+  auto pack = [&](const TensorView* t, const std::string& what) {
+    PackedMatrix m = packMatrix(pool_, requireMatrix(t, what));
+    packedBytes_ += m.bytes();
+    return m;
+  };
   for (const LlamaLayerWeights& w : model_->llama.layers) {
     layers_.push_back({weightVector(w.inputNorm, "input_layernorm"), weightVector(w.postAttnNorm, "post_attention_layernorm"),
-                       requireMatrix(w.q, "q_proj"), requireMatrix(w.k, "k_proj"), requireMatrix(w.v, "v_proj"),
-                       requireMatrix(w.o, "o_proj"), requireMatrix(w.gate, "gate_proj"), requireMatrix(w.up, "up_proj"),
-                       requireMatrix(w.down, "down_proj")});
+                       pack(w.q, "q_proj"), pack(w.k, "k_proj"), pack(w.v, "v_proj"), pack(w.o, "o_proj"),
+                       pack(w.gate, "gate_proj"), pack(w.up, "up_proj"), pack(w.down, "down_proj")});
   }
   finalNorm_ = weightVector(model_->llama.finalNorm, "model.norm");
-  lmHead_ = requireMatrix(model_->llama.lmHead, "lm_head");
+  lmHead_ = pack(model_->llama.lmHead, "lm_head");
   check(model_->llama.embedTokens != nullptr, "CPU executor: missing weight embed_tokens");
 }
 
@@ -114,11 +121,11 @@ size_t CpuExecutor::weightBytes() const {
   return bytes;
 }
 
-// Half of what is available once the weights are resident, keeping 512 MiB for
+// Half of what is available once the weights (and their packed copy) are resident, keeping 512 MiB for
 // activations and the rest of the process, capped at 16 GiB.
 size_t CpuExecutor::defaultKvBudgetBytes() const {
   const size_t available = readMemoryInfo().available;
-  const size_t reserved = weightBytes() + (size_t(512) << 20);
+  const size_t reserved = weightBytes() + packedBytes_ + (size_t(512) << 20);
   const size_t spare = available > reserved ? available - reserved : 0;
   return std::min(spare / 2, size_t(16) << 30);
 }
@@ -165,7 +172,7 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
     rmsNormRow(a.hidden.data() + size_t(r) * h, w.inputNorm, cfg_.rmsNormEps, a.normed.data() + size_t(r) * h);
   });
   gemm(pool_, kernels_, a.normed.data(), h, numRows,
-       {{w.q, a.q.data(), qs}, {w.k, a.k.data(), kvs}, {w.v, a.v.data(), kvs}});
+       {{&w.q, a.q.data(), qs}, {&w.k, a.k.data(), kvs}, {&w.v, a.v.data(), kvs}});
   forRows(numRows, int(qs + kvs), [&](int r) {
     const float* c = a.ropeCos.data() + size_t(r) * half;
     const float* s = a.ropeSin.data() + size_t(r) * half;
@@ -176,7 +183,7 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
   const KvLayer cache{kCache_[layer].get(), vCache_[layer].get()};
   writeKvCache(shape, rows, a.k.data(), a.v.data(), cache);
   pagedAttention(pool_, kernels_, shape, rows, a.q.data(), cache, a.attn.data(), attnScratch_);
-  gemm(pool_, kernels_, a.attn.data(), qs, numRows, {{w.o, a.proj.data(), h}});
+  gemm(pool_, kernels_, a.attn.data(), qs, numRows, {{&w.o, a.proj.data(), h}});
   // --- MLP block ---
   forRows(numRows, int(h), [&](int r) {
     float* hr = a.hidden.data() + size_t(r) * h;
@@ -184,12 +191,12 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
     for (size_t i = 0; i < h; ++i) hr[i] += pr[i];
     rmsNormRow(hr, w.postAttnNorm, cfg_.rmsNormEps, a.normed.data() + size_t(r) * h);
   });
-  gemm(pool_, kernels_, a.normed.data(), h, numRows, {{w.gate, a.gate.data(), inter}, {w.up, a.up.data(), inter}});
+  gemm(pool_, kernels_, a.normed.data(), h, numRows, {{&w.gate, a.gate.data(), inter}, {&w.up, a.up.data(), inter}});
   forRows(numRows, int(inter), [&](int r) {
     float* g = a.gate.data() + size_t(r) * inter;
     kernels_.siluMul(g, a.up.data() + size_t(r) * inter, g, int(inter));
   });
-  gemm(pool_, kernels_, a.gate.data(), inter, numRows, {{w.down, a.proj.data(), h}});
+  gemm(pool_, kernels_, a.gate.data(), inter, numRows, {{&w.down, a.proj.data(), h}});
   forRows(numRows, int(h), [&](int r) {
     float* hr = a.hidden.data() + size_t(r) * h;
     const float* pr = a.proj.data() + size_t(r) * h;
@@ -212,7 +219,7 @@ void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
                act_.logitRows.data() + size_t(i) * h);
   });
   gemm(pool_, kernels_, act_.logitRows.data(), h, int(lastRows.size()),
-       {{lmHead_, out.logits.data(), size_t(cfg_.vocabSize)}});
+       {{&lmHead_, out.logits.data(), size_t(cfg_.vocabSize)}});
 }
 
 void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {

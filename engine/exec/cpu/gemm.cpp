@@ -1,6 +1,8 @@
 #include "engine/exec/cpu/gemm.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 
 #include "engine/common/error.h"
 #include "engine/model/safetensors.h"
@@ -17,12 +19,12 @@ struct TaskGrid {
   int rowGroups = 0;
 };
 
-// Column blocks of a multiple of 16, small enough for ~4 tasks per thread so the
+// Column blocks of a multiple of kPanel, small enough for ~4 tasks per thread so the
 // dynamic scheduling evens out, large enough to amortise the per-task overhead.
 int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
   const int wantTasks = 4 * numThreads;
   int block = 256;
-  while (block > 16 && int64_t(rowGroups) * ((totalCols + block - 1) / block) < wantTasks) block /= 2;
+  while (block > kPanel && int64_t(rowGroups) * ((totalCols + block - 1) / block) < wantTasks) block /= 2;
   return block;
 }
 
@@ -30,15 +32,48 @@ TaskGrid makeGrid(const std::vector<GemmJob>& jobs, int numRows, int numThreads)
   TaskGrid g;
   g.rowGroups = (numRows + kRowGroup - 1) / kRowGroup;
   int totalCols = 0;
-  for (const GemmJob& j : jobs) totalCols += j.w.rows;
+  for (const GemmJob& j : jobs) totalCols += j.w->rows();
   g.colBlock = chooseColBlock(totalCols, g.rowGroups, numThreads);
   g.firstTaskOfJob.push_back(0);
   for (const GemmJob& j : jobs)
-    g.firstTaskOfJob.push_back(g.firstTaskOfJob.back() + g.rowGroups * ((j.w.rows + g.colBlock - 1) / g.colBlock));
+    g.firstTaskOfJob.push_back(g.firstTaskOfJob.back() + g.rowGroups * ((j.w->rows() + g.colBlock - 1) / g.colBlock));
   return g;
 }
 
+// Panel p, row k: the 16 elements W[16p + j, k] (zero past N), elements of E bytes.
+template <typename E>
+void packPanel(const WeightMatrix& w, int p, E* out) {
+  const E* src = static_cast<const E*>(w.data);
+  const size_t K = size_t(w.cols);
+  E* panel = out + size_t(p) * K * kPanel;
+  const int n0 = p * kPanel, width = std::min(kPanel, w.rows - n0);
+  for (int j = 0; j < width; ++j) {
+    const E* row = src + size_t(n0 + j) * K;
+    for (size_t k = 0; k < K; ++k) panel[k * kPanel + size_t(j)] = row[k];
+  }
+}
+
 }  // namespace
+
+PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w) {
+  check(w.rows > 0 && w.cols > 0, "packMatrix: empty weight matrix");
+  const int numPanels = (w.rows + kPanel - 1) / kPanel;
+  const size_t elemSize = dtypeSize(w.dtype);
+  const size_t bytes = size_t(numPanels) * size_t(w.cols) * kPanel * elemSize;
+  PackedMatrix m;
+  m.storage_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
+  check(m.storage_ != nullptr, "packMatrix: out of memory for " + std::to_string(bytes) + " bytes");
+  std::memset(m.storage_.get(), 0, bytes);  // the padding columns of the last panel
+  pool.parallelFor(numPanels, [&](int p, int) {
+    if (elemSize == 4) packPanel(w, p, reinterpret_cast<uint32_t*>(m.storage_.get()));
+    else packPanel(w, p, reinterpret_cast<uint16_t*>(m.storage_.get()));
+  });
+  m.dtype_ = w.dtype;
+  m.rows_ = w.rows;
+  m.cols_ = w.cols;
+  m.bytes_ = bytes;
+  return m;
+}
 
 WeightMatrix weightMatrix(const TensorView& view) {
   check(view.shape.size() == 2, "tensor " + view.name + ": expected a 2-D weight");
@@ -55,9 +90,10 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
     const int local = task - grid.firstTaskOfJob[j];
     const int rowGroup = local % grid.rowGroups, colBlock = local / grid.rowGroups;
     const GemmJob& job = jobs[j];
-    const GemmArgs args{x, ldx, job.w.data, job.w.dtype, job.y, job.ldy, job.w.cols};
+    const PackedMatrix& w = *job.w;
+    const GemmArgs args{x, ldx, w.data(), w.dtype(), job.y, job.ldy, w.cols(), w.rows()};
     const int row0 = rowGroup * kRowGroup, col0 = colBlock * grid.colBlock;
-    kernels.gemmBlock(args, row0, std::min(kRowGroup, numRows - row0), col0, std::min(grid.colBlock, job.w.rows - col0));
+    kernels.gemmBlock(args, row0, std::min(kRowGroup, numRows - row0), col0, std::min(grid.colBlock, w.rows() - col0));
   });
 }
 

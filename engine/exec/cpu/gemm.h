@@ -3,6 +3,9 @@
 // Several GEMMs that share the input rows (q/k/v, gate/up) run in one dispatch. Threads
 // split the work by output tiles only, never along K, so the result of every element is
 // independent of the batch size and the thread count.
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "engine/exec/cpu/kernels.h"
@@ -22,13 +25,38 @@ struct WeightMatrix {
 // A Linear layer's weight [out, in]; throws lwb::Error unless the view is 2-D.
 WeightMatrix weightMatrix(const TensorView& view);
 
+// A weight matrix repacked once into K-major panels of kPanel columns, in its own dtype
+// (layout in kernels.h, GemmArgs): a tile streams one contiguous block per panel.
+class PackedMatrix {
+ public:
+  PackedMatrix() = default;
+  const void* data() const { return storage_.get(); }
+  DType dtype() const { return dtype_; }
+  int rows() const { return rows_; }  // N
+  int cols() const { return cols_; }  // K
+  size_t bytes() const { return bytes_; }
+
+ private:
+  friend PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w);
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> storage_;
+  DType dtype_ = DType::F32;
+  int rows_ = 0, cols_ = 0;
+  size_t bytes_ = 0;
+};
+
+// Copies w into panels (64-byte aligned), the panels split over the pool's threads.
+PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w);
+
 struct GemmJob {
-  WeightMatrix w;
+  const PackedMatrix* w = nullptr;
   float* y = nullptr;  // [numRows, ldy], columns [0, w.rows) written
   size_t ldy = 0;
 };
 
-// Runs every job on the same input rows x [numRows, ldx] (K = each job's w.cols).
+// Runs every job on the same input rows x [numRows, ldx] (K = each job's w->cols()).
 void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ldx, int numRows,
           const std::vector<GemmJob>& jobs);
 

@@ -3,10 +3,16 @@
 // floating-point operations that depends only on the reduction length, never on which
 // tile, batch row or thread computes it: this is what makes the executor batch-invariant.
 //
-// Dot products (GEMM, attention scores): one SIMD accumulator of the ISA's width W per
-// output, FMA over k = 0, W, 2W, ... in order, the tail (K % W) loaded zero-padded into one
-// more FMA, then a horizontal sum in a fixed lane order. The scalar ISA is the same with
-// W = 1 and separate multiply and add.
+// GEMM (outer-product form): weights are repacked once into K-major panels of kPanel
+// columns (see PackedMatrix in gemm.h); a register tile of rows × panels broadcasts
+// x[t][k] and FMAs it with the panel vector W[k][n..n+15], so every output is one strict
+// sequential sum over k = 0..K-1 (acc = fma(x, w, acc); scalar: acc = acc + x*w) whatever
+// the tile shape, batch size or thread split. No horizontal sums.
+//
+// Dot products (attention scores): one SIMD accumulator of the ISA's width W per output,
+// FMA over k = 0, W, 2W, ... in order, the tail (K % W) loaded zero-padded into one more
+// FMA, then a horizontal sum in a fixed lane order. The scalar ISA is the same with W = 1
+// and separate multiply and add.
 #include <cstddef>
 
 #include "engine/common/dtype.h"
@@ -14,20 +20,26 @@
 
 namespace lwb {
 
-// y[t, n] = sum_k x[t, k] * W[n, k], weights in their file dtype (row-major [N, K]).
+// Columns per packed weight panel, for every ISA (AVX2 uses two 8-lane vectors).
+constexpr int kPanel = 16;
+
+// y[t, n] = sum_k x[t, k] * W[n, k], weights packed in their file dtype: panel p holds
+// W[16p + j, k] at element (p * K + k) * 16 + j, zero past N.
 struct GemmArgs {
   const float* x = nullptr;  // [T, ldx], first K columns used
   size_t ldx = 0;
-  const void* w = nullptr;   // [N, K]
+  const void* w = nullptr;   // packed panels, ceil(N / 16) * K * 16 elements
   DType wtype = DType::F32;
-  float* y = nullptr;        // [T, ldy]
+  float* y = nullptr;        // [T, ldy], first N columns written
   size_t ldy = 0;
   int K = 0;
+  int N = 0;
 };
 
 struct CpuKernels {
   Isa isa = Isa::Scalar;
-  // Computes rows [row0, row0+numRows) × columns [col0, col0+numCols) of one GEMM.
+  // Computes rows [row0, row0+numRows) × columns [col0, col0+numCols) of one GEMM;
+  // col0 is a multiple of kPanel, col0 + numCols is one too or N.
   void (*gemmBlock)(const GemmArgs& a, int row0, int numRows, int col0, int numCols) = nullptr;
   float (*dot)(const float* a, const float* b, int n) = nullptr;
   // y[i] += a * x[i]

@@ -1,7 +1,10 @@
 // AVX-512 kernels (W = 16). Standard headers come before the target pragma so that no
 // inline library code is emitted with AVX-512 instructions for use elsewhere.
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "engine/exec/cpu/kernels.h"
 
@@ -22,27 +25,18 @@ namespace lwb {
 namespace {
 
 constexpr int kW = 16;
-constexpr int kTileRows = 4;  // register tile: 4 rows × 4 columns = 16 accumulators
-constexpr int kTileCols = 4;
+static_assert(kPanel == kW, "one zmm register per packed panel row");
+constexpr int kRowTile = 6;       // register tile: 6 rows × 4 panels = 24 accumulators
+constexpr int kPanelTile = 4;
+constexpr int kDecodePanels = 8;  // one row: 8 independent FMA chains, 8 panel streams
+constexpr int kKBlock = 256;      // K block of the multi-row path: converted panels stay in L1/L2
 
 template <DType D>
 inline __m512 loadW(const void* base, size_t i) {
   if constexpr (D == DType::F32) {
-    return _mm512_loadu_ps(static_cast<const float*>(base) + i);
+    return _mm512_load_ps(static_cast<const float*>(base) + i);
   } else {
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(base) + i));
-    if constexpr (D == DType::BF16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-    else return _mm512_cvtph_ps(h);
-  }
-}
-
-// The tail chunk: lanes past `mask` are zero.
-template <DType D>
-inline __m512 loadWTail(const void* base, size_t i, __mmask16 mask) {
-  if constexpr (D == DType::F32) {
-    return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(base) + i);
-  } else {
-    const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(base) + i);
+    const __m256i h = _mm256_load_si256(reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(base) + i));
     if constexpr (D == DType::BF16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
     else return _mm512_cvtph_ps(h);
   }
@@ -59,68 +53,100 @@ inline float hsum(__m512 v) {
 
 inline __mmask16 tailMask(int n) { return __mmask16((1u << n) - 1u); }
 
-// R rows × C columns, each output one accumulator (see kernels.h).
+// One register tile of R rows × C panels over kn steps of k. x points at (row 0, first k),
+// w at (panel 0, first k) with panels `stride` elements apart, y at (row 0, panel 0's first
+// column). The accumulators start at zero (`first`) or continue from y; the last panel
+// stores only `lastMask`'s columns.
 template <DType D, int R, int C>
-void tile(const GemmArgs& a, int row0, int col0) {
+void tile(const float* x, size_t ldx, const void* w, size_t stride, float* y, size_t ldy, int kn, bool first,
+          __mmask16 lastMask) {
   __m512 acc[R][C];
   for (int r = 0; r < R; ++r)
-    for (int c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_ps();
-  const float* x = a.x + size_t(row0) * a.ldx;
-  const size_t K = size_t(a.K);
-  size_t wOff[C];
-  for (int c = 0; c < C; ++c) wOff[c] = size_t(col0 + c) * K;
-  size_t k = 0;
-  for (; k + kW <= K; k += kW) {
-    __m512 w[C];
-    for (int c = 0; c < C; ++c) w[c] = loadW<D>(a.w, wOff[c] + k);
+    for (int c = 0; c < C; ++c)
+      acc[r][c] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(c == C - 1 ? lastMask : 0xffff, y + size_t(r) * ldy + size_t(c) * kW);
+  for (int k = 0; k < kn; ++k) {
+    __m512 wv[C];
+    for (int c = 0; c < C; ++c) wv[c] = loadW<D>(w, size_t(c) * stride + size_t(k) * kW);
     for (int r = 0; r < R; ++r) {
-      const __m512 xv = _mm512_loadu_ps(x + size_t(r) * a.ldx + k);
-      for (int c = 0; c < C; ++c) acc[r][c] = _mm512_fmadd_ps(xv, w[c], acc[r][c]);
-    }
-  }
-  if (k < K) {
-    const __mmask16 m = tailMask(int(K - k));
-    __m512 w[C];
-    for (int c = 0; c < C; ++c) w[c] = loadWTail<D>(a.w, wOff[c] + k, m);
-    for (int r = 0; r < R; ++r) {
-      const __m512 xv = _mm512_maskz_loadu_ps(m, x + size_t(r) * a.ldx + k);
-      for (int c = 0; c < C; ++c) acc[r][c] = _mm512_fmadd_ps(xv, w[c], acc[r][c]);
+      const __m512 xv = _mm512_set1_ps(x[size_t(r) * ldx + size_t(k)]);
+      for (int c = 0; c < C; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);
     }
   }
   for (int r = 0; r < R; ++r)
-    for (int c = 0; c < C; ++c) a.y[size_t(row0 + r) * a.ldy + size_t(col0 + c)] = hsum(acc[r][c]);
+    for (int c = 0; c < C; ++c) _mm512_mask_storeu_ps(y + size_t(r) * ldy + size_t(c) * kW, c == C - 1 ? lastMask : 0xffff, acc[r][c]);
 }
 
-template <DType D, int R>
-void tileRows(const GemmArgs& a, int row0, int col0, int numCols) {
-  switch (numCols) {
-    case 1: tile<D, R, 1>(a, row0, col0); break;
-    case 2: tile<D, R, 2>(a, row0, col0); break;
-    case 3: tile<D, R, 3>(a, row0, col0); break;
-    default: tile<D, R, 4>(a, row0, col0); break;
+using TileFn = void (*)(const float*, size_t, const void*, size_t, float*, size_t, int, bool, __mmask16);
+
+template <DType D, int R, int... Cs>
+constexpr std::array<TileFn, sizeof...(Cs)> tilesOfRow(std::integer_sequence<int, Cs...>) {
+  return {&tile<D, R, Cs + 1>...};
+}
+
+// kTiles<D>[R - 1][C - 1] for R in 1..kRowTile, C in 1..kPanelTile; row 1 up to kDecodePanels.
+template <DType D>
+TileFn tileFn(int R, int C) {
+  static constexpr auto one = tilesOfRow<D, 1>(std::make_integer_sequence<int, kDecodePanels>{});
+  static constexpr std::array<std::array<TileFn, kPanelTile>, kRowTile - 1> many{
+      tilesOfRow<D, 2>(std::make_integer_sequence<int, kPanelTile>{}), tilesOfRow<D, 3>(std::make_integer_sequence<int, kPanelTile>{}),
+      tilesOfRow<D, 4>(std::make_integer_sequence<int, kPanelTile>{}), tilesOfRow<D, 5>(std::make_integer_sequence<int, kPanelTile>{}),
+      tilesOfRow<D, 6>(std::make_integer_sequence<int, kPanelTile>{})};
+  return R == 1 ? one[size_t(C - 1)] : many[size_t(R - 2)][size_t(C - 1)];
+}
+
+inline __mmask16 maskOf(int colEnd, int c0, int numPanels) {
+  const int lastWidth = colEnd - (c0 + (numPanels - 1) * kW);
+  return lastWidth >= kW ? __mmask16(0xffff) : tailMask(lastWidth);
+}
+
+// Up to kRowTile rows: one tile per panel group over all of K, weights converted inline.
+template <DType D>
+void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  const size_t stride = size_t(a.K) * kW;
+  const int groupPanels = numRows == 1 ? kDecodePanels : kPanelTile;
+  const int colEnd = col0 + numCols;
+  for (int c = col0; c < colEnd; c += groupPanels * kW) {
+    const int np = std::min(groupPanels, (colEnd - c + kW - 1) / kW);
+    const size_t wOff = size_t(c / kW) * stride;
+    tileFn<D>(numRows, np)(a.x + size_t(row0) * a.ldx, a.ldx, static_cast<const char*>(a.w) + wOff * dtypeSize(D), stride,
+                           a.y + size_t(row0) * a.ldy + size_t(c), a.ldy, a.K, true, maskOf(colEnd, c, np));
   }
 }
 
+// Many rows: per panel group and K block, the panels converted to f32 once (thread-local
+// scratch, the same values), then every row tile runs over them, continuing the sums in y.
 template <DType D>
-void tileAny(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  switch (numRows) {
-    case 1: tileRows<D, 1>(a, row0, col0, numCols); break;
-    case 2: tileRows<D, 2>(a, row0, col0, numCols); break;
-    case 3: tileRows<D, 3>(a, row0, col0, numCols); break;
-    default: tileRows<D, 4>(a, row0, col0, numCols); break;
-  }
-}
-
-// Column tiles outermost so a tile's weights stay in L1 while every row tile uses them.
-template <DType D>
-void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  for (int c = 0; c < numCols; c += kTileCols) {
-    const int nc = numCols - c < kTileCols ? numCols - c : kTileCols;
-    for (int r = 0; r < numRows; r += kTileRows) {
-      const int nr = numRows - r < kTileRows ? numRows - r : kTileRows;
-      tileAny<D>(a, row0 + r, nr, col0 + c, nc);
+void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  alignas(64) static thread_local float scratch[size_t(kPanelTile) * kKBlock * kW];
+  const size_t stride = size_t(a.K) * kW;
+  const int colEnd = col0 + numCols;
+  for (int c = col0; c < colEnd; c += kPanelTile * kW) {
+    const int np = std::min(kPanelTile, (colEnd - c + kW - 1) / kW);
+    const __mmask16 mask = maskOf(colEnd, c, np);
+    for (int k0 = 0; k0 < a.K; k0 += kKBlock) {
+      const int kn = std::min(kKBlock, a.K - k0);
+      const void* w = static_cast<const char*>(a.w) + (size_t(c / kW) * stride + size_t(k0) * kW) * dtypeSize(D);
+      size_t wStride = stride;
+      if constexpr (D != DType::F32) {
+        for (int p = 0; p < np; ++p)
+          for (int k = 0; k < kn; ++k)
+            _mm512_store_ps(&scratch[(size_t(p) * kKBlock + size_t(k)) * kW], loadW<D>(w, size_t(p) * stride + size_t(k) * kW));
+        w = scratch;
+        wStride = size_t(kKBlock) * kW;
+      }
+      for (int r = 0; r < numRows; r += kRowTile) {
+        const int nr = std::min(kRowTile, numRows - r);
+        tileFn<DType::F32>(nr, np)(a.x + size_t(row0 + r) * a.ldx + size_t(k0), a.ldx, w, wStride,
+                                   a.y + size_t(row0 + r) * a.ldy + size_t(c), a.ldy, kn, k0 == 0, mask);
+      }
     }
   }
+}
+
+template <DType D>
+void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  if (numRows <= kRowTile) fewRows<D>(a, row0, numRows, col0, numCols);
+  else manyRows<D>(a, row0, numRows, col0, numCols);
 }
 
 void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {

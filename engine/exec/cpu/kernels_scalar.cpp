@@ -16,20 +16,25 @@ inline float weightAt(const void* base, size_t i) {
   else return f16ToFloat(static_cast<const uint16_t*>(base)[i]);
 }
 
-// One column at a time over a block of rows: the weight row stays in L1.
+// One panel at a time over the block's rows (the panel stays in L1/L2): 16 running sums
+// per row, each updated in k order (the j loop may be vectorised; it stays elementwise).
 template <DType D>
 void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const size_t K = size_t(a.K);
-  for (int c = col0; c < col0 + numCols; ++c) {
-    const size_t wOff = size_t(c) * K;
+  for (int c = col0; c < col0 + numCols; c += kPanel) {
+    const size_t panel = size_t(c / kPanel) * K * kPanel;
+    const int width = col0 + numCols - c < kPanel ? col0 + numCols - c : kPanel;
     for (int r = row0; r < row0 + numRows; ++r) {
       const float* x = a.x + size_t(r) * a.ldx;
-      float acc = 0.0f;
+      float acc[kPanel] = {};
       for (size_t k = 0; k < K; ++k) {
-        const float p = x[k] * weightAt<D>(a.w, wOff + k);
-        acc = acc + p;
+        const float xk = x[k];
+        for (int j = 0; j < kPanel; ++j) {
+          const float p = xk * weightAt<D>(a.w, panel + k * kPanel + size_t(j));
+          acc[j] = acc[j] + p;
+        }
       }
-      a.y[size_t(r) * a.ldy + size_t(c)] = acc;
+      for (int j = 0; j < width; ++j) a.y[size_t(r) * a.ldy + size_t(c + j)] = acc[j];
     }
   }
 }
