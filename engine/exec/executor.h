@@ -59,6 +59,9 @@ class Executor {
   virtual int kvBlockSize() const = 0;
   // Runs the batch; throws lwb::Error on an invalid batch (block ids out of range,
   // positions past max_position_embeddings) without touching the cache.
+  // Within one forward pass every row's K/V of a layer is written before any row's
+  // attention of that layer reads the cache, so a sequence may read blocks that an
+  // earlier sequence of the same batch writes (same-step prefix sharing relies on it).
   virtual void forward(const ForwardBatch& batch, ForwardResult& out) = 0;
 };
 
