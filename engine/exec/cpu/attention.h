@@ -1,14 +1,17 @@
 #pragma once
 // Causal attention over a paged KV cache.
 //
-// KV cache layout (f32), per layer, for K and V separately:
-//   [numBlocks, blockSize, numKvHeads, headDim]
+// KV cache layout (f32), per layer:
+//   K: [numBlocks, numKvHeads, headDim, blockSize]  (transposed: a block's scores are
+//      outer-product FMAs over its slots, no horizontal sums)
+//   V: [numBlocks, blockSize, numKvHeads, headDim]
 // Position p of a sequence lives in block blockTable[p / blockSize], slot p % blockSize.
 //
 // Invariance: the output of a (row, head) depends only on its query and the cached
 // K/V of positions 0..pos of its own sequence, computed in position order with the same
-// kernels whatever the batch, the chunking or the thread that runs it: scores in order,
-// max, exp and sum (fixed-order SIMD), then Σ p_j·V_j accumulated in position order.
+// kernels whatever the batch, the chunking or the thread that runs it: scores block by
+// block (each a fixed-order sum over the head dimension), max, exp and sum (fixed-order
+// SIMD), then Σ p_j·V_j accumulated in position order.
 #include <cstdint>
 #include <vector>
 
@@ -31,7 +34,7 @@ struct RowPosition {
 };
 
 struct KvLayer {
-  float* k = nullptr;  // [numBlocks, blockSize, numKvHeads, headDim]
+  float* k = nullptr;  // [numBlocks, numKvHeads, headDim, blockSize]
   float* v = nullptr;
 };
 

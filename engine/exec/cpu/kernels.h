@@ -48,6 +48,15 @@ struct CpuKernels {
   float (*expAndSum)(float* s, int n, float max) = nullptr;
   // out[i] = silu(gate[i]) * up[i]  (SwiGLU), elementwise
   void (*siluMul)(const float* gate, const float* up, float* out, int n) = nullptr;
+  // Attention scores against n keys stored transposed (kt[i * ldk + j] = K_j[i]), for G
+  // query heads q[g * d + i]: s[g * lds + j] = scale * Σ_i q·k. The sum over i runs in a
+  // fixed order that depends only on d (SIMD: even/odd halves i < d/2 and i >= d/2 as two
+  // sequential FMA chains, added at the end).
+  void (*scoresT)(const float* q, int G, int d, const float* kt, size_t ldk, int n, float scale, float* s,
+                  size_t lds) = nullptr;
+  // out[g * d + i] += Σ_j p[g * ldp + j] * v[j * ldv + i], sequential over j = 0..n-1.
+  void (*accumulateRows)(const float* p, size_t ldp, int G, const float* v, size_t ldv, int n, int d,
+                         float* out) = nullptr;
 };
 
 // Throws lwb::Error when the ISA is not supported by this CPU.

@@ -239,10 +239,44 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
+inline __m256i laneMask(int n) {  // lanes < n
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Per head, 8 keys at a time, two FMA chains (i < d/2, i >= d/2), see kernels.h.
+void scoresT(const float* q, int G, int d, const float* kt, size_t ldk, int n, float scale, float* s, size_t lds) {
+  const int h = d / 2;
+  for (int g = 0; g < G; ++g)
+    for (int j = 0; j < n; j += kW) {
+      const __m256i m = laneMask(n - j);
+      const float* qg = q + size_t(g) * size_t(d);
+      __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+      for (int i = 0; i < h; ++i) {
+        a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(qg + i), _mm256_maskload_ps(kt + size_t(i) * ldk + size_t(j), m), a0);
+        a1 = _mm256_fmadd_ps(_mm256_broadcast_ss(qg + i + h), _mm256_maskload_ps(kt + size_t(i + h) * ldk + size_t(j), m), a1);
+      }
+      if (d % 2) a1 = _mm256_fmadd_ps(_mm256_broadcast_ss(qg + d - 1), _mm256_maskload_ps(kt + size_t(d - 1) * ldk + size_t(j), m), a1);
+      _mm256_maskstore_ps(s + size_t(g) * lds + size_t(j), m, _mm256_mul_ps(_mm256_add_ps(a0, a1), _mm256_set1_ps(scale)));
+    }
+}
+
+// Per head, 8 output dims at a time, sequential over j.
+void accumulateRows(const float* p, size_t ldp, int G, const float* v, size_t ldv, int n, int d, float* out) {
+  for (int g = 0; g < G; ++g)
+    for (int i0 = 0; i0 < d; i0 += kW) {
+      const __m256i m = laneMask(d - i0);
+      float* o = out + size_t(g) * size_t(d) + size_t(i0);
+      __m256 acc = _mm256_maskload_ps(o, m);
+      for (int j = 0; j < n; ++j)
+        acc = _mm256_fmadd_ps(_mm256_broadcast_ss(p + size_t(g) * ldp + size_t(j)), _mm256_maskload_ps(v + size_t(j) * ldv + size_t(i0), m), acc);
+      _mm256_maskstore_ps(o, m, acc);
+    }
+}
+
 }  // namespace
 
 const CpuKernels& avx2Kernels() {
-  static const CpuKernels k{Isa::Avx2, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul};
+  static const CpuKernels k{Isa::Avx2, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &scoresT, &accumulateRows};
   return k;
 }
 

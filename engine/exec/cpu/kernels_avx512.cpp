@@ -235,10 +235,85 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
+// GN heads × 16 keys: two FMA chains per head (i < d/2, i >= d/2), see kernels.h.
+template <int GN>
+void scoresChunk(const float* q, int d, const float* kt, size_t ldk, __mmask16 m, float scale, float* s, size_t lds) {
+  const int h = d / 2;
+  __m512 acc[GN][2];
+  for (int g = 0; g < GN; ++g) acc[g][0] = acc[g][1] = _mm512_setzero_ps();
+  for (int i = 0; i < h; ++i) {
+    const __m512 k0 = _mm512_maskz_loadu_ps(m, kt + size_t(i) * ldk), k1 = _mm512_maskz_loadu_ps(m, kt + size_t(i + h) * ldk);
+    for (int g = 0; g < GN; ++g) {
+      acc[g][0] = _mm512_fmadd_ps(_mm512_set1_ps(q[g * d + i]), k0, acc[g][0]);
+      acc[g][1] = _mm512_fmadd_ps(_mm512_set1_ps(q[g * d + i + h]), k1, acc[g][1]);
+    }
+  }
+  if (d % 2) {
+    const __m512 k1 = _mm512_maskz_loadu_ps(m, kt + size_t(d - 1) * ldk);
+    for (int g = 0; g < GN; ++g) acc[g][1] = _mm512_fmadd_ps(_mm512_set1_ps(q[g * d + d - 1]), k1, acc[g][1]);
+  }
+  for (int g = 0; g < GN; ++g)
+    _mm512_mask_storeu_ps(s + size_t(g) * lds, m, _mm512_mul_ps(_mm512_add_ps(acc[g][0], acc[g][1]), _mm512_set1_ps(scale)));
+}
+
+void scoresT(const float* q, int G, int d, const float* kt, size_t ldk, int n, float scale, float* s, size_t lds) {
+  for (int g = 0; g < G; g += 4)
+    for (int j = 0; j < n; j += kW) {
+      const __mmask16 m = n - j >= kW ? __mmask16(0xffff) : tailMask(n - j);
+      const float* qg = q + size_t(g) * size_t(d);
+      float* sg = s + size_t(g) * lds + size_t(j);
+      switch (G - g) {
+        case 1: scoresChunk<1>(qg, d, kt + j, ldk, m, scale, sg, lds); break;
+        case 2: scoresChunk<2>(qg, d, kt + j, ldk, m, scale, sg, lds); break;
+        case 3: scoresChunk<3>(qg, d, kt + j, ldk, m, scale, sg, lds); break;
+        default: scoresChunk<4>(qg, d, kt + j, ldk, m, scale, sg, lds); break;
+      }
+    }
+}
+
+// GN heads × 32 output dims: the V row loaded once, 2·GN chains over j.
+template <int GN>
+void accumulateChunk(const float* p, size_t ldp, const float* v, size_t ldv, int n, int d, int i0, float* out) {
+  const __mmask16 m0 = d - i0 >= kW ? __mmask16(0xffff) : tailMask(d - i0);
+  const __mmask16 m1 = d - i0 - kW >= kW ? __mmask16(0xffff) : d - i0 - kW > 0 ? tailMask(d - i0 - kW) : __mmask16(0);
+  __m512 acc[GN][2];
+  for (int g = 0; g < GN; ++g) {
+    acc[g][0] = _mm512_maskz_loadu_ps(m0, out + g * d + i0);
+    acc[g][1] = _mm512_maskz_loadu_ps(m1, out + g * d + i0 + kW);
+  }
+  for (int j = 0; j < n; ++j) {
+    const float* vj = v + size_t(j) * ldv + i0;
+    const __m512 v0 = _mm512_maskz_loadu_ps(m0, vj), v1 = _mm512_maskz_loadu_ps(m1, vj + kW);
+    for (int g = 0; g < GN; ++g) {
+      const __m512 pg = _mm512_set1_ps(p[size_t(g) * ldp + size_t(j)]);
+      acc[g][0] = _mm512_fmadd_ps(pg, v0, acc[g][0]);
+      acc[g][1] = _mm512_fmadd_ps(pg, v1, acc[g][1]);
+    }
+  }
+  for (int g = 0; g < GN; ++g) {
+    _mm512_mask_storeu_ps(out + g * d + i0, m0, acc[g][0]);
+    _mm512_mask_storeu_ps(out + g * d + i0 + kW, m1, acc[g][1]);
+  }
+}
+
+void accumulateRows(const float* p, size_t ldp, int G, const float* v, size_t ldv, int n, int d, float* out) {
+  for (int g = 0; g < G; g += 4)
+    for (int i0 = 0; i0 < d; i0 += 2 * kW) {
+      const float* pg = p + size_t(g) * ldp;
+      float* og = out + size_t(g) * size_t(d);
+      switch (G - g) {
+        case 1: accumulateChunk<1>(pg, ldp, v, ldv, n, d, i0, og); break;
+        case 2: accumulateChunk<2>(pg, ldp, v, ldv, n, d, i0, og); break;
+        case 3: accumulateChunk<3>(pg, ldp, v, ldv, n, d, i0, og); break;
+        default: accumulateChunk<4>(pg, ldp, v, ldv, n, d, i0, og); break;
+      }
+    }
+}
+
 }  // namespace
 
 const CpuKernels& avx512Kernels() {
-  static const CpuKernels k{Isa::Avx512, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul};
+  static const CpuKernels k{Isa::Avx512, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &scoresT, &accumulateRows};
   return k;
 }
 

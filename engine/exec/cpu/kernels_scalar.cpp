@@ -81,10 +81,27 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
+void scoresT(const float* q, int G, int d, const float* kt, size_t ldk, int n, float scale, float* s, size_t lds) {
+  for (int g = 0; g < G; ++g)
+    for (int j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int i = 0; i < d; ++i) {
+        const float p = q[size_t(g) * size_t(d) + size_t(i)] * kt[size_t(i) * ldk + size_t(j)];
+        acc = acc + p;
+      }
+      s[size_t(g) * lds + size_t(j)] = acc * scale;
+    }
+}
+
+void accumulateRows(const float* p, size_t ldp, int G, const float* v, size_t ldv, int n, int d, float* out) {
+  for (int g = 0; g < G; ++g)
+    for (int j = 0; j < n; ++j) axpy(p[size_t(g) * ldp + size_t(j)], v + size_t(j) * ldv, out + size_t(g) * size_t(d), d);
+}
+
 }  // namespace
 
 const CpuKernels& scalarKernels() {
-  static const CpuKernels k{Isa::Scalar, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul};
+  static const CpuKernels k{Isa::Scalar, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &scoresT, &accumulateRows};
   return k;
 }
 
