@@ -12,19 +12,19 @@ QColor alpha(QColor c, int a) {
 }  // namespace
 
 BatchChart::BatchChart(QWidget* parent)
-    : TimeChart(tr("Each step runs one forward pass over every scheduled token: decode tokens "
-                   "(one per running request) and prefill chunks share the token budget."),
+    : TimeChart(tr("One forward pass per step: decode tokens (one per running request) and "
+                   "prefill chunks share the token budget."),
                 parent) {
   auto* top = rects().first();
   top->axis(QCPAxis::atLeft)->setLabel(tr("tokens / step"));
-  decode_ = addLineGraph(top, theme::kDecode, tr("decode tokens"));
+  decode_ = addLineGraph(top, theme::kDecode, tr("decode"));
   decode_->setLineStyle(QCPGraph::lsStepLeft);
   decode_->setBrush(alpha(theme::kDecode, 150));
-  stacked_ = addLineGraph(top, theme::kPrefill, tr("prefill tokens (stacked)"));
+  stacked_ = addLineGraph(top, theme::kPrefill, tr("prefill (stacked)"));
   stacked_->setLineStyle(QCPGraph::lsStepLeft);
   stacked_->setBrush(alpha(theme::kPrefill, 150));
   stacked_->setChannelFillGraph(decode_);
-  budget_ = addLineGraph(top, theme::kBudget, tr("budget: max_num_batched_tokens"));
+  budget_ = addLineGraph(top, theme::kBudget, QStringLiteral("max_num_batched_tokens"));
   budget_->setLineStyle(QCPGraph::lsStepLeft);
   budget_->setPen(QPen(theme::kBudget, 1, Qt::DashLine));
 
@@ -32,20 +32,20 @@ BatchChart::BatchChart(QWidget* parent)
   bottom->axis(QCPAxis::atLeft)->setLabel(tr("requests"));
   bottom->axis(QCPAxis::atRight)->setVisible(true);
   bottom->axis(QCPAxis::atRight)->setTickLabels(true);
-  bottom->axis(QCPAxis::atRight)->setLabel(tr("step duration (ms)"));
+  bottom->axis(QCPAxis::atRight)->setLabel(tr("step (ms)"));
   running_ = addLineGraph(bottom, theme::kRunning, tr("running"));
   running_->setLineStyle(QCPGraph::lsStepLeft);
   waiting_ = addLineGraph(bottom, theme::kWaiting, tr("waiting"));
   waiting_->setLineStyle(QCPGraph::lsStepLeft);
-  duration_ = addLineGraph(bottom, theme::kDuration, tr("step duration (ms, right axis)"), true);
+  duration_ = addLineGraph(bottom, theme::kDuration, tr("step duration (ms, right)"), true);
   duration_->setLineStyle(QCPGraph::lsNone);
   duration_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, theme::kDuration, 2));
 
   plot()->legend->setVisible(false);
-  addLegendAbove(top, {decode_, stacked_, budget_});
-  addLegendAbove(bottom, {running_, waiting_, duration_});
-  plot()->plotLayout()->setRowStretchFactor(1, 3);  // rows: legend, tokens, legend, requests
-  plot()->plotLayout()->setRowStretchFactor(3, 2);
+  addLegendInside(top, {decode_, stacked_, budget_});
+  addLegendInside(bottom, {running_, waiting_, duration_});
+  plot()->plotLayout()->setRowStretchFactor(0, 3);  // rows: tokens, requests
+  plot()->plotLayout()->setRowStretchFactor(1, 2);
   top->axis(QCPAxis::atLeft)->setRange(0, 64);
   bottom->axis(QCPAxis::atLeft)->setRange(0, 8);
   bottom->axis(QCPAxis::atRight)->setRange(0, 10);

@@ -5,8 +5,8 @@
 namespace lwb::ui {
 
 LatencyChart::LatencyChart(QWidget* parent)
-    : TimeChart(tr("TTFT = queueing + prefill (one point per request); ITL = gap between "
-                   "successive tokens while decoding (one point per token)."),
+    : TimeChart(tr("TTFT = queueing + prefill (a point per request); ITL = gap between "
+                   "decoded tokens (a point per token)."),
                 parent) {
   auto* top = rects().first();
   top->axis(QCPAxis::atLeft)->setLabel(tr("TTFT (ms)"));
@@ -19,8 +19,8 @@ LatencyChart::LatencyChart(QWidget* parent)
   itl_->setLineStyle(QCPGraph::lsNone);
   itl_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, theme::kDecode, 2));
   plot()->legend->setVisible(false);
-  addLegendAbove(top, {ttft_});
-  addLegendAbove(bottom, {itl_});
+  addLegendInside(top, {ttft_});
+  addLegendInside(bottom, {itl_});
 }
 
 void LatencyChart::clear() {

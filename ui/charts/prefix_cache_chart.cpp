@@ -5,8 +5,8 @@
 namespace lwb::ui {
 
 PrefixCacheChart::PrefixCacheChart(QWidget* parent)
-    : TimeChart(tr("Share of prompt tokens found in the prefix cache (computed once, reused): put "
-                   "static text such as a system prompt first, dynamic text last."),
+    : TimeChart(tr("Prompt tokens found in the prefix cache (computed once, reused): put static "
+                   "text such as a system prompt first."),
                 parent) {
   auto* top = rects().first();
   top->axis(QCPAxis::atLeft)->setLabel(tr("hit rate (%)"));
@@ -23,8 +23,8 @@ PrefixCacheChart::PrefixCacheChart(QWidget* parent)
   hit_->setBrush(QColor(theme::kCached.red(), theme::kCached.green(), theme::kCached.blue(), 110));
 
   plot()->legend->setVisible(false);
-  addLegendAbove(top, {window_, cumulative_});
-  addLegendAbove(bottom, {queried_, hit_});
+  addLegendInside(top, {window_, cumulative_});
+  addLegendInside(bottom, {queried_, hit_});
 }
 
 void PrefixCacheChart::clear() {

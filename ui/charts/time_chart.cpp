@@ -66,9 +66,10 @@ TimeChart::TimeChart(const QString& hint, QWidget* parent)
   auto* top = new QHBoxLayout;
   auto* hintLabel = new QLabel(hint, this);
   hintLabel->setStyleSheet(QStringLiteral("color: %1;").arg(theme::htmlColor(theme::kMutedText)));
-  // One line: the full text is in the tooltip, so the plot keeps the height.
+  // Wraps (captions are one or two short lines); the full text is also the tooltip.
   hintLabel->setToolTip(QStringLiteral("<p>%1</p>").arg(hint));
-  hintLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  hintLabel->setWordWrap(true);
+  hintLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Minimum);
   liveButton_ = new QToolButton(this);
   liveButton_->setText(tr("● Live"));
   liveButton_->setCheckable(true);
@@ -85,6 +86,7 @@ TimeChart::TimeChart(const QString& hint, QWidget* parent)
 
   stylePlot(plot_);
   rects_ << plot_->axisRect();
+  updateMinimumHeight();
   plot_->xAxis->setLabel(tr("engine time (s)"));
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   plot_->axisRect()->setRangeDrag(Qt::Horizontal);
@@ -133,36 +135,59 @@ QCPAxisRect* TimeChart::addAxisRect() {
   rects_.last()->axis(QCPAxis::atBottom)->setTickLabels(false);
   rect->axis(QCPAxis::atBottom)->setLabel(tr("engine time (s)"));
   rects_ << rect;
+  updateMinimumHeight();
   return rect;
 }
 
-QCPLegend* TimeChart::addLegendAbove(QCPAxisRect* rect, const QList<QCPAbstractPlottable*>& plottables) {
-  auto* layout = plot_->plotLayout();
-  int row = 0, col = 0;
-  for (int r = 0; r < layout->rowCount(); ++r)
-    if (layout->element(r, 0) == rect) row = r;
-  layout->insertRow(row);
-  auto* legend = new QCPLegend;
-  layout->addElement(row, col, legend);
-  legend->setLayer(QStringLiteral("legend"));
+// Items are added after the legend is placed in a layout: they need its parent plot.
+void TimeChart::fillRowLegend(QCPLegend* legend, const QList<QCPAbstractPlottable*>& plottables) {
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  legend->setBrush(Qt::NoBrush);
-  legend->setBorderPen(Qt::NoPen);
   legend->setTextColor(theme::kText);
   legend->setFont(plot_->legend->font());
   legend->setIconSize(14, 8);
-  legend->setMargins(QMargins(4, 0, 4, 0));
-  legend->setMinimumMargins(QMargins(0, 0, 0, 0));
-  legend->setAutoMargins(QCP::msNone);
   legend->setRowSpacing(0);
-  legend->setColumnSpacing(12);
-  legend->setMaximumSize(QWIDGETSIZE_MAX, plot_->fontMetrics().height() + 4);
+  legend->setColumnSpacing(10);
   for (auto* p : plottables) {
     p->removeFromLegend();
     legend->addItem(new QCPPlottableLegendItem(legend, p));
   }
+}
+
+QCPLegend* TimeChart::addLegendAbove(QCPAxisRect* rect, const QList<QCPAbstractPlottable*>& plottables) {
+  auto* layout = plot_->plotLayout();
+  int row = 0;
+  for (int r = 0; r < layout->rowCount(); ++r)
+    if (layout->element(r, 0) == rect) row = r;
+  layout->insertRow(row);
+  auto* legend = new QCPLegend;
+  layout->addElement(row, 0, legend);
+  legend->setLayer(QStringLiteral("legend"));
+  fillRowLegend(legend, plottables);
+  legend->setBrush(Qt::NoBrush);
+  legend->setBorderPen(Qt::NoPen);
+  legend->setMargins(QMargins(4, 0, 4, 0));
+  legend->setMinimumMargins(QMargins(0, 0, 0, 0));
+  legend->setAutoMargins(QCP::msNone);
+  legend->setMaximumSize(QWIDGETSIZE_MAX, plot_->fontMetrics().height() + 4);
   layout->setRowStretchFactor(row, 0.001);
   return legend;
+}
+
+QCPLegend* TimeChart::addLegendInside(QCPAxisRect* rect, const QList<QCPAbstractPlottable*>& plottables) {
+  auto* legend = new QCPLegend;
+  rect->insetLayout()->addElement(legend, Qt::AlignLeft | Qt::AlignTop);
+  // Layer first: the items then draw after (over) the legend's semi-opaque box.
+  legend->setLayer(QStringLiteral("legend"));
+  fillRowLegend(legend, plottables);
+  legend->setBrush(QColor(0x17, 0x1a, 0x1f, 200));
+  legend->setBorderPen(QPen(theme::kGrid));
+  legend->setMargins(QMargins(5, 2, 5, 2));
+  return legend;
+}
+
+void TimeChart::updateMinimumHeight() {
+  // Axis labels and ticks of the bottom rect take about 40 px more.
+  plot_->setMinimumHeight(kMinRectHeight * int(rects_.size()) + 40);
 }
 
 void TimeChart::fitToVisible(QCPAxis* axis, const QList<QCPGraph*>& graphs, double minTop) {
@@ -174,7 +199,7 @@ void TimeChart::fitToVisible(QCPAxis* axis, const QList<QCPGraph*>& graphs, doub
     const QCPRange r = g->getValueRange(found, QCP::sdBoth, keys);
     if (found) top = std::max(top, r.upper);
   }
-  axis->setRange(0, top * 1.12);
+  axis->setRange(0, top * 1.25);  // headroom: the legend sits inside, top-left
 }
 
 void TimeChart::syncRanges(const QCPRange& range) {
@@ -232,7 +257,8 @@ void TimeChart::addKnobMarker(double time, const QString& label) {
   text->position->setAxisRect(rects_.first());
   text->position->setTypeX(QCPItemPosition::ptPlotCoords);
   text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  text->position->setCoords(time, 0.02);
+  // Below the inside legend's row (top-left), so the two rarely collide.
+  text->position->setCoords(time, 0.16);
   text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
   text->setText(label);
   text->setColor(theme::kMarker);

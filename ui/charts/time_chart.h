@@ -35,10 +35,16 @@ class TimeChart : public QWidget {
   // Coalesced and capped at ~12 Hz (data still arrives at the bridge's 30 Hz): redraws
   // cost GUI-thread CPU that the engine thread would otherwise use. Hidden charts skip.
   void replotSoon();
-  // A one-row legend placed above `rect` (outside the data) listing `plottables`.
   // When following: fits `axis` to [0, max of `graphs` in the visible time range] + headroom.
   void fitToVisible(QCPAxis* axis, const QList<QCPGraph*>& graphs, double minTop = 1);
+  // A one-row legend placed above `rect` (outside the data) listing `plottables`.
   QCPLegend* addLegendAbove(QCPAxisRect* rect, const QList<QCPAbstractPlottable*>& plottables);
+  // A one-row legend inside `rect`, top-left, on a semi-opaque background: costs the plot
+  // no height (new data enters at the right edge, so the top-left is mostly empty).
+  QCPLegend* addLegendInside(QCPAxisRect* rect, const QList<QCPAbstractPlottable*>& plottables);
+  // Every axis rect keeps at least this many pixels of height (the plot's minimum height
+  // follows the number of rects), so a crowded dock scrolls or tabs instead of squashing.
+  static constexpr int kMinRectHeight = 80;
 
  protected:
   void showEvent(QShowEvent* e) override;
@@ -52,6 +58,8 @@ class TimeChart : public QWidget {
  private:
   void setFollow(bool follow);
   void syncRanges(const QCPRange& range);
+  void fillRowLegend(QCPLegend* legend, const QList<QCPAbstractPlottable*>& plottables);
+  void updateMinimumHeight();
 
   QCustomPlot* plot_;
   QToolButton* liveButton_;

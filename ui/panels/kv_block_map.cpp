@@ -47,6 +47,7 @@ void KvBlockMap::setBlocks(std::vector<KvBlockInfo> blocks, int64_t totalPreempt
     }
   blocks_ = std::move(blocks);
   if (sizeChanged || numDrawable() != oldDrawable) layoutGrid();
+  else updateNote();
   update();
 }
 
@@ -91,6 +92,7 @@ void KvBlockMap::layoutGrid() {
   cell_ = cell;
   cols_ = std::max(1, w / cell);
   numShown_ = std::min<int>(numDrawable(), cols_ * std::max(1, h / cell));
+  updateNote();
 }
 
 QRect KvBlockMap::cellRect(int block) const {
@@ -136,6 +138,17 @@ void KvBlockMap::paintCell(QPainter& p, int block, const QRect& r) const {
     p.fillRect(r, QColor(0xff, 0x40, 0x40, 200));
 }
 
+void KvBlockMap::updateNote() {
+  QString note;
+  if (numShown_ < int(blocks_.size()))
+    note = numShown_ < numDrawable() ? tr("showing %1 of %2 blocks (widen the dock, or set num_gpu_blocks_override)")
+                                           .arg(numShown_).arg(blocks_.size())
+                                     : tr("blocks %1–%2 not shown: never used yet (free)").arg(numShown_).arg(blocks_.size() - 1);
+  if (note == note_) return;
+  note_ = note;
+  emit noteChanged(note_);
+}
+
 void KvBlockMap::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), theme::kWindow);
@@ -145,17 +158,6 @@ void KvBlockMap::paintEvent(QPaintEvent*) {
     return;
   }
   for (int i = 0; i < numShown_; ++i) paintCell(p, i, cellRect(i));
-  if (numShown_ < int(blocks_.size())) {
-    const QString note = numShown_ < numDrawable()
-                             ? tr("showing %1 of %2 blocks (widen the dock, or set num_gpu_blocks_override)")
-                                   .arg(numShown_).arg(blocks_.size())
-                             : tr("blocks %1–%2 not shown: never used yet (free)").arg(numShown_).arg(blocks_.size() - 1);
-    QRect box = p.fontMetrics().boundingRect(note).adjusted(-4, -2, 4, 2);
-    box.moveBottomLeft(rect().bottomLeft() + QPoint(4, -4));
-    p.fillRect(box, QColor(0x17, 0x1a, 0x1f, 230));
-    p.setPen(theme::kMarker);
-    p.drawText(box, Qt::AlignCenter, note);
-  }
 }
 
 QString KvBlockMap::describeBlock(int block) const {

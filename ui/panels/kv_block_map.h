@@ -28,8 +28,14 @@ class KvBlockMap : public QWidget {
   int blockAt(const QPoint& pos) const;
   QString describeBlock(int block) const;  // the tooltip text
   int numFlashing() const;
+  // Which blocks are not drawn and why ("" when all are): the panel shows it in its caption
+  // rather than over the cells.
+  QString note() const { return note_; }
 
   QSize sizeHint() const override { return {360, 220}; }
+
+ signals:
+  void noteChanged(const QString& note);
 
  protected:
   void paintEvent(QPaintEvent*) override;
@@ -38,6 +44,7 @@ class KvBlockMap : public QWidget {
 
  private:
   void layoutGrid();
+  void updateNote();
   void paintCell(QPainter& p, int block, const QRect& r) const;
 
   std::vector<KvBlockInfo> blocks_;
@@ -50,6 +57,7 @@ class KvBlockMap : public QWidget {
   // Blocks past the high-water mark have never been used; a big pool is drawn only up
   // to a margin past it (with a note), so the cells stay big enough to read.
   int highWater_ = 0;
+  QString note_;
   int numDrawable() const;
 };
 

@@ -42,7 +42,9 @@ KvPanel::KvPanel(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->setSpacing(4);
-  summary_->setText(tr("KV cache: no engine"));
+  summaryText_ = tr("KV cache: no engine");
+  summary_->setText(summaryText_);
+  summary_->setTextFormat(Qt::RichText);
   summary_->setWordWrap(true);
   bar_->setToolTip(tr("KV blocks in use (blue), cached but free — evictable, kept for prefix "
                       "hits (grey hatched) — and free (dark). vllm:kv_cache_usage_perc counts "
@@ -59,9 +61,23 @@ KvPanel::KvPanel(QWidget* parent)
   layout->addWidget(bar_);
   layout->addWidget(map_, 1);
   layout->addWidget(legend);
+  connect(map_, &KvBlockMap::noteChanged, this, &KvPanel::showCaption);
 }
 
-void KvPanel::clear() { map_->setBlocks({}, 0); }
+QString KvPanel::caption() const { return summary_->text(); }
+
+void KvPanel::showCaption() {
+  const QString note = map_->note();
+  summary_->setText(note.isEmpty() ? summaryText_
+                                   : summaryText_ + QStringLiteral(" · <span style='color:%1'>%2</span>")
+                                                        .arg(theme::htmlColor(theme::kMarker), note.toHtmlEscaped()));
+}
+
+void KvPanel::clear() {
+  map_->setBlocks({}, 0);
+  summaryText_ = tr("KV cache: no engine");
+  showCaption();
+}
 
 void KvPanel::onFrame(const Frame& frame) {
   if (!frame.snapshotChanged || !frame.snapshot) return;
@@ -74,7 +90,7 @@ void KvPanel::onFrame(const Frame& frame) {
   }
   const int total = std::max<int>(1, int(s.kvBlocks.size()));
   bar_->setCounts(used, cached, free);
-  summary_->setText(tr("<b>%1%</b> in use — %2 of %3 blocks × %4 tokens · %5 shared · %6 cached-free · "
+  summaryText_ = (tr("<b>%1%</b> in use — %2 of %3 blocks × %4 tokens · %5 shared · %6 cached-free · "
                        "preemptions: %7")
                         .arg(100.0 * used / total, 0, 'f', 1)
                         .arg(used)
@@ -84,6 +100,7 @@ void KvPanel::onFrame(const Frame& frame) {
                         .arg(cached)
                         .arg(s.totalPreemptions));
   map_->setBlocks(s.kvBlocks, s.totalPreemptions);
+  showCaption();
 }
 
 }  // namespace lwb::ui

@@ -32,11 +32,15 @@ class KvPanel : public QWidget {
   void onFrame(const Frame& frame);
   KvBlockMap* map() const { return map_; }
   void clear();
+  QString caption() const;  // the summary line, with the map's note on hidden blocks
 
  private:
+  void showCaption();
+
   KvUsageBar* bar_;
   QLabel* summary_;
   KvBlockMap* map_;
+  QString summaryText_;
 };
 
 }  // namespace lwb::ui
