@@ -17,6 +17,9 @@ int runGui(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("llm-workbench"));
   QApplication::setApplicationName(QStringLiteral("llm-workbench"));
   QApplication::setApplicationVersion(QStringLiteral(LWB_VERSION));
+  // Wayland/X11 match the window to packaging/io.github.llm_workbench.LlmWorkbench.desktop
+  // (its icon and name in the dock / task switcher) by this id.
+  QGuiApplication::setDesktopFileName(QStringLiteral("io.github.llm_workbench.LlmWorkbench"));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("LLM Workbench: watch a serving engine work."));

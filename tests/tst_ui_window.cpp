@@ -5,6 +5,7 @@
 // conventions), so the wiring is tested either way.
 #include <QAbstractItemModelTester>
 #include <QDockWidget>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -50,6 +51,9 @@ class TestUiWindow : public QObject {
   void initTestCase();
   void cleanupTestCase();
   void modelLoads();
+  void defaultLayoutKeepsPlotsReadable();
+  void resetLayoutRestoresDefault();
+  void olderPersistedLayoutIsIgnored();
   void chatStreamsAndShowsMetrics();
   void stopAbortsTheAnswer();
   void knobChangeReachesEngine();
@@ -59,6 +63,11 @@ class TestUiWindow : public QObject {
   void screenshots();
 
  private:
+  bool tabbedTogether(const char* a, const char* b) const {
+    auto* da = window_->findChild<QDockWidget*>(a);
+    auto* db = window_->findChild<QDockWidget*>(b);
+    return da && db && window_->tabifiedDockWidgets(da).contains(db);
+  }
   QTemporaryDir tmp_;
   QElapsedTimer clock_;
   QString modelDir_;
@@ -97,6 +106,69 @@ void TestUiWindow::modelLoads() {
   QVERIFY(window_->lastError().isEmpty());
 }
 
+// At the default size every visible time chart keeps its minimum plot height, and the
+// less used views share a place as tabs.
+void TestUiWindow::defaultLayoutKeepsPlotsReadable() {
+  QTRY_VERIFY(window_->isVisible());
+  QTest::qWait(50);  // sizeDocks() runs queued after the first show
+  QVERIFY(tabbedTogether("dock.latency", "dock.prefix"));
+  QVERIFY(tabbedTogether("dock.requests", "dock.timeline"));
+  QVERIFY(tabbedTogether("dock.knobs", "dock.runs"));
+  for (QCustomPlot* plot : {window_->batch()->plot(), window_->latency()->chart()->plot()}) {
+    QVERIFY(plot->isVisible());
+    QVERIFY2(plot->height() >= plot->minimumHeight() && plot->minimumHeight() >= 2 * TimeChart::kMinRectHeight,
+             qPrintable(QString("plot height %1, minimum %2").arg(plot->height()).arg(plot->minimumHeight())));
+  }
+  // The chat's token view starts collapsed: the transcript gets the height.
+  QVERIFY(!window_->chat()->current()->showsTokens());
+}
+
+void TestUiWindow::resetLayoutRestoresDefault() {
+  auto* prefix = window_->findChild<QDockWidget*>("dock.prefix");
+  auto* timeline = window_->findChild<QDockWidget*>("dock.timeline");
+  window_->splitDockWidget(window_->findChild<QDockWidget*>("dock.batch"), prefix, Qt::Vertical);
+  timeline->setFloating(true);
+  QVERIFY(!tabbedTogether("dock.latency", "dock.prefix"));
+  window_->resetLayout();
+  QVERIFY(!timeline->isFloating());
+  QVERIFY(tabbedTogether("dock.latency", "dock.prefix"));
+  QVERIFY(tabbedTogether("dock.requests", "dock.timeline"));
+  QCOMPARE(window_->dockWidgetArea(prefix), Qt::RightDockWidgetArea);
+}
+
+// A layout saved under an older state version must not replace the new default; one
+// saved under the current version is restored (so the check can fail).
+void TestUiWindow::olderPersistedLayoutIsIgnored() {
+  WindowOptions options;
+  options.modelDir = tmp_.filePath("no-such-model");  // fails fast; no second engine
+  auto split = [](MainWindow& w) {
+    w.splitDockWidget(w.findChild<QDockWidget*>("dock.batch"), w.findChild<QDockWidget*>("dock.prefix"), Qt::Vertical);
+  };
+  auto prefixTabbed = [](MainWindow& w) {
+    return w.tabifiedDockWidgets(w.findChild<QDockWidget*>("dock.latency")).contains(w.findChild<QDockWidget*>("dock.prefix"));
+  };
+  QByteArray oldState, currentState;
+  {
+    MainWindow w(options);
+    split(w);
+    QVERIFY(!prefixTabbed(w));
+    oldState = w.saveState(MainWindow::kStateVersion - 1);
+    currentState = w.saveState(MainWindow::kStateVersion);
+  }
+  QSettings settings;
+  settings.setValue("window/state", oldState);
+  {
+    MainWindow w(options);
+    QVERIFY(prefixTabbed(w));
+  }
+  settings.setValue("window/state", currentState);
+  {
+    MainWindow w(options);
+    QVERIFY(!prefixTabbed(w));
+  }
+  settings.remove("window/state");
+}
+
 void TestUiWindow::chatStreamsAndShowsMetrics() {
   ChatConversation* chat = window_->chat()->current();
   QVERIFY(chat);
@@ -117,6 +189,10 @@ void TestUiWindow::chatStreamsAndShowsMetrics() {
   QTRY_VERIFY_WITH_TIMEOUT(!chat->busy(), kTimeoutMs);
   QVERIFY2(chat->messages().back().stats.contains("prompt"), qPrintable(chat->messages().back().stats));
   chat->setShowTokens(true);
+  QVERIFY(chat->showsTokens());
+  saveShot(window_->chat(), "chat-with-tokens");
+  chat->setShowTokens(false);  // the screenshots show the default
+  QVERIFY(!chat->showsTokens());
 }
 
 void TestUiWindow::stopAbortsTheAnswer() {
@@ -207,6 +283,8 @@ void TestUiWindow::kvMapMatchesSnapshot() {
     owned += b.kind == KvBlockInfo::Kind::Owned;
   }
   QVERIFY(owned > 0);
+  // Blocks the grid leaves out are explained in the caption, not drawn over the cells.
+  if (!map->note().isEmpty()) QVERIFY2(window_->kv()->caption().contains(map->note().toHtmlEscaped()), qPrintable(window_->kv()->caption()));
   // Selecting a running request highlights it in the map and timeline.
   const RequestId id = snap->live.front().id;
   window_->requests()->selectRequest(id);

@@ -42,20 +42,24 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     : QMainWindow(parent), options_(options), bridge_(new EngineBridge(this)), loader_(new ModelLoader(this)) {
   initUiResources();
   setWindowTitle(tr("LLM Workbench"));
-  setWindowIcon(QIcon(QStringLiteral(":/icons/llm-workbench.svg")));
+  // A copy of packaging/icons/llm-workbench.svg (the .deb installs that one for the
+  // desktop entry); the application icon also covers dialogs.
+  const QIcon icon(QStringLiteral(":/icons/llm-workbench.svg"));
+  setWindowIcon(icon);
+  if (QApplication::windowIcon().isNull()) QApplication::setWindowIcon(icon);
   setDockNestingEnabled(true);
   setDockOptions(AnimatedDocks | AllowNestedDocks | AllowTabbedDocks | GroupedDragging);
   buildDocks();
   buildMenus();
   buildStatusBar();
   defaultLayout();
-  defaultState_ = saveState(1);
+  defaultState_ = saveState(kStateVersion);
 
   QSettings settings;
   const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
   if (!options.restoreLayout || !restoreGeometry(settings.value("window/geometry").toByteArray()))
     resize(std::min(1400, avail.width() * 95 / 100), std::min(900, avail.height() * 95 / 100));
-  needSizing_ = !(options.restoreLayout && restoreState(settings.value("window/state").toByteArray(), 1));
+  needSizing_ = !(options.restoreLayout && restoreState(settings.value("window/state").toByteArray(), kStateVersion));
 
   connect(bridge_, &EngineBridge::frameReady, this, &MainWindow::onFrame);
   connect(bridge_, &EngineBridge::engineAttached, this, &MainWindow::onEngineAttached);
@@ -122,8 +126,9 @@ void MainWindow::buildDocks() {
   addDock(latency_->timeline(), tr("Request timeline"), "dock.timeline", Qt::RightDockWidgetArea);
 }
 
-// Left: chat over knobs|load. Right: batch | KV on top, latency | prefix cache|runs in
-// the middle, requests | request timeline at the bottom.
+// Left: chat over knobs | load | runs (tabs). Right, a 2 × 2 grid: batch | KV map on top,
+// latency+prefix cache (tabs) | requests+request timeline (tabs) below. Tabbing the less
+// used views keeps every plot tall enough to read at the default 1400 × 900.
 void MainWindow::defaultLayout() {
   auto dock = [this](const char* name) { return findChild<QDockWidget*>(QString::fromLatin1(name)); };
   for (auto* d : docks_) {
@@ -135,14 +140,15 @@ void MainWindow::defaultLayout() {
   addDockWidget(Qt::LeftDockWidgetArea, dock("dock.chat"));
   splitDockWidget(dock("dock.chat"), dock("dock.knobs"), Qt::Vertical);
   tabifyDockWidget(dock("dock.knobs"), dock("dock.load"));
+  tabifyDockWidget(dock("dock.load"), dock("dock.runs"));
   addDockWidget(Qt::RightDockWidgetArea, dock("dock.batch"));
   splitDockWidget(dock("dock.batch"), dock("dock.latency"), Qt::Vertical);
-  splitDockWidget(dock("dock.latency"), dock("dock.requests"), Qt::Vertical);
   splitDockWidget(dock("dock.batch"), dock("dock.kv"), Qt::Horizontal);
-  splitDockWidget(dock("dock.latency"), dock("dock.prefix"), Qt::Horizontal);
-  splitDockWidget(dock("dock.requests"), dock("dock.timeline"), Qt::Horizontal);
-  tabifyDockWidget(dock("dock.prefix"), dock("dock.runs"));
-  dock("dock.prefix")->raise();
+  splitDockWidget(dock("dock.latency"), dock("dock.requests"), Qt::Horizontal);
+  tabifyDockWidget(dock("dock.latency"), dock("dock.prefix"));
+  tabifyDockWidget(dock("dock.requests"), dock("dock.timeline"));
+  dock("dock.latency")->raise();
+  dock("dock.requests")->raise();
   dock("dock.load")->raise();
 }
 
@@ -152,12 +158,10 @@ void MainWindow::sizeDocks() {
   const int w = width(), h = height() - menuBar()->height() - statusBar()->height();
   const int left = std::clamp(w * 30 / 100, 340, 460), right = w - left;
   resizeDocks({dock("dock.chat"), dock("dock.batch")}, {left, right}, Qt::Horizontal);
-  resizeDocks({dock("dock.chat"), dock("dock.knobs")}, {h * 60 / 100, h * 40 / 100}, Qt::Vertical);
-  resizeDocks({dock("dock.batch"), dock("dock.latency"), dock("dock.requests")},
-              {h * 32 / 100, h * 42 / 100, h * 26 / 100}, Qt::Vertical);
-  resizeDocks({dock("dock.requests"), dock("dock.timeline")}, {right * 55 / 100, right * 45 / 100}, Qt::Horizontal);
+  resizeDocks({dock("dock.chat"), dock("dock.knobs")}, {h * 58 / 100, h * 42 / 100}, Qt::Vertical);
+  resizeDocks({dock("dock.batch"), dock("dock.latency")}, {h * 48 / 100, h * 52 / 100}, Qt::Vertical);
   resizeDocks({dock("dock.batch"), dock("dock.kv")}, {right * 58 / 100, right * 42 / 100}, Qt::Horizontal);
-  resizeDocks({dock("dock.latency"), dock("dock.prefix")}, {right * 58 / 100, right * 42 / 100}, Qt::Horizontal);
+  resizeDocks({dock("dock.latency"), dock("dock.requests")}, {right * 50 / 100, right * 50 / 100}, Qt::Horizontal);
 }
 
 void MainWindow::showEvent(QShowEvent* e) {
@@ -169,7 +173,7 @@ void MainWindow::showEvent(QShowEvent* e) {
 }
 
 void MainWindow::resetLayout() {
-  restoreState(defaultState_, 1);
+  restoreState(defaultState_, kStateVersion);
   defaultLayout();
   sizeDocks();
 }
@@ -333,7 +337,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   if (options_.restoreLayout) {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState(1));
+    settings.setValue("window/state", saveState(kStateVersion));
   }
   chat_->saveNow();
   load_->stop();

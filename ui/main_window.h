@@ -56,6 +56,10 @@ class MainWindow : public QMainWindow {
   QList<QDockWidget*> docks() const { return docks_; }
   QString lastError() const { return lastError_; }
   void resetLayout();
+  // saveState()/restoreState() version: bumped whenever the default layout changes, so a
+  // layout persisted by an older version is ignored (restoreState fails) and the new
+  // default applies. 1: the first layout; 2: tabbed docks, 2 × 2 chart grid.
+  static constexpr int kStateVersion = 2;
 
  protected:
   void closeEvent(QCloseEvent* e) override;

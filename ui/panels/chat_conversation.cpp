@@ -31,7 +31,7 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
   system_ = new QPlainTextEdit(this);
   system_->setPlaceholderText(tr("System prompt (sent first: a stable system prompt is what the prefix cache reuses)"));
   system_->setPlainText(tr("You are a helpful assistant who answers in the style of Jane Austen."));
-  system_->setMaximumHeight(52);
+  system_->setMaximumHeight(46);
   system_->setToolTip(tr("Sent at the start of every prompt. Because it never changes, its KV blocks are "
                          "computed once and then found in the prefix cache (see 'cached' below each answer)."));
   transcript_ = new QTextBrowser(this);
@@ -42,7 +42,7 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
                          "split into tokens (piece and id). Special tokens mark the roles."));
   input_ = new QPlainTextEdit(this);
   input_->setPlaceholderText(tr("Type a message — Ctrl+Enter to send, Esc to stop"));
-  input_->setMaximumHeight(70);
+  input_->setMaximumHeight(60);
 
   send_ = new QPushButton(tr("Send"), this);
   send_->setToolTip(tr("Send (Ctrl+Enter)"));
@@ -53,7 +53,10 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
   tokensButton_ = new QToolButton(this);
   tokensButton_->setText(tr("Prompt as tokens"));
   tokensButton_->setCheckable(true);
-  tokensButton_->setToolTip(tr("Show the last prompt as tokens: what the engine actually receives"));
+  tokensButton_->setChecked(false);
+  tokensButton_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  tokensButton_->setArrowType(Qt::RightArrow);
+  tokensButton_->setToolTip(tr("Show or hide the last prompt as tokens: what the engine actually receives"));
 
   temperature_ = new QDoubleSpinBox(this);
   temperature_->setRange(0, 2);
@@ -104,6 +107,9 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(transcript_);
   split->addWidget(tokens_);
+  split->setStretchFactor(0, 3);  // when shown, the tokens take about a quarter
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(system_);
@@ -285,12 +291,15 @@ void ChatConversation::render() {
 
 void ChatConversation::setShowTokens(bool show) {
   tokens_->setVisible(show);
+  tokensButton_->setArrowType(show ? Qt::DownArrow : Qt::RightArrow);
   if (tokensButton_->isChecked() != show) tokensButton_->setChecked(show);
   renderTokens();
 }
 
+bool ChatConversation::showsTokens() const { return !tokens_->isHidden(); }
+
 void ChatConversation::renderTokens() {
-  if (!tokens_->isVisible()) return;
+  if (tokens_->isHidden()) return;  // isHidden, not isVisible: right even before the window shows
   const Model* model = bridge_->model();
   if (!model || lastPrompt_.empty()) {
     tokens_->setHtml(tr("<i>Send a message to see its prompt as tokens.</i>"));

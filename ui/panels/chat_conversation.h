@@ -43,6 +43,8 @@ class ChatConversation : public QWidget {
   QJsonObject toJson() const;
   void fromJson(const QJsonObject& o);
   std::vector<int> lastPromptIds() const { return lastPrompt_; }
+  // The "Prompt as tokens" panel: collapsed by default so the transcript gets the height.
+  bool showsTokens() const;
 
  public slots:
   bool send();  // false (with a notice in the chat) when nothing could be submitted
