@@ -27,6 +27,7 @@ constexpr int kV = kPanel / kW;   // vectors per packed panel row
 constexpr int kRowTile = 6;       // register tile: 6 rows × 1 panel = 12 accumulators
 constexpr int kDecodePanels = 4;  // one row: 8 independent FMA chains
 constexpr int kKBlock = 256;      // K block of the multi-row path: converted panels stay in L1/L2
+constexpr int kFewRows = 16;      // up to here, converting panels to f32 scratch first does not pay
 
 template <DType D>
 inline __m256 loadW(const void* base, size_t i) {
@@ -108,7 +109,8 @@ TileFn tileFn(int R, int C) {
 
 inline int lastWidth(int colEnd, int c0, int numPanels) { return colEnd - (c0 + (numPanels - 1) * kPanel); }
 
-// Up to kRowTile rows: one tile per panel (group) over all of K, weights converted inline.
+// Few rows (decode batches): per panel (group), every row tile over all of K with the
+// weights converted inline.
 template <DType D>
 void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const size_t stride = size_t(a.K) * kPanel;
@@ -116,9 +118,12 @@ void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const int colEnd = col0 + numCols;
   for (int c = col0; c < colEnd; c += groupPanels * kPanel) {
     const int np = std::min(groupPanels, (colEnd - c + kPanel - 1) / kPanel);
-    const size_t wOff = size_t(c / kPanel) * stride;
-    tileFn<D>(numRows, np)(a.x + size_t(row0) * a.ldx, a.ldx, static_cast<const char*>(a.w) + wOff * dtypeSize(D), stride,
-                           a.y + size_t(row0) * a.ldy + size_t(c), a.ldy, a.K, true, panelMask(lastWidth(colEnd, c, np)));
+    const void* w = static_cast<const char*>(a.w) + size_t(c / kPanel) * stride * dtypeSize(D);
+    const PanelMask mask = panelMask(lastWidth(colEnd, c, np));
+    for (int r = row0; r < row0 + numRows; r += kRowTile) {
+      const int nr = std::min(kRowTile, row0 + numRows - r);
+      tileFn<D>(nr, np)(a.x + size_t(r) * a.ldx, a.ldx, w, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, a.K, true, mask);
+    }
   }
 }
 
@@ -149,7 +154,7 @@ void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
 
 template <DType D>
 void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  if (numRows <= kRowTile) fewRows<D>(a, row0, numRows, col0, numCols);
+  if (numRows <= kFewRows) fewRows<D>(a, row0, numRows, col0, numCols);
   else manyRows<D>(a, row0, numRows, col0, numCols);
 }
 

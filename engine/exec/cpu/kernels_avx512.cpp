@@ -30,6 +30,7 @@ constexpr int kRowTile = 6;       // register tile: 6 rows × 4 panels = 24 accu
 constexpr int kPanelTile = 4;
 constexpr int kDecodePanels = 8;  // one row: 8 independent FMA chains, 8 panel streams
 constexpr int kKBlock = 256;      // K block of the multi-row path: converted panels stay in L1/L2
+constexpr int kFewRows = 16;      // up to here, converting panels to f32 scratch first does not pay
 
 template <DType D>
 inline __m512 loadW(const void* base, size_t i) {
@@ -99,7 +100,8 @@ inline __mmask16 maskOf(int colEnd, int c0, int numPanels) {
   return lastWidth >= kW ? __mmask16(0xffff) : tailMask(lastWidth);
 }
 
-// Up to kRowTile rows: one tile per panel group over all of K, weights converted inline.
+// Few rows (decode batches): per panel group, every row tile over all of K with the
+// weights converted inline; the group's panels stay in L2 between row tiles.
 template <DType D>
 void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const size_t stride = size_t(a.K) * kW;
@@ -107,9 +109,12 @@ void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const int colEnd = col0 + numCols;
   for (int c = col0; c < colEnd; c += groupPanels * kW) {
     const int np = std::min(groupPanels, (colEnd - c + kW - 1) / kW);
-    const size_t wOff = size_t(c / kW) * stride;
-    tileFn<D>(numRows, np)(a.x + size_t(row0) * a.ldx, a.ldx, static_cast<const char*>(a.w) + wOff * dtypeSize(D), stride,
-                           a.y + size_t(row0) * a.ldy + size_t(c), a.ldy, a.K, true, maskOf(colEnd, c, np));
+    const void* w = static_cast<const char*>(a.w) + size_t(c / kW) * stride * dtypeSize(D);
+    for (int r = row0; r < row0 + numRows; r += kRowTile) {
+      const int nr = std::min(kRowTile, row0 + numRows - r);
+      tileFn<D>(nr, np)(a.x + size_t(r) * a.ldx, a.ldx, w, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, a.K, true,
+                        maskOf(colEnd, c, np));
+    }
   }
 }
 
@@ -145,7 +150,7 @@ void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
 
 template <DType D>
 void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  if (numRows <= kRowTile) fewRows<D>(a, row0, numRows, col0, numCols);
+  if (numRows <= kFewRows) fewRows<D>(a, row0, numRows, col0, numCols);
   else manyRows<D>(a, row0, numRows, col0, numCols);
 }
 
