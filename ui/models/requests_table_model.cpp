@@ -15,6 +15,11 @@ QString inferLiveState(const RequestTimeline& t, const std::vector<KvBlockInfo>&
   return t.firstScheduledTime ? QStringLiteral("preempted") : QStringLiteral("waiting");
 }
 
+QString inferLiveState(const RequestTimeline& t, const std::unordered_set<RequestId>& blockOwners) {
+  if (blockOwners.count(t.id)) return QStringLiteral("running");
+  return t.firstScheduledTime ? QStringLiteral("preempted") : QStringLiteral("waiting");
+}
+
 RequestsTableModel::RequestsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int RequestsTableModel::rowCount(const QModelIndex& parent) const {
@@ -163,12 +168,15 @@ void RequestsTableModel::update(const EngineSnapshot* snapshot, const std::vecto
            tagOf ? tagOf(f.timeline.id) : QString(), &lo, &hi);
     done.insert(f.timeline.id);
   }
+  std::unordered_set<RequestId> owners;
+  if (snapshot && !snapshot->live.empty())
+    for (const auto& b : snapshot->kvBlocks) owners.insert(b.owners.begin(), b.owners.end());
   if (snapshot)
     for (const auto& t : snapshot->live) {
       if (done.count(t.id)) continue;  // the snapshot may predate the finish event
       const int row = rowOf(t.id);
       if (row >= 0 && rows_[size_t(row)].timeline.finishReason != FinishReason::None) continue;
-      upsert(t, inferLiveState(t, snapshot->kvBlocks), tagOf ? tagOf(t.id) : QString(), &lo, &hi);
+      upsert(t, inferLiveState(t, owners), tagOf ? tagOf(t.id) : QString(), &lo, &hi);
     }
   if (hi >= lo) emit dataChanged(index(lo, 0), index(hi, NumColumns - 1));
   flushPending();

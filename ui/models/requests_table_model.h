@@ -3,6 +3,7 @@
 // with one ranged dataChanged over the rows that changed. Live rows come from the
 // snapshot, finished ones from RequestFinishedEvent.
 #include <QAbstractTableModel>
+#include <unordered_set>
 #include <deque>
 #include <unordered_map>
 
@@ -55,5 +56,8 @@ class RequestsTableModel : public QAbstractTableModel {
 // "waiting" / "running" / "preempted": running requests hold KV blocks; a request that
 // was scheduled once and holds none has been preempted.
 QString inferLiveState(const RequestTimeline& t, const std::vector<KvBlockInfo>& blocks);
+// The same from the set of ids owning any block (built once per snapshot: live × blocks
+// lookups per GUI tick were the table's main cost).
+QString inferLiveState(const RequestTimeline& t, const std::unordered_set<RequestId>& blockOwners);
 
 }  // namespace lwb::ui

@@ -46,15 +46,25 @@ LatencyPanel::LatencyPanel(EngineBridge* bridge, QWidget* parent)
   layout->setSpacing(2);
   layout->addWidget(chart_, 1);
   layout->addWidget(table_);
+  refreshTimer_.setSingleShot(true);
+  refreshTimer_.setInterval(500);
+  connect(&refreshTimer_, &QTimer::timeout, this, &LatencyPanel::refreshTable);
+}
+
+void LatencyPanel::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (tableDirty_) refreshTable();
 }
 
 void LatencyPanel::onFrame(const Frame& frame) {
   chart_->onFrame(frame);
   timeline_->onFrame(frame);
-  if (!frame.finished.empty()) refreshTable();
+  if (!frame.finished.empty() && !refreshTimer_.isActive()) refreshTimer_.start();
 }
 
 void LatencyPanel::refreshTable() {
+  tableDirty_ = !isVisible();
+  if (tableDirty_) return;
   const RunData& run = bridge_->run();
   if (run.requests.size() == lastCount_ && !run.requests.empty()) return;
   lastCount_ = run.requests.size();

@@ -1,6 +1,7 @@
 #pragma once
 // Latency dock: TTFT / ITL over time, the per-request Gantt timeline and a table of
 // p50 / p90 / p99 (ms) for TTFT, ITL, TPOT and e2e over the finished requests.
+#include <QTimer>
 #include <QWidget>
 
 #include "ui/bridge/frame.h"
@@ -23,7 +24,14 @@ class LatencyPanel : public QWidget {
   QTableWidget* table() const { return table_; }
   void refreshTable();
 
+ protected:
+  void showEvent(QShowEvent* e) override;
+
  private:
+  // Percentiles sort every sample kept (ITL: one per token), so the table refreshes at
+  // most twice a second, and only while visible (on show otherwise).
+  QTimer refreshTimer_;
+  bool tableDirty_ = false;
   EngineBridge* bridge_;
   LatencyChart* chart_;
   TimelineChart* timeline_;

@@ -191,9 +191,10 @@ void LoadPanel::stop() {
 
 void LoadPanel::onFrame(const Frame& frame) {
   if (inFlight_.empty()) return;
+  const int before = numFinished_;
   for (const auto& f : frame.finished)
     if (inFlight_.erase(f.timeline.id)) ++numFinished_;
-  updateProgress();
+  if (numFinished_ != before) updateProgress();  // submissions update it themselves
   if (!plan_.empty() && next_ >= plan_.size() && inFlight_.empty() && stop_->isEnabled()) {
     status_->setText(tr("Done: %1 requests.").arg(numFinished_));
     start_->setEnabled(true);
