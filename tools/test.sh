@@ -21,10 +21,10 @@ cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j1 --timeout 1200
 [ "${1:-}" = "--quick" ] && exit 0
 
-echo "== ASan+UBSan build (clang), engine tests, and libFuzzer targets"
+echo "== ASan+UBSan build (clang): the whole suite again, then the libFuzzer targets"
 # tools/fuzz.sh configures build-asan with the sanitizers and the fuzz targets.
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DLLM_WORKBENCH_SANITIZE=address,undefined -DLLM_WORKBENCH_FUZZ=ON -DLLM_WORKBENCH_GUI=OFF \
+  -DLLM_WORKBENCH_SANITIZE=address,undefined -DLLM_WORKBENCH_FUZZ=ON -DLLM_WORKBENCH_GUI=ON \
   -DLLM_WORKBENCH_CUDA=OFF -DLLM_WORKBENCH_BENCH=OFF
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -36,6 +36,7 @@ bool ModelLoader::start(const QString& dir, const EngineConfig& config) {
       }, Qt::QueuedConnection);
     }
   });
+  thread_->setParent(this);  // deleted with the loader even if deleteLater never runs
   connect(thread_, &QThread::finished, this, [this] {
     thread_->deleteLater();
     thread_ = nullptr;
