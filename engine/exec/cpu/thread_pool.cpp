@@ -37,11 +37,18 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::runTasks(int threadIndex) {
+void ThreadPool::runTasks(int threadIndex, uint64_t generation) {
+  const uint64_t tag = (generation & 0xffffffffu) << 32;
+  uint64_t c = claim_.load(std::memory_order_acquire);
   for (;;) {
-    const int i = nextTask_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= numTasks_) return;
-    (*task_)(i, threadIndex);
+    if ((c & ~uint64_t(0xffffffffu)) != tag) return;  // a newer (or no) dispatch
+    const int i = int(uint32_t(c));
+    if (i >= numTasks_.load(std::memory_order_acquire)) return;
+    if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+    // Claimed task i of this generation: the caller waits for it, so task_ is still ours.
+    (*task_.load(std::memory_order_acquire))(i, threadIndex);
+    doneTasks_.fetch_add(1, std::memory_order_acq_rel);
+    c = claim_.load(std::memory_order_acquire);
   }
 }
 
@@ -59,8 +66,7 @@ void ThreadPool::workerLoop(int threadIndex) {
     }
     seen = g;
     if (stop_.load()) return;
-    runTasks(threadIndex);
-    busyWorkers_.fetch_sub(1, std::memory_order_acq_rel);
+    runTasks(threadIndex, g);
   }
 }
 
@@ -70,18 +76,18 @@ void ThreadPool::parallelFor(int numTasks, const Task& task) {
     for (int i = 0; i < numTasks; ++i) task(i, 0);
     return;
   }
-  task_ = &task;
-  numTasks_ = numTasks;
-  nextTask_.store(0, std::memory_order_relaxed);
-  busyWorkers_.store(int(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_acq_rel);
+  task_.store(&task, std::memory_order_relaxed);
+  numTasks_.store(numTasks, std::memory_order_relaxed);
+  doneTasks_.store(0, std::memory_order_relaxed);
+  const uint64_t g = generation_.load(std::memory_order_relaxed) + 1;
+  claim_.store((g & 0xffffffffu) << 32, std::memory_order_release);
+  generation_.store(g, std::memory_order_release);
   generation_.notify_all();
-  runTasks(0);
-  for (int spin = 0; busyWorkers_.load(std::memory_order_acquire) != 0; ++spin) {
+  runTasks(0, g);
+  for (int spin = 0; doneTasks_.load(std::memory_order_acquire) != numTasks; ++spin) {
     if (spin < kSpinPolls) cpuRelax();
     else std::this_thread::yield();
   }
-  task_ = nullptr;
 }
 
 }  // namespace lwb

@@ -28,13 +28,17 @@ class ThreadPool {
 
  private:
   void workerLoop(int threadIndex);
-  void runTasks(int threadIndex);
+  void runTasks(int threadIndex, uint64_t generation);
 
+  // The caller waits only for tasks that were claimed, never for a worker that has not
+  // woken up yet (on a busy machine that can take a scheduler time slice): a task is
+  // claimed by a CAS on claim_ = generation << 32 | next index, which fails for a worker
+  // still holding an older generation.
   std::vector<std::thread> workers_;
-  const Task* task_ = nullptr;
-  int numTasks_ = 0;
-  std::atomic<int> nextTask_{0};
-  std::atomic<int> busyWorkers_{0};
+  std::atomic<const Task*> task_{nullptr};
+  std::atomic<int> numTasks_{0};
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<int> doneTasks_{0};
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
 };
