@@ -215,15 +215,6 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
   }
 }
 
-std::shared_ptr<const Model> openDefaultModel(const std::string& dir) {
-  auto m = std::make_shared<Model>();
-  m->dir = dir;
-  m->config = loadModelConfig(dir + "/config.json");
-  m->weights = WeightStore::openFolder(dir);
-  m->llama = LlamaWeights::bind(*m->weights, m->config);
-  return m;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -246,7 +237,7 @@ int main(int argc, char** argv) {
     if (dir.empty()) dir = (std::filesystem::path(__FILE__).parent_path().parent_path() / "resources/models/austen-chat-11m").string();
     std::shared_ptr<const Model> small;
     if (std::filesystem::exists(dir + "/model.safetensors")) {
-      small = openDefaultModel(dir);
+      small = loadModel(dir);
     } else {
       std::printf("\n(note: %s not found; using a random model of its shape)\n", dir.c_str());
       small = makeModel(llamaConfig(384, 6, 6, 2, 1024, 4096, true), DType::F32);
