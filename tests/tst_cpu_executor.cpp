@@ -19,8 +19,13 @@
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cpu/cpu_isa.h"
 #include "engine/model/model.h"
+#include "common/executor_driver.h"
 
 using namespace lwb;
+using lwb::test::runSchedule;
+using lwb::test::Schedule;
+using lwb::test::Seq;
+using lwb::test::sliceFor;
 
 namespace {
 
@@ -43,44 +48,6 @@ std::vector<int> randomTokens(int n, int vocab, unsigned seed) {
   std::vector<int> ids(static_cast<size_t>(n));
   for (int& id : ids) id = int(rng() % unsigned(vocab));
   return ids;
-}
-
-// One request's state for driving the executor by hand.
-struct Seq {
-  int64_t id = 0;
-  std::vector<int> tokens;  // all tokens it will ever feed
-  std::vector<int32_t> blocks;
-  int numComputed = 0;
-};
-
-SeqSlice sliceFor(const Seq& s, int firstRow, int numTokens, bool needLogits) {
-  return {s.id, firstRow, numTokens, s.numComputed, s.blocks, needLogits};
-}
-
-// Runs steps where each request advances by the chunk sizes given per step (0 = idle);
-// returns the logits rows (raw floats) each request produced, in step order.
-using Schedule = std::vector<std::vector<int>>;  // [step][request] → tokens this step
-std::vector<std::vector<float>> runSchedule(Executor& ex, std::vector<Seq> seqs, const Schedule& schedule,
-                                            const std::vector<int>& logitsFrom) {
-  std::vector<std::vector<float>> out(seqs.size());
-  for (const std::vector<int>& step : schedule) {
-    ForwardBatch batch;
-    std::vector<size_t> who;
-    for (size_t r = 0; r < seqs.size(); ++r) {
-      if (step[r] == 0) continue;
-      Seq& s = seqs[r];
-      const int end = s.numComputed + step[r];
-      batch.seqs.push_back(sliceFor(s, batch.numRows(), step[r], end >= logitsFrom[r]));
-      batch.tokenIds.insert(batch.tokenIds.end(), s.tokens.begin() + s.numComputed, s.tokens.begin() + end);
-      if (batch.seqs.back().needLogits) who.push_back(r);
-    }
-    ForwardResult res;
-    ex.forward(batch, res);
-    for (size_t i = 0; i < who.size(); ++i)
-      out[who[i]].insert(out[who[i]].end(), res.row(int(i)), res.row(int(i)) + res.vocabSize);
-    for (size_t r = 0; r < seqs.size(); ++r) seqs[r].numComputed += step[r];
-  }
-  return out;
 }
 
 // Block tables: each request gets `blocksEach` distinct blocks, shuffled over the pool.

@@ -17,8 +17,12 @@
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cuda_loader.h"
 #include "engine/model/model.h"
+#include "common/executor_driver.h"
 
 using namespace lwb;
+using lwb::test::runSchedule;
+using lwb::test::Schedule;
+using lwb::test::Seq;
 
 namespace {
 
@@ -37,38 +41,6 @@ std::vector<int> randomTokens(int n, int vocab, unsigned seed) {
   std::vector<int> ids(static_cast<size_t>(n));
   for (int& id : ids) id = int(rng() % unsigned(vocab));
   return ids;
-}
-
-struct Seq {
-  std::vector<int> tokens;
-  std::vector<int32_t> blocks;
-  int numComputed = 0;
-};
-
-// [step][request] → tokens this step (0 = idle); logits rows of every slice that ends
-// at or past logitsFrom[request], concatenated per request.
-using Schedule = std::vector<std::vector<int>>;
-std::vector<std::vector<float>> runSchedule(Executor& ex, std::vector<Seq> seqs, const Schedule& schedule,
-                                            const std::vector<int>& logitsFrom) {
-  std::vector<std::vector<float>> out(seqs.size());
-  for (const std::vector<int>& step : schedule) {
-    ForwardBatch batch;
-    std::vector<size_t> who;
-    for (size_t r = 0; r < seqs.size(); ++r) {
-      if (step[r] == 0) continue;
-      Seq& s = seqs[r];
-      const int end = s.numComputed + step[r];
-      batch.seqs.push_back({int64_t(r), batch.numRows(), step[r], s.numComputed, s.blocks, end >= logitsFrom[r]});
-      batch.tokenIds.insert(batch.tokenIds.end(), s.tokens.begin() + s.numComputed, s.tokens.begin() + end);
-      if (batch.seqs.back().needLogits) who.push_back(r);
-      s.numComputed = end;
-    }
-    ForwardResult res;
-    ex.forward(batch, res);
-    for (size_t i = 0; i < who.size(); ++i)
-      out[who[i]].insert(out[who[i]].end(), res.row(int(i)), res.row(int(i)) + res.vocabSize);
-  }
-  return out;
 }
 
 // |cuda - cpu| small against the logits' scale, and the same argmax where the CPU's
@@ -178,6 +150,7 @@ class TestCudaExecutor : public QObject {
     // B: shares A's first 64 tokens through the same 4 blocks (a prefix hit), then its own.
     // C: prompt of 1 token, decodes in the same steps.
     std::vector<Seq> seqs(3);
+    for (int i = 0; i < 3; ++i) seqs[size_t(i)].id = i;
     seqs[0].tokens = randomTokens(640, spec.vocabSize, 1);
     seqs[1].tokens = seqs[0].tokens;
     const std::vector<int> tail = randomTokens(100, spec.vocabSize, 2);
@@ -240,7 +213,7 @@ class TestCudaExecutor : public QObject {
     Executor* exs[2] = {cpu.get(), cuda.get()};
     for (int e = 0; e < 2; ++e) {
       exs[e]->allocateKvCache(8, 16);
-      Seq s{prompt, {0, 1, 2, 3, 4, 5, 6, 7}, 0};
+      Seq s{0, prompt, {0, 1, 2, 3, 4, 5, 6, 7}, 0};
       int chunk = int(prompt.size());
       for (int step = 0; step < 32; ++step) {
         ForwardBatch batch;
