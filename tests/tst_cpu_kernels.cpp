@@ -222,8 +222,15 @@ void TestCpuKernels::rmsNormAndRope() {
 
 // Two sequences with shuffled block tables, block sizes 1/16/32, GQA 3:1, head dim 20.
 void TestCpuKernels::pagedAttentionMatchesNaive() {
-  const int heads = 6, kvHeads = 2, d = 20, group = heads / kvHeads;
-  for (int blockSize : {1, 16, 32}) {
+  // Head sizes that end inside a SIMD vector (20) or not (64, 80, 128), GQA groups of 1,
+  // 3 and 8 (more than one register tile of heads), block sizes below, at and between
+  // the SIMD widths (a block holds partial key chunks).
+  struct Shape {
+    int heads, kvHeads, d;
+  };
+  for (const Shape& sh : {Shape{6, 2, 20}, Shape{8, 1, 64}, Shape{3, 1, 80}, Shape{2, 2, 128}})
+  for (int blockSize : {1, 16, 24, 32}) {
+    const int heads = sh.heads, kvHeads = sh.kvHeads, d = sh.d, group = heads / kvHeads;
     const std::vector<int> lens{1, 45};  // positions 0..len-1 cached, last row queried
     const int blocksEach = (45 + blockSize - 1) / blockSize, numBlocks = 2 * blocksEach + 3;
     std::vector<int32_t> ids(static_cast<size_t>(numBlocks));
@@ -267,8 +274,8 @@ void TestCpuKernels::pagedAttentionMatchesNaive() {
             double want = 0;
             for (int j = 0; j < n; ++j) want += sc[size_t(j)] / sum * V[size_t(j) * kvSize + size_t(kvh * d + i)];
             const float got = out[r * size_t(heads * d) + size_t(h * d + i)];
-            QVERIFY2(std::fabs(got - want) <= 2e-6, qPrintable(QString("%1 block %2 row %3 head %4: %5 vs %6")
-                                                                .arg(isaName(isa)).arg(blockSize).arg(r).arg(h).arg(got).arg(want)));
+            QVERIFY2(std::fabs(got - want) <= 2e-6, qPrintable(QString("%1 d %7 block %2 row %3 head %4: %5 vs %6")
+                                                                .arg(isaName(isa)).arg(blockSize).arg(r).arg(h).arg(got).arg(want).arg(d)));
           }
         }
     }

@@ -19,36 +19,20 @@ inline size_t kBlockOffset(const AttentionShape& s, size_t block, int kvHead) {
   return (block * size_t(s.numKvHeads) + size_t(kvHead)) * size_t(s.headDim) * size_t(s.blockSize);
 }
 
-// The query heads that share one KV head (GQA group), for one row; keys block by block
-// in position order.
+// The query heads that share one KV head (GQA group), for one row.
 void attendGroup(const CpuKernels& kn, const AttentionShape& s, const RowPosition& row, int kvHead, const float* q,
                  const KvLayer& cache, float* out, float* scratch) {
-  const int group = s.numHeads / s.numKvHeads, d = s.headDim, n = row.pos + 1, bs = s.blockSize;
-  const float scale = float(1.0 / std::sqrt(double(d)));
-  const int h0 = kvHead * group;
-  float* invSum = scratch;           // [group]
-  float* scores = scratch + group;   // [group, n]
-  const float* qg = q + size_t(h0) * size_t(d);
-  float* og = out + size_t(h0) * size_t(d);
-  for (int j0 = 0; j0 < n; j0 += bs) {
-    const float* kt = cache.k + kBlockOffset(s, size_t(row.blockTable[j0 / bs]), kvHead);
-    kn.scoresT(qg, group, d, kt, size_t(bs), std::min(bs, n - j0), scale, scores + j0, size_t(n));
-  }
-  for (int g = 0; g < group; ++g) {
-    float* sg = scores + size_t(g) * size_t(n);
-    float maxScore = sg[0];
-    for (int j = 1; j < n; ++j) maxScore = sg[j] > maxScore ? sg[j] : maxScore;
-    invSum[size_t(g)] = 1.0f / kn.expAndSum(sg, n, maxScore);
-  }
-  std::memset(og, 0, size_t(group) * size_t(d) * sizeof(float));
-  const size_t ldv = size_t(s.numKvHeads) * size_t(d);
-  for (int j0 = 0; j0 < n; j0 += bs)
-    kn.accumulateRows(scores + j0, size_t(n), group, cache.v + vOffset(s, row.blockTable, j0, kvHead), ldv,
-                      std::min(bs, n - j0), d, og);
-  for (int g = 0; g < group; ++g) {
-    float* o = og + size_t(g) * size_t(d);
-    for (int i = 0; i < d; ++i) o[i] *= invSum[size_t(g)];
-  }
+  const int group = s.numHeads / s.numKvHeads, d = s.headDim;
+  PagedKv kv;
+  kv.blockTable = row.blockTable;
+  kv.blockSize = s.blockSize;
+  kv.k = cache.k + kBlockOffset(s, 0, kvHead);
+  kv.kBlockStride = size_t(s.numKvHeads) * size_t(d) * size_t(s.blockSize);
+  kv.v = cache.v + size_t(kvHead) * size_t(d);
+  kv.ldv = size_t(s.numKvHeads) * size_t(d);
+  kv.vBlockStride = size_t(s.blockSize) * kv.ldv;
+  const size_t h0 = size_t(kvHead) * size_t(group) * size_t(d);
+  kn.attendRow(q + h0, group, d, kv, row.pos + 1, float(1.0 / std::sqrt(double(d))), scratch, out + h0);
 }
 
 }  // namespace
@@ -73,7 +57,7 @@ void pagedAttention(ThreadPool& pool, const CpuKernels& kernels, const Attention
                     std::vector<std::vector<float>>& scratch) {
   int maxLen = 0;
   for (const RowPosition& r : rows) maxLen = r.pos + 1 > maxLen ? r.pos + 1 : maxLen;
-  const size_t need = size_t(maxLen + 1) * size_t(s.numHeads / s.numKvHeads);  // scores + 1/sums
+  const size_t need = (scoreStride(maxLen) + 1) * size_t(s.numHeads / s.numKvHeads);  // scores + 1/sums
   scratch.resize(size_t(pool.numThreads()));
   for (std::vector<float>& buf : scratch)
     if (buf.size() < need) buf.resize(need);

@@ -9,11 +9,12 @@
 // sequential sum over k = 0..K-1 (acc = fma(x, w, acc); scalar: acc = acc + x*w) whatever
 // the tile shape, batch size or thread split. No horizontal sums.
 //
-// Dot products (attention scores): one SIMD accumulator of the ISA's width W per output,
+// Dot products: one SIMD accumulator of the ISA's width W per output,
 // FMA over k = 0, W, 2W, ... in order, the tail (K % W) loaded zero-padded into one more
 // FMA, then a horizontal sum in a fixed lane order. The scalar ISA is the same with W = 1
 // and separate multiply and add.
 #include <cstddef>
+#include <cstdint>
 
 #include "engine/common/dtype.h"
 #include "engine/exec/cpu/cpu_isa.h"
@@ -36,6 +37,23 @@ struct GemmArgs {
   int N = 0;
 };
 
+// One KV head of one sequence in the paged cache: position j lives in block
+// blockTable[j / blockSize], slot j % blockSize; that block's K is the [d, blockSize]
+// matrix at k + blockTable[b] * kBlockStride (transposed: element (i, slot) at
+// i * blockSize + slot), its V rows are ldv apart from v + blockTable[b] * vBlockStride.
+struct PagedKv {
+  const int32_t* blockTable = nullptr;
+  int blockSize = 0;
+  const float* k = nullptr;
+  size_t kBlockStride = 0;
+  const float* v = nullptr;
+  size_t vBlockStride = 0;
+  size_t ldv = 0;
+};
+
+// Score columns per attention row in attendRow's scratch: n rounded up to 16.
+inline size_t scoreStride(int n) { return (size_t(n) + 15) / 16 * 16; }
+
 struct CpuKernels {
   Isa isa = Isa::Scalar;
   // Computes rows [row0, row0+numRows) × columns [col0, col0+numCols) of one GEMM;
@@ -48,15 +66,14 @@ struct CpuKernels {
   float (*expAndSum)(float* s, int n, float max) = nullptr;
   // out[i] = silu(gate[i]) * up[i]  (SwiGLU), elementwise
   void (*siluMul)(const float* gate, const float* up, float* out, int n) = nullptr;
-  // Attention scores against n keys stored transposed (kt[i * ldk + j] = K_j[i]), for G
-  // query heads q[g * d + i]: s[g * lds + j] = scale * Σ_i q·k. The sum over i runs in a
-  // fixed order that depends only on d (SIMD: even/odd halves i < d/2 and i >= d/2 as two
-  // sequential FMA chains, added at the end).
-  void (*scoresT)(const float* q, int G, int d, const float* kt, size_t ldk, int n, float scale, float* s,
-                  size_t lds) = nullptr;
-  // out[g * d + i] += Σ_j p[g * ldp + j] * v[j * ldv + i], sequential over j = 0..n-1.
-  void (*accumulateRows)(const float* p, size_t ldp, int G, const float* v, size_t ldv, int n, int d,
-                         float* out) = nullptr;
+  // One query row's GQA group against its n cached positions (layout in attention.h):
+  // out[g * d + i] = Σ_j softmax_j(scale · q_g·K_j) · V_j[i] for the G heads q[g * d + i]
+  // that share this KV head. The order is fixed by (d, n) alone: each score is two
+  // sequential FMA chains over i (i < d/2 and i >= d/2, added at the end; scalar: one
+  // chain, separate multiply and add), the max, exp and sum as expAndSum, then Σ_j in
+  // position order, times 1/sum. `scratch` holds G * (roundUp(n, 16) + 1) floats.
+  void (*attendRow)(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch,
+                    float* out) = nullptr;
 };
 
 // Throws lwb::Error when the ISA is not supported by this CPU.

@@ -248,40 +248,147 @@ inline __m256i laneMask(int n) {  // lanes < n
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// Per head, 8 keys at a time, two FMA chains (i < d/2, i >= d/2), see kernels.h.
-void scoresT(const float* q, int G, int d, const float* kt, size_t ldk, int n, float scale, float* s, size_t lds) {
-  const int h = d / 2;
-  for (int g = 0; g < G; ++g)
-    for (int j = 0; j < n; j += kW) {
-      const __m256i m = laneMask(n - j);
-      const float* qg = q + size_t(g) * size_t(d);
-      __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-      for (int i = 0; i < h; ++i) {
-        a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(qg + i), _mm256_maskload_ps(kt + size_t(i) * ldk + size_t(j), m), a0);
-        a1 = _mm256_fmadd_ps(_mm256_broadcast_ss(qg + i + h), _mm256_maskload_ps(kt + size_t(i + h) * ldk + size_t(j), m), a1);
-      }
-      if (d % 2) a1 = _mm256_fmadd_ps(_mm256_broadcast_ss(qg + d - 1), _mm256_maskload_ps(kt + size_t(d - 1) * ldk + size_t(j), m), a1);
-      _mm256_maskstore_ps(s + size_t(g) * lds + size_t(j), m, _mm256_mul_ps(_mm256_add_ps(a0, a1), _mm256_set1_ps(scale)));
-    }
+// Keeps a loaded vector in a register: GCC otherwise folds a load that feeds several FMAs
+// into each of them, and the loop becomes bound by loads instead of FMAs.
+inline void inRegister(__m256& v) { asm("" : "+v"(v)); }
+
+// Masked loads only where a vector is partial: GCC keeps the accumulators of a loop with
+// mask-load builtins in memory.
+template <bool Masked>
+inline __m256 load(const float* p, __m256i m) {
+  if constexpr (Masked) return _mm256_maskload_ps(p, m);
+  else return _mm256_loadu_ps(p);
 }
 
-// Per head, 8 output dims at a time, sequential over j.
-void accumulateRows(const float* p, size_t ldp, int G, const float* v, size_t ldv, int n, int d, float* out) {
-  for (int g = 0; g < G; ++g)
-    for (int i0 = 0; i0 < d; i0 += kW) {
-      const __m256i m = laneMask(d - i0);
-      float* o = out + size_t(g) * size_t(d) + size_t(i0);
-      __m256 acc = _mm256_maskload_ps(o, m);
-      for (int j = 0; j < n; ++j)
-        acc = _mm256_fmadd_ps(_mm256_broadcast_ss(p + size_t(g) * ldp + size_t(j)), _mm256_maskload_ps(v + size_t(j) * ldv + size_t(i0), m), acc);
-      _mm256_maskstore_ps(o, m, acc);
+// GN heads × 8 keys (one chunk inside a block, `m` its live lanes): two FMA chains per
+// head (i < d/2, i >= d/2), see kernels.h.
+template <int GN, bool Masked>
+void scoresTile(const float* q, int d, const float* kt, size_t ldk, __m256i m, float scale, float* s, size_t lds) {
+  const int h = d / 2;
+  __m256 acc[GN][2];
+  for (int g = 0; g < GN; ++g) acc[g][0] = acc[g][1] = _mm256_setzero_ps();
+  for (int i = 0; i < h; ++i) {
+    __m256 k0 = load<Masked>(kt + size_t(i) * ldk, m), k1 = load<Masked>(kt + size_t(i + h) * ldk, m);
+    if constexpr (GN > 1) inRegister(k0), inRegister(k1);
+    for (int g = 0; g < GN; ++g) {
+      acc[g][0] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + g * d + i), k0, acc[g][0]);
+      acc[g][1] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + g * d + i + h), k1, acc[g][1]);
     }
+  }
+  if (d % 2) {
+    const __m256 k1 = load<Masked>(kt + size_t(d - 1) * ldk, m);
+    for (int g = 0; g < GN; ++g) acc[g][1] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + g * d + d - 1), k1, acc[g][1]);
+  }
+  for (int g = 0; g < GN; ++g)
+    _mm256_maskstore_ps(s + size_t(g) * lds, m, _mm256_mul_ps(_mm256_add_ps(acc[g][0], acc[g][1]), _mm256_set1_ps(scale)));
+}
+
+template <int GN>
+void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
+  const int bs = kv.blockSize;
+  for (int b = 0, j0 = 0; j0 < n; ++b, j0 += bs) {
+    const float* kt = kv.k + size_t(kv.blockTable[b]) * kv.kBlockStride;
+    for (int o = 0; o < bs && j0 + o < n; o += kW) {
+      const int live = std::min(bs - o, n - j0 - o);
+      if (live >= kW) scoresTile<GN, false>(q, d, kt + o, size_t(bs), laneMask(kW), scale, s + j0 + o, lds);
+      else scoresTile<GN, true>(q, d, kt + o, size_t(bs), laneMask(live), scale, s + j0 + o, lds);
+    }
+  }
+}
+
+// GN heads × NV·8 output dims from i0: Σ_j p[g][j] · V_j, sequential over j, held in
+// registers across blocks, then times invSum[g]. Masked loads only when d ends inside a
+// vector.
+template <int GN, int NV, bool Masked>
+void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d, int i0, const float* invSum,
+                    float* out) {
+  __m256i m[NV];
+  for (int t = 0; t < NV; ++t) m[t] = laneMask(d - i0 - t * kW);
+  __m256 acc[GN][NV];
+  for (int g = 0; g < GN; ++g)
+    for (int t = 0; t < NV; ++t) acc[g][t] = _mm256_setzero_ps();
+  // One loop over positions (see the AVX-512 version); the V row pointer moves to the next
+  // block every blockSize steps.
+  const int bs = kv.blockSize;
+  const int32_t* table = kv.blockTable;
+  const float* vBase = kv.v + size_t(i0);
+  const size_t ldv = kv.ldv, vBlockStride = kv.vBlockStride;
+  const float* vrow = vBase;
+  for (int j = 0, slot = bs; j < n; ++j, ++slot, vrow += ldv) {
+    if (slot == bs) {
+      slot = 0;
+      vrow = vBase + size_t(*table++) * vBlockStride;
+    }
+    __m256 v[NV];
+    for (int t = 0; t < NV; ++t) {
+      v[t] = load<Masked>(vrow + t * kW, m[t]);
+      if constexpr (GN > 1) inRegister(v[t]);
+    }
+    for (int g = 0; g < GN; ++g) {
+      const __m256 pg = _mm256_broadcast_ss(p + size_t(g) * ldp + size_t(j));
+      for (int t = 0; t < NV; ++t) acc[g][t] = _mm256_fmadd_ps(pg, v[t], acc[g][t]);
+    }
+  }
+  for (int g = 0; g < GN; ++g)
+    for (int t = 0; t < NV; ++t)
+      _mm256_maskstore_ps(out + size_t(g) * size_t(d) + size_t(i0 + t * kW), m[t],
+                          _mm256_mul_ps(acc[g][t], _mm256_set1_ps(invSum[g])));
+}
+
+template <int GN>
+void accumulateHeads(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
+  for (int i0 = 0; i0 < d; i0 += 2 * kW) {
+    const bool full = (d - i0) % kW == 0 || d - i0 > 2 * kW;
+    if (d - i0 > kW) {
+      if (full) accumulateTile<GN, 2, false>(p, ldp, kv, n, d, i0, invSum, out);
+      else accumulateTile<GN, 2, true>(p, ldp, kv, n, d, i0, invSum, out);
+    } else {
+      if (full) accumulateTile<GN, 1, false>(p, ldp, kv, n, d, i0, invSum, out);
+      else accumulateTile<GN, 1, true>(p, ldp, kv, n, d, i0, invSum, out);
+    }
+  }
+}
+
+float maxOf(const float* s, int n) {
+  float m = s[0];
+  for (int j = 1; j < n; ++j) m = s[j] > m ? s[j] : m;
+  return m;
+}
+
+void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
+  const size_t lds = scoreStride(n);
+  float* invSum = scratch;
+  float* scores = scratch + G;
+  for (int g = 0; g < G; g += 4) {
+    const float* qg = q + size_t(g) * size_t(d);
+    float* sg = scores + size_t(g) * lds;
+    switch (std::min(4, G - g)) {
+      case 1: scoresHeads<1>(qg, d, kv, n, scale, sg, lds); break;
+      case 2: scoresHeads<2>(qg, d, kv, n, scale, sg, lds); break;
+      case 3: scoresHeads<3>(qg, d, kv, n, scale, sg, lds); break;
+      default: scoresHeads<4>(qg, d, kv, n, scale, sg, lds); break;
+    }
+  }
+  for (int g = 0; g < G; ++g) {
+    float* sg = scores + size_t(g) * lds;
+    invSum[g] = 1.0f / expAndSum(sg, n, maxOf(sg, n));
+  }
+  for (int g = 0; g < G; g += 4) {
+    const float* pg = scores + size_t(g) * lds;
+    float* og = out + size_t(g) * size_t(d);
+    switch (std::min(4, G - g)) {
+      case 1: accumulateHeads<1>(pg, lds, kv, n, d, invSum + g, og); break;
+      case 2: accumulateHeads<2>(pg, lds, kv, n, d, invSum + g, og); break;
+      case 3: accumulateHeads<3>(pg, lds, kv, n, d, invSum + g, og); break;
+      default: accumulateHeads<4>(pg, lds, kv, n, d, invSum + g, og); break;
+    }
+  }
 }
 
 }  // namespace
 
 const CpuKernels& avx2Kernels() {
-  static const CpuKernels k{Isa::Avx2, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &scoresT, &accumulateRows};
+  static const CpuKernels k{Isa::Avx2, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow};
   return k;
 }
 

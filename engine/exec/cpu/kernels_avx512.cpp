@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "engine/exec/cpu/kernels.h"
@@ -53,6 +54,10 @@ inline float hsum(__m512 v) {
 }
 
 inline __mmask16 tailMask(int n) { return __mmask16((1u << n) - 1u); }
+
+// Keeps a loaded vector in a register: GCC otherwise folds a load that feeds several FMAs
+// into each of them, and the loop becomes bound by loads instead of FMAs.
+inline void inRegister(__m512& v) { asm("" : "+v"(v)); }
 
 // One register tile of R rows × C panels over kn steps of k. x points at (row 0, first k),
 // w at (panel 0, first k) with panels `stride` elements apart, y at (row 0, panel 0's first
@@ -240,85 +245,185 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
-// GN heads × 16 keys: two FMA chains per head (i < d/2, i >= d/2), see kernels.h.
-template <int GN>
-void scoresChunk(const float* q, int d, const float* kt, size_t ldk, __mmask16 m, float scale, float* s, size_t lds) {
-  const int h = d / 2;
-  __m512 acc[GN][2];
-  for (int g = 0; g < GN; ++g) acc[g][0] = acc[g][1] = _mm512_setzero_ps();
-  for (int i = 0; i < h; ++i) {
-    const __m512 k0 = _mm512_maskz_loadu_ps(m, kt + size_t(i) * ldk), k1 = _mm512_maskz_loadu_ps(m, kt + size_t(i + h) * ldk);
-    for (int g = 0; g < GN; ++g) {
-      acc[g][0] = _mm512_fmadd_ps(_mm512_set1_ps(q[g * d + i]), k0, acc[g][0]);
-      acc[g][1] = _mm512_fmadd_ps(_mm512_set1_ps(q[g * d + i + h]), k1, acc[g][1]);
-    }
-  }
-  if (d % 2) {
-    const __m512 k1 = _mm512_maskz_loadu_ps(m, kt + size_t(d - 1) * ldk);
-    for (int g = 0; g < GN; ++g) acc[g][1] = _mm512_fmadd_ps(_mm512_set1_ps(q[g * d + d - 1]), k1, acc[g][1]);
-  }
-  for (int g = 0; g < GN; ++g)
-    _mm512_mask_storeu_ps(s + size_t(g) * lds, m, _mm512_mul_ps(_mm512_add_ps(acc[g][0], acc[g][1]), _mm512_set1_ps(scale)));
+// Keys in chunks of up to 16 slots inside one block: chunk c is slots [o, o + 16) of block
+// c / chunksPerBlock, o = (c % chunksPerBlock) * 16, cut at the block end and at n.
+struct KeyChunk {
+  const float* kt = nullptr;  // K of the chunk's first slot, rows blockSize apart
+  int j = 0;                  // its position
+  __mmask16 mask = 0;
+};
+
+inline KeyChunk keyChunk(const PagedKv& kv, int chunksPerBlock, int c, int n) {
+  const int b = c / chunksPerBlock, o = (c % chunksPerBlock) * kW;
+  KeyChunk k;
+  k.j = b * kv.blockSize + o;
+  if (k.j >= n) return k;
+  k.kt = kv.k + size_t(kv.blockTable[b]) * kv.kBlockStride + size_t(o);
+  k.mask = tailMask(std::min({kW, kv.blockSize - o, n - k.j}));
+  return k;
 }
 
-void scoresT(const float* q, int G, int d, const float* kt, size_t ldk, int n, float scale, float* s, size_t lds) {
-  for (int g = 0; g < G; g += 4)
-    for (int j = 0; j < n; j += kW) {
-      const __mmask16 m = n - j >= kW ? __mmask16(0xffff) : tailMask(n - j);
-      const float* qg = q + size_t(g) * size_t(d);
-      float* sg = s + size_t(g) * lds + size_t(j);
-      switch (G - g) {
-        case 1: scoresChunk<1>(qg, d, kt + j, ldk, m, scale, sg, lds); break;
-        case 2: scoresChunk<2>(qg, d, kt + j, ldk, m, scale, sg, lds); break;
-        case 3: scoresChunk<3>(qg, d, kt + j, ldk, m, scale, sg, lds); break;
-        default: scoresChunk<4>(qg, d, kt + j, ldk, m, scale, sg, lds); break;
+// GN heads × NC key chunks: per head and chunk two FMA chains (i < d/2, i >= d/2), so each
+// head's q broadcast feeds NC chunks. Masked loads only for a partial chunk: GCC keeps the
+// accumulators of a loop with masked-load builtins in memory.
+template <bool Masked>
+inline __m512 loadKeys(const KeyChunk& c, const float* p) {
+  if constexpr (Masked) return _mm512_maskz_loadu_ps(c.mask, p);
+  else return _mm512_loadu_ps(p);
+}
+
+template <int GN, int NC, bool Masked>
+void scoresTile(const float* q, int d, const KeyChunk* ch, size_t ldk, float scale, float* s, size_t lds) {
+  const int h = d / 2;
+  __m512 acc[GN][NC][2];
+  for (int g = 0; g < GN; ++g)
+    for (int c = 0; c < NC; ++c) acc[g][c][0] = acc[g][c][1] = _mm512_setzero_ps();
+  for (int i = 0; i < h; ++i) {
+    __m512 k0[NC], k1[NC];
+    for (int c = 0; c < NC; ++c) {
+      k0[c] = loadKeys<Masked>(ch[c], ch[c].kt + size_t(i) * ldk);
+      k1[c] = loadKeys<Masked>(ch[c], ch[c].kt + size_t(i + h) * ldk);
+      if constexpr (GN > 1) inRegister(k0[c]), inRegister(k1[c]);
+    }
+    for (int g = 0; g < GN; ++g) {
+      const __m512 qa = _mm512_set1_ps(q[g * d + i]), qb = _mm512_set1_ps(q[g * d + i + h]);
+      for (int c = 0; c < NC; ++c) {
+        acc[g][c][0] = _mm512_fmadd_ps(qa, k0[c], acc[g][c][0]);
+        acc[g][c][1] = _mm512_fmadd_ps(qb, k1[c], acc[g][c][1]);
       }
     }
+  }
+  if (d % 2)
+    for (int c = 0; c < NC; ++c) {
+      const __m512 k1 = loadKeys<Masked>(ch[c], ch[c].kt + size_t(d - 1) * ldk);
+      for (int g = 0; g < GN; ++g) acc[g][c][1] = _mm512_fmadd_ps(_mm512_set1_ps(q[g * d + d - 1]), k1, acc[g][c][1]);
+    }
+  for (int g = 0; g < GN; ++g)
+    for (int c = 0; c < NC; ++c)
+      _mm512_mask_storeu_ps(s + size_t(g) * lds + size_t(ch[c].j), ch[c].mask,
+                            _mm512_mul_ps(_mm512_add_ps(acc[g][c][0], acc[g][c][1]), _mm512_set1_ps(scale)));
 }
 
-// GN heads × 32 output dims: the V row loaded once, 2·GN chains over j.
 template <int GN>
-void accumulateChunk(const float* p, size_t ldp, const float* v, size_t ldv, int n, int d, int i0, float* out) {
-  const __mmask16 m0 = d - i0 >= kW ? __mmask16(0xffff) : tailMask(d - i0);
-  const __mmask16 m1 = d - i0 - kW >= kW ? __mmask16(0xffff) : d - i0 - kW > 0 ? tailMask(d - i0 - kW) : __mmask16(0);
-  __m512 acc[GN][2];
-  for (int g = 0; g < GN; ++g) {
-    acc[g][0] = _mm512_maskz_loadu_ps(m0, out + g * d + i0);
-    acc[g][1] = _mm512_maskz_loadu_ps(m1, out + g * d + i0 + kW);
+void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
+  const int chunksPerBlock = (kv.blockSize + kW - 1) / kW;
+  for (int c = 0;; c += 2) {
+    const KeyChunk ch[2] = {keyChunk(kv, chunksPerBlock, c, n), keyChunk(kv, chunksPerBlock, c + 1, n)};
+    if (ch[0].j >= n) break;
+    const size_t ldk = size_t(kv.blockSize);
+    if (ch[1].j >= n) {
+      if (ch[0].mask == 0xffff) scoresTile<GN, 1, false>(q, d, ch, ldk, scale, s, lds);
+      else scoresTile<GN, 1, true>(q, d, ch, ldk, scale, s, lds);
+    } else {
+      if ((ch[0].mask & ch[1].mask) == 0xffff) scoresTile<GN, 2, false>(q, d, ch, ldk, scale, s, lds);
+      else scoresTile<GN, 2, true>(q, d, ch, ldk, scale, s, lds);
+    }
   }
-  for (int j = 0; j < n; ++j) {
-    const float* vj = v + size_t(j) * ldv + i0;
-    const __m512 v0 = _mm512_maskz_loadu_ps(m0, vj), v1 = _mm512_maskz_loadu_ps(m1, vj + kW);
+}
+
+// GN heads × NV·16 output dims from i0: Σ_j p[g][j] · V_j, sequential over j, held in
+// registers across blocks, then times invSum[g]. The last vector is masked only when d
+// ends inside it (see scoresTile on masked loads).
+template <int GN, int NV, bool MaskLast>
+void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d, int i0, const float* invSum,
+                    float* out) {
+  __mmask16 m[NV];
+  for (int t = 0; t < NV; ++t) m[t] = d - i0 - t * kW >= kW ? __mmask16(0xffff) : tailMask(d - i0 - t * kW);
+  __m512 acc[GN][NV];
+  for (int g = 0; g < GN; ++g)
+    for (int t = 0; t < NV; ++t) acc[g][t] = _mm512_setzero_ps();
+  // One loop over positions (a nested block/slot loop makes GCC store the accumulators
+  // every iteration); the V row pointer moves to the next block every blockSize steps.
+  const int bs = kv.blockSize;
+  const int32_t* table = kv.blockTable;
+  const float* vBase = kv.v + size_t(i0);
+  const size_t ldv = kv.ldv, vBlockStride = kv.vBlockStride;
+  const float* vrow = vBase;
+  for (int j = 0, slot = bs; j < n; ++j, ++slot, vrow += ldv) {
+    if (slot == bs) {
+      slot = 0;
+      vrow = vBase + size_t(*table++) * vBlockStride;
+    }
+    __m512 v[NV];
+    for (int t = 0; t < NV; ++t)
+      v[t] = MaskLast && t == NV - 1 ? _mm512_maskz_loadu_ps(m[t], vrow + t * kW) : _mm512_loadu_ps(vrow + t * kW);
+    if constexpr (GN > 1)
+      for (int t = 0; t < NV; ++t) inRegister(v[t]);
     for (int g = 0; g < GN; ++g) {
       const __m512 pg = _mm512_set1_ps(p[size_t(g) * ldp + size_t(j)]);
-      acc[g][0] = _mm512_fmadd_ps(pg, v0, acc[g][0]);
-      acc[g][1] = _mm512_fmadd_ps(pg, v1, acc[g][1]);
+      for (int t = 0; t < NV; ++t) acc[g][t] = _mm512_fmadd_ps(pg, v[t], acc[g][t]);
     }
   }
-  for (int g = 0; g < GN; ++g) {
-    _mm512_mask_storeu_ps(out + g * d + i0, m0, acc[g][0]);
-    _mm512_mask_storeu_ps(out + g * d + i0 + kW, m1, acc[g][1]);
+  for (int g = 0; g < GN; ++g)
+    for (int t = 0; t < NV; ++t)
+      _mm512_mask_storeu_ps(out + size_t(g) * size_t(d) + size_t(i0 + t * kW), m[t],
+                            _mm512_mul_ps(acc[g][t], _mm512_set1_ps(invSum[g])));
+}
+
+template <int GN>
+void accumulateHeads(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
+  for (int i0 = 0; i0 < d; i0 += 4 * kW) {
+    const int nv = std::min(4, (d - i0 + kW - 1) / kW);
+    if ((d - i0) % kW == 0 || d - i0 > 4 * kW) {
+      switch (nv) {
+        case 1: accumulateTile<GN, 1, false>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 2: accumulateTile<GN, 2, false>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 3: accumulateTile<GN, 3, false>(p, ldp, kv, n, d, i0, invSum, out); break;
+        default: accumulateTile<GN, 4, false>(p, ldp, kv, n, d, i0, invSum, out); break;
+      }
+    } else {
+      switch (nv) {
+        case 1: accumulateTile<GN, 1, true>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 2: accumulateTile<GN, 2, true>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 3: accumulateTile<GN, 3, true>(p, ldp, kv, n, d, i0, invSum, out); break;
+        default: accumulateTile<GN, 4, true>(p, ldp, kv, n, d, i0, invSum, out); break;
+      }
+    }
   }
 }
 
-void accumulateRows(const float* p, size_t ldp, int G, const float* v, size_t ldv, int n, int d, float* out) {
-  for (int g = 0; g < G; g += 4)
-    for (int i0 = 0; i0 < d; i0 += 2 * kW) {
-      const float* pg = p + size_t(g) * ldp;
-      float* og = out + size_t(g) * size_t(d);
-      switch (G - g) {
-        case 1: accumulateChunk<1>(pg, ldp, v, ldv, n, d, i0, og); break;
-        case 2: accumulateChunk<2>(pg, ldp, v, ldv, n, d, i0, og); break;
-        case 3: accumulateChunk<3>(pg, ldp, v, ldv, n, d, i0, og); break;
-        default: accumulateChunk<4>(pg, ldp, v, ldv, n, d, i0, og); break;
-      }
+float maxOf(const float* s, int n) {
+  __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  int j = 0;
+  for (; j + kW <= n; j += kW) m = _mm512_max_ps(m, _mm512_loadu_ps(s + j));
+  if (j < n) m = _mm512_mask_max_ps(m, tailMask(n - j), m, _mm512_maskz_loadu_ps(tailMask(n - j), s + j));
+  return _mm512_reduce_max_ps(m);
+}
+
+void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
+  const size_t lds = scoreStride(n);
+  float* invSum = scratch;
+  float* scores = scratch + G;
+  for (int g = 0; g < G; g += 4) {
+    const float* qg = q + size_t(g) * size_t(d);
+    float* sg = scores + size_t(g) * lds;
+    switch (std::min(4, G - g)) {
+      case 1: scoresHeads<1>(qg, d, kv, n, scale, sg, lds); break;
+      case 2: scoresHeads<2>(qg, d, kv, n, scale, sg, lds); break;
+      case 3: scoresHeads<3>(qg, d, kv, n, scale, sg, lds); break;
+      default: scoresHeads<4>(qg, d, kv, n, scale, sg, lds); break;
     }
+  }
+  for (int g = 0; g < G; ++g) {
+    float* sg = scores + size_t(g) * lds;
+    invSum[g] = 1.0f / expAndSum(sg, n, maxOf(sg, n));
+  }
+  for (int g = 0; g < G; g += 4) {
+    const float* pg = scores + size_t(g) * lds;
+    float* og = out + size_t(g) * size_t(d);
+    switch (std::min(4, G - g)) {
+      case 1: accumulateHeads<1>(pg, lds, kv, n, d, invSum + g, og); break;
+      case 2: accumulateHeads<2>(pg, lds, kv, n, d, invSum + g, og); break;
+      case 3: accumulateHeads<3>(pg, lds, kv, n, d, invSum + g, og); break;
+      default: accumulateHeads<4>(pg, lds, kv, n, d, invSum + g, og); break;
+    }
+  }
 }
 
 }  // namespace
 
 const CpuKernels& avx512Kernels() {
-  static const CpuKernels k{Isa::Avx512, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &scoresT, &accumulateRows};
+  static const CpuKernels k{Isa::Avx512, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow};
   return k;
 }
 

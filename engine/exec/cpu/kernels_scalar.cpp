@@ -1,5 +1,6 @@
 // Portable kernels (W = 1): every sum runs in plain index order with separate multiply
 // and add. Also the dispatcher cpuKernels().
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -81,27 +82,36 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
-void scoresT(const float* q, int G, int d, const float* kt, size_t ldk, int n, float scale, float* s, size_t lds) {
-  for (int g = 0; g < G; ++g)
+void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
+  const size_t lds = scoreStride(n);
+  const int bs = kv.blockSize;
+  for (int g = 0; g < G; ++g) {
+    float* sg = scratch + size_t(g) * lds;
+    const float* qg = q + size_t(g) * size_t(d);
     for (int j = 0; j < n; ++j) {
+      const float* kt = kv.k + size_t(kv.blockTable[j / bs]) * kv.kBlockStride + size_t(j % bs);
       float acc = 0.0f;
       for (int i = 0; i < d; ++i) {
-        const float p = q[size_t(g) * size_t(d) + size_t(i)] * kt[size_t(i) * ldk + size_t(j)];
+        const float p = qg[i] * kt[size_t(i) * size_t(bs)];
         acc = acc + p;
       }
-      s[size_t(g) * lds + size_t(j)] = acc * scale;
+      sg[j] = acc * scale;
     }
-}
-
-void accumulateRows(const float* p, size_t ldp, int G, const float* v, size_t ldv, int n, int d, float* out) {
-  for (int g = 0; g < G; ++g)
-    for (int j = 0; j < n; ++j) axpy(p[size_t(g) * ldp + size_t(j)], v + size_t(j) * ldv, out + size_t(g) * size_t(d), d);
+    float max = sg[0];
+    for (int j = 1; j < n; ++j) max = sg[j] > max ? sg[j] : max;
+    const float invSum = 1.0f / expAndSum(sg, n, max);
+    float* o = out + size_t(g) * size_t(d);
+    std::fill(o, o + d, 0.0f);
+    for (int j = 0; j < n; ++j)
+      axpy(sg[j], kv.v + size_t(kv.blockTable[j / bs]) * kv.vBlockStride + size_t(j % bs) * kv.ldv, o, d);
+    for (int i = 0; i < d; ++i) o[i] *= invSum;
+  }
 }
 
 }  // namespace
 
 const CpuKernels& scalarKernels() {
-  static const CpuKernels k{Isa::Scalar, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &scoresT, &accumulateRows};
+  static const CpuKernels k{Isa::Scalar, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow};
   return k;
 }
 
