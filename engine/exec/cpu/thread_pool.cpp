@@ -37,16 +37,14 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::runTasks(int threadIndex, uint64_t generation) {
-  const uint64_t tag = (generation & 0xffffffffu) << 32;
+void ThreadPool::runTasks(int threadIndex) {
   uint64_t c = claim_.load(std::memory_order_acquire);
   for (;;) {
-    if ((c & ~uint64_t(0xffffffffu)) != tag) return;  // a newer (or no) dispatch
-    const int i = int(uint32_t(c));
-    if (i >= numTasks_.load(std::memory_order_acquire)) return;
+    const uint32_t next = uint32_t(c), total = uint32_t(c >> 32);
+    if (next >= total) return;
     if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
-    // Claimed task i of this generation: the caller waits for it, so task_ is still ours.
-    (*task_.load(std::memory_order_acquire))(i, threadIndex);
+    // Claimed task `next` of the current dispatch: the caller waits for it, so task_ is still ours.
+    (*task_.load(std::memory_order_acquire))(int(next), threadIndex);
     doneTasks_.fetch_add(1, std::memory_order_acq_rel);
     c = claim_.load(std::memory_order_acquire);
   }
@@ -66,7 +64,7 @@ void ThreadPool::workerLoop(int threadIndex) {
     }
     seen = g;
     if (stop_.load()) return;
-    runTasks(threadIndex, g);
+    runTasks(threadIndex);
   }
 }
 
@@ -77,13 +75,11 @@ void ThreadPool::parallelFor(int numTasks, const Task& task) {
     return;
   }
   task_.store(&task, std::memory_order_relaxed);
-  numTasks_.store(numTasks, std::memory_order_relaxed);
   doneTasks_.store(0, std::memory_order_relaxed);
-  const uint64_t g = generation_.load(std::memory_order_relaxed) + 1;
-  claim_.store((g & 0xffffffffu) << 32, std::memory_order_release);
-  generation_.store(g, std::memory_order_release);
+  claim_.store(uint64_t(uint32_t(numTasks)) << 32, std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
-  runTasks(0, g);
+  runTasks(0);
   for (int spin = 0; doneTasks_.load(std::memory_order_acquire) != numTasks; ++spin) {
     if (spin < kSpinPolls) cpuRelax();
     else std::this_thread::yield();

@@ -28,18 +28,19 @@ class ThreadPool {
 
  private:
   void workerLoop(int threadIndex);
-  void runTasks(int threadIndex, uint64_t generation);
+  void runTasks(int threadIndex);
 
   // The caller waits only for tasks that were claimed, never for a worker that has not
-  // woken up yet (on a busy machine that can take a scheduler time slice): a task is
-  // claimed by a CAS on claim_ = generation << 32 | next index, which fails for a worker
-  // still holding an older generation.
+  // woken up yet (on a busy machine that can take a scheduler time slice). A task is
+  // claimed by a CAS on claim_ = numTasks << 32 | next index: the count travels in the
+  // same word as the index, so a worker that read the word of an earlier dispatch either
+  // fails its CAS or, when the words happen to be equal, claims a task of the current one
+  // (it reads task_ after the CAS). Nothing else is shared with a late worker.
   std::vector<std::thread> workers_;
   std::atomic<const Task*> task_{nullptr};
-  std::atomic<int> numTasks_{0};
   std::atomic<uint64_t> claim_{0};
   std::atomic<int> doneTasks_{0};
-  std::atomic<uint64_t> generation_{0};
+  std::atomic<uint64_t> generation_{0};  // bumped per dispatch: wakes the workers
   std::atomic<bool> stop_{false};
 };
 
