@@ -42,9 +42,11 @@ struct Engine::Impl {
   int maxModelLen = 0;
   std::unique_ptr<Executor> executor;
   std::unique_ptr<Scheduler> scheduler;
-  std::map<RequestId, std::unique_ptr<EngineRequest>> requests;  // finished ones kept
+  std::map<RequestId, std::unique_ptr<EngineRequest>> requests;  // finished ones kept until released
   StepOutput pending;           // finishes outside a step, reported by the next one
-  std::vector<StepRecord> steps;
+  std::vector<StepRecord> steps;  // when keepStepHistory
+  bool keepStepHistory = true;
+  int64_t numSteps = 0;
   EngineTotals totals;
   std::vector<int> modelStopIds;
   RequestId nextId = 1;
@@ -57,6 +59,10 @@ struct Engine::Impl {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   void buildKv();
+  void recordStep(const StepRecord& r) {
+    ++numSteps;
+    if (keepStepHistory) steps.push_back(r);
+  }
   void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
   void abortAll(StepOutput& out);
   void applyPendingConfig();
@@ -182,7 +188,7 @@ void Engine::Impl::applyPendingConfig() {
 
 StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, double t1) const {
   StepRecord rec;
-  rec.step = int64_t(steps.size());
+  rec.step = numSteps;
   rec.startTime = t0;
   rec.duration = t1 - t0;
   rec.numPrefillTokens = plan.numPrefillTokens;
@@ -257,7 +263,7 @@ StepOutput Engine::step() {
     d.scheduler->abortStep();  // no hash may point at blocks this pass did not write
     d.failStep(plan, std::string("forward pass failed: ") + e.what(), out);
     out.record = d.makeRecord(plan, t0, d.now());
-    d.steps.push_back(out.record);
+    d.recordStep(out.record);
     return out;
   }
   d.scheduler->commitStep(plan);
@@ -273,7 +279,7 @@ StepOutput Engine::step() {
     }
   }
   out.record = d.makeRecord(plan, t0, d.now());
-  d.steps.push_back(out.record);
+  d.recordStep(out.record);
   return out;
 }
 
@@ -317,6 +323,18 @@ void Engine::setBeforeForwardHookForTesting(std::function<void(const ForwardBatc
   impl_->beforeForward = std::move(hook);
 }
 const std::vector<StepRecord>& Engine::steps() const { return impl_->steps; }
+int64_t Engine::numSteps() const { return impl_->numSteps; }
+void Engine::setKeepStepHistory(bool keep) {
+  impl_->keepStepHistory = keep;
+  if (!keep) std::vector<StepRecord>().swap(impl_->steps);
+}
+
+void Engine::releaseRequest(RequestId id) {
+  auto it = impl_->requests.find(id);
+  if (it == impl_->requests.end()) return;
+  check(it->second->req.isFinished(), "releaseRequest: request " + std::to_string(id) + " has not finished");
+  impl_->requests.erase(it);
+}
 int Engine::numKvBlocks() const { return impl_->scheduler->kv().numBlocks(); }
 
 const RequestTimeline* Engine::timeline(RequestId id) const {

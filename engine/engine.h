@@ -86,8 +86,17 @@ class Engine {
   const Model& model() const;
   DeviceInfo deviceInfo() const;
 
+  // Forgets a finished request (timeline, tokens, text) once its caller has read what it
+  // needs: a long-running caller (EngineLoop) releases every request so memory stays
+  // bounded. Unknown ids are ignored; an unfinished request is an error.
+  void releaseRequest(RequestId id);
+  // Every step is also kept for steps() unless turned off (EngineLoop publishes them as
+  // events instead); numSteps() counts them either way.
+  void setKeepStepHistory(bool keep);
+  int64_t numSteps() const;
+
   // Introspection for UIs and tests.
-  const RequestTimeline* timeline(RequestId id) const;  // kept for finished requests too
+  const RequestTimeline* timeline(RequestId id) const;  // finished requests too, until released
   std::vector<RequestTimeline> allTimelines() const;
   std::vector<KvBlockInfo> kvBlocks() const;
   int numKvBlocks() const;

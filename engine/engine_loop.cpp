@@ -110,10 +110,13 @@ void EngineLoop::Impl::publish(const StepOutput& out) {
   if (out.ranForward()) push(out.record);
   if (!out.error.empty()) push(EngineErrorEvent{engine->now(), out.error});
   for (RequestId id : out.newlyFinished) {
+    const RequestTimeline* t = engine->timeline(id);
+    if (!t) continue;
     RequestFinishedEvent fin;
-    fin.timeline = *engine->timeline(id);
+    fin.timeline = *t;
     const std::vector<int>& all = *engine->outputTokenIds(id);
     fin.outputTokenIds.assign(all.begin() + fin.timeline.numPromptTokens, all.end());
+    engine->releaseRequest(id);  // everything about it now travels in the event
     push(std::move(fin));
   }
   dirty = true;
@@ -121,7 +124,7 @@ void EngineLoop::Impl::publish(const StepOutput& out) {
 
 void EngineLoop::Impl::publishSnapshot(bool isPaused) {
   auto s = std::make_shared<EngineSnapshot>();
-  s->step = int64_t(engine->steps().size());
+  s->step = engine->numSteps();
   s->time = engine->now();
   s->config = engine->config();
   s->device = engine->deviceInfo();
@@ -173,6 +176,7 @@ void EngineLoop::Impl::applyStructural(Command& c) {
     const EngineConfig old = engine->config();
     try {
       engine = std::make_unique<Engine>(c.model, c.config);
+      engine->setKeepStepHistory(false);  // steps travel as events
       {
         std::lock_guard lock(mu);
         model = c.model;  // submissions validate against the new vocabulary from now on
@@ -252,6 +256,7 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
   try {
     std::lock_guard lock(mu);
     engine = std::make_unique<Engine>(model, config);
+    engine->setKeepStepHistory(false);  // steps travel as events
   } catch (...) {
     ready.set_exception(std::current_exception());
     return;

@@ -4,6 +4,7 @@
 // too); errors stay contained and leave no prefix-cache hash on unwritten blocks.
 #include <QtTest>
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 
@@ -209,6 +210,35 @@ class TestEngine : public QObject {
     QVERIFY(engine.timeline(big)->error.find("max_num_batched_tokens") != std::string::npos);
     while (engine.hasUnfinishedRequests()) engine.step();
     QCOMPARE(engine.timeline(ok)->numOutputTokens, kMaxTokens);
+  }
+
+  // A long-running caller forgets finished requests and keeps no step history: nothing
+  // about a released request stays behind, and the step count still advances.
+  void releasedRequestsAndStepHistoryLeaveNothingBehind() {
+    Engine engine(model_, knobs(2048, true, true));
+    engine.setKeepStepHistory(false);
+    const RequestId a = engine.addRequest(greedy(prompts_[0]));
+    const RequestId b = engine.addRequest(greedy(prompts_[1]));
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, engine.releaseRequest(a));  // still running
+    std::vector<RequestId> finished;
+    while (engine.hasUnfinishedRequests()) {
+      StepOutput out = engine.step();
+      for (RequestId id : out.newlyFinished) {
+        QVERIFY(engine.timeline(id) != nullptr);
+        engine.releaseRequest(id);
+        QVERIFY(engine.timeline(id) == nullptr);
+        QVERIFY(engine.outputTokenIds(id) == nullptr);
+        finished.push_back(id);
+      }
+    }
+    std::sort(finished.begin(), finished.end());
+    QCOMPARE(finished, (std::vector<RequestId>{a, b}));
+    QVERIFY(engine.allTimelines().empty());
+    QVERIFY(engine.steps().empty());
+    QVERIFY(engine.numSteps() >= kMaxTokens);
+    engine.releaseRequest(a);  // unknown now: ignored
+    // Ids are never reused after a release.
+    QVERIFY(engine.addRequest(greedy({1, 5, 6})) > b);
   }
 
   void invalidRequestsThrow() {
