@@ -5,6 +5,9 @@
 // conventions), so the wiring is tested either way.
 #include <QAbstractItemModelTester>
 #include <QDockWidget>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -56,6 +59,7 @@ class TestUiWindow : public QObject {
   void olderPersistedLayoutIsIgnored();
   void chatStreamsAndShowsMetrics();
   void stopAbortsTheAnswer();
+  void chatIsSavedAsItGrowsAndRestored();
   void knobChangeReachesEngine();
   void loadGeneratorFeedsCharts();
   void kvMapMatchesSnapshot();
@@ -193,6 +197,51 @@ void TestUiWindow::chatStreamsAndShowsMetrics() {
   saveShot(window_->chat(), "chat-with-tokens");
   chat->setShowTokens(false);  // the screenshots show the default
   QVERIFY(!chat->showsTokens());
+}
+
+// An answer is autosaved while it streams (within the 500 ms debounce), so a kill
+// mid-answer keeps it; a panel restored from that file shows it as interrupted.
+void TestUiWindow::chatIsSavedAsItGrowsAndRestored() {
+  EngineLoop* loop = window_->bridge()->loop();
+  ChatPanel* panel = window_->chat();
+  ChatConversation* chat = panel->current();
+  loop->setPaused(true);  // the answer grows only by the frame below
+  chat->setInput("Where is Mr. Darcy?");
+  QVERIFY(chat->send());
+  Frame frame;
+  TokenDelta delta;
+  delta.id = chat->activeRequest();
+  delta.newText = "He walked out";
+  frame.deltas.push_back(delta);
+  panel->onFrame(frame);
+  QCOMPARE(chat->messages().back().content, QString("He walked out"));
+  auto savedAnswer = [] {
+    QFile f(ChatPanel::storagePath());
+    if (!f.open(QIODevice::ReadOnly)) return QString();
+    const QJsonArray all = QJsonDocument::fromJson(f.readAll()).object().value("conversations").toArray();
+    for (const auto& c : all) {
+      const QJsonArray msgs = c.toObject().value("messages").toArray();
+      if (!msgs.isEmpty() && msgs.last().toObject().value("role").toString() == "assistant")
+        return msgs.last().toObject().value("content").toString();
+    }
+    return QString();
+  };
+  QTRY_COMPARE_WITH_TIMEOUT(savedAnswer(), QString("He walked out"), 5000);  // while still streaming
+  {
+    ChatPanel restored(window_->bridge());
+    bool found = false;
+    for (int i = 0; i < restored.count(); ++i) {
+      const auto& msgs = restored.conversation(i)->messages();
+      if (!msgs.empty() && msgs.back().content == "He walked out") {
+        found = true;
+        QVERIFY2(msgs.back().stats.contains("interrupted"), qPrintable(msgs.back().stats));
+      }
+    }
+    QVERIFY(found);
+  }
+  chat->stop();
+  loop->setPaused(false);
+  QTRY_VERIFY_WITH_TIMEOUT(!chat->busy(), kTimeoutMs);
 }
 
 void TestUiWindow::stopAbortsTheAnswer() {

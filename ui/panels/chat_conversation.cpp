@@ -238,7 +238,10 @@ void ChatConversation::onFrame(const Frame& frame) {
       finish(f);
       return;
     }
-  if (grew) render();
+  if (grew) {
+    render();
+    emit changed();  // the answer so far is saved too: a kill mid-answer keeps it
+  }
 }
 
 void ChatConversation::finish(const RequestFinishedEvent& e) {
@@ -336,6 +339,10 @@ void ChatConversation::fromJson(const QJsonObject& o) {
     const auto m = v.toObject();
     messages_.push_back({m.value("role").toString(), m.value("content").toString(), m.value("stats").toString()});
   }
+  // An answer saved while it was still streaming (the app closed or was killed) keeps
+  // its text and says so.
+  if (!messages_.empty() && messages_.back().role == QLatin1String("assistant") && messages_.back().stats.isEmpty())
+    messages_.back().stats = tr("interrupted: the workbench closed before this answer finished");
   firstTurn_ = size_t(o.value("first_turn").toInteger());
   temperature_->setValue(o.value("temperature").toDouble(temperature_->value()));
   topP_->setValue(o.value("top_p").toDouble(topP_->value()));

@@ -46,7 +46,10 @@ ChatConversation* ChatPanel::addConversation() {
   auto* c = new ChatConversation(bridge_, tabs_);
   c->setWindowTitle(tr("chat %1").arg(nextNumber_++));
   tabs_->addTab(c, c->windowTitle());
-  connect(c, &ChatConversation::changed, this, [this] { saveTimer_.start(); });
+  // Debounced, but not postponed forever: while an answer streams, a save every 500 ms.
+  connect(c, &ChatConversation::changed, this, [this] {
+    if (!saveTimer_.isActive()) saveTimer_.start();
+  });
   return c;
 }
 
