@@ -81,7 +81,7 @@ class TestEngineLoop : public QObject {
 
   void concurrentSubmitAbortAndKnobsFromFourThreads() {
     EngineLoop loop(model_, baseConfig());
-    std::mutex mu;
+    std::mutex mu, knobMu;
     std::set<RequestId> ids;
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
@@ -95,6 +95,9 @@ class TestEngineLoop : public QObject {
           }
           if (rng() % 4 == 0) loop.abort(id);
           if (t == 0 && i % 10 == 0) {
+            // config() + setConfig() is a read-modify-write: serialised with thread 2's, or
+            // one could undo the other's change (a race in the clients, not the engine).
+            std::lock_guard knobLock(knobMu);
             EngineConfig c = loop.config();
             c.maxNumBatchedTokens = 8 << (rng() % 5);
             c.enableChunkedPrefill = rng() % 2;
@@ -104,6 +107,7 @@ class TestEngineLoop : public QObject {
           if (t == 1 && i == 30) loop.setPaused(true);
           if (t == 1 && i == 35) loop.setPaused(false);
           if (t == 2 && i == 40) {  // structural: drains, then rebuilds
+            std::lock_guard knobLock(knobMu);
             EngineConfig c = loop.config();
             c.numGpuBlocksOverride = 48;
             loop.setConfig(c);

@@ -226,7 +226,7 @@ void TestUiWindow::chatIsSavedAsItGrowsAndRestored() {
     }
     return QString();
   };
-  QTRY_COMPARE_WITH_TIMEOUT(savedAnswer(), QString("He walked out"), 5000);  // while still streaming
+  QTRY_COMPARE_WITH_TIMEOUT(savedAnswer(), QString("He walked out"), kTimeoutMs);  // while still streaming
   {
     ChatPanel restored(window_->bridge());
     bool found = false;
