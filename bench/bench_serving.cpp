@@ -81,9 +81,8 @@ std::string command(const Case& c) {
 BenchReport run(const std::shared_ptr<const Model>& model, const Case& c) {
   Engine engine(model, c.engine);
   auto workload = makeWorkload(c.workload, model->tokenizer->ordinaryIds(), model->tokenizer->bosId());
-  const int longestOutput = std::max(c.workload.outputLen,
-                                     c.workload.numBackgroundRequests > 0 ? c.workload.backgroundOutputLen : 0);
-  clampPromptLengths(workload, std::max(1, engine.maxModelLen() - longestOutput));
+  for (SyntheticRequest& r : workload)  // each prompt leaves room for its own output
+    clampPromptLengths(r, std::max(1, engine.maxModelLen() - r.sampling.maxTokens));
   std::fprintf(stderr, "  running: %s ...\n", c.label.c_str());
   return runServingBenchmark(engine, workload).report;
 }
@@ -139,16 +138,30 @@ void chunkedPrefill(const std::shared_ptr<const Model>& model, const Args& a) {
   c.workload.backgroundInputLen = 32;
   c.workload.backgroundOutputLen = a.quick ? 100 : 200;
   c.workload.numPrompts = a.quick ? 3 : 6;
-  c.workload.requestRate = 1 / 0.3;
   c.workload.inputLen = 900;
   c.workload.outputLen = 16;
   c.workload.ignoreEos = true;
   c.workload.seed = 2;
   c.engine.enablePrefixCaching = false;
+  // The long prompts must arrive while the decodes run, however fast this machine decodes:
+  // a short run of the decodes alone measures their inter-token latency, and the arrivals
+  // are spread (Poisson) over the first three quarters of the decodes' expected lifetime.
+  // Each arrival stalls one ITL of every decode, so stalls are numPrompts / output_len
+  // (3 %) of the ITL samples: enough for p99 to see them.
+  Case calibration{"calibration: the steady decodes alone", {}, c.engine};
+  calibration.workload.numPrompts = c.workload.numBackgroundRequests;
+  calibration.workload.inputLen = c.workload.backgroundInputLen;
+  calibration.workload.outputLen = 32;
+  calibration.workload.requestRate = std::numeric_limits<double>::infinity();
+  calibration.workload.ignoreEos = true;
+  calibration.engine.enableChunkedPrefill = true;
+  const double itlSeconds = std::max(1e-4, run(model, calibration).itlMs.mean / 1000);
+  const double decodeSeconds = c.workload.backgroundOutputLen * itlSeconds;
+  c.workload.requestRate = c.workload.numPrompts / (0.75 * decodeSeconds);
   std::printf("\n== Lesson 2: chunked prefill keeps decodes flowing ==\n"
-              "   %d steady decodes of %d tokens; %d prompts of %d tokens arriving ~every 0.3 s (Poisson)\n",
-              c.workload.numBackgroundRequests, c.workload.backgroundOutputLen, c.workload.numPrompts,
-              c.workload.inputLen);
+              "   %d steady decodes of %d tokens (~%.2f s alone); %d prompts of %d tokens arriving ~every %.0f ms (Poisson)\n",
+              c.workload.numBackgroundRequests, c.workload.backgroundOutputLen, decodeSeconds, c.workload.numPrompts,
+              c.workload.inputLen, 1000 / c.workload.requestRate);
   std::printf("  %-28s %13s %13s %14s %15s\n", "config", "p99 ITL (ms)", "mean ITL (ms)", "max ITL (ms)",
               "mean TTFT (ms)");
   BenchReport r[2];

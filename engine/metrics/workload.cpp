@@ -246,12 +246,16 @@ int clampPromptLengths(std::vector<SyntheticRequest>& requests, int maxPromptLen
   check(maxPromptLen >= 1, "clampPromptLengths: maximum prompt length must be at least 1, got " +
                                std::to_string(maxPromptLen));
   int numClamped = 0;
-  for (auto& r : requests) {
-    if (static_cast<int>(r.promptTokenIds.size()) <= maxPromptLen) continue;
-    r.promptTokenIds.resize(maxPromptLen);
-    ++numClamped;
-  }
+  for (auto& r : requests) numClamped += clampPromptLengths(r, maxPromptLen);
   return numClamped;
+}
+
+bool clampPromptLengths(SyntheticRequest& request, int maxPromptLen) {
+  check(maxPromptLen >= 1, "clampPromptLengths: maximum prompt length must be at least 1, got " +
+                               std::to_string(maxPromptLen));
+  if (static_cast<int>(request.promptTokenIds.size()) <= maxPromptLen) return false;
+  request.promptTokenIds.resize(size_t(maxPromptLen));
+  return true;
 }
 
 }  // namespace lwb

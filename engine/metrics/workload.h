@@ -67,6 +67,7 @@ std::vector<SyntheticRequest> makeWorkload(const WorkloadOptions& options,
 // Cuts prompts longer than `maxPromptLen` tokens down to it (keeping BOS and the
 // shared prefix first); returns how many were cut.
 int clampPromptLengths(std::vector<SyntheticRequest>& requests, int maxPromptLen);
+bool clampPromptLengths(SyntheticRequest& request, int maxPromptLen);  // true when cut
 
 // The deterministic generator behind makeWorkload: xoshiro256** seeded by splitmix64,
 // with explicit integer and exponential transforms, so results do not depend on the
