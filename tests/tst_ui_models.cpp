@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "ui/bridge/run_data.h"
+#include "ui/bridge/throttle.h"
 #include "ui/models/requests_table_model.h"
 #include "ui/panels/kv_block_map.h"
 
@@ -48,6 +49,7 @@ class TestUiModels : public QObject {
   void kvMapCellStates();
   void runJsonRoundTrip();
   void runSummaryFollowsVllmDefinitions();
+  void throttleCoalescesAndShowsTheLastState();
 };
 
 void TestUiModels::requestsModelPassesTester() {
@@ -189,6 +191,23 @@ void TestUiModels::runSummaryFollowsVllmDefinitions() {
   QVERIFY(qAbs(sum.meanItlMs - 75.0) < 1e-9);  // gaps of 50 and 100 ms
   QCOMPARE(sum.prefixHitRate, 0.25);
   QVERIFY(qAbs(sum.duration - 1.45) < 1e-9);  // first arrival 0 → last token 1.45
+}
+
+// A burst of refresh requests runs once at once and once more afterwards (the trailing
+// run shows the last state even if no further request comes); never once per request.
+void TestUiModels::throttleCoalescesAndShowsTheLastState() {
+  int slowRuns = 0;
+  Throttle slow(60000, [&] { ++slowRuns; });
+  for (int i = 0; i < 100; ++i) slow.request();
+  QCOMPARE(slowRuns, 1);  // the first at once, the other 99 coalesced into one pending run
+  int runs = 0;
+  Throttle fast(20, [&] { ++runs; });
+  fast.request();
+  QCOMPARE(runs, 1);
+  fast.request();
+  QTRY_COMPARE(runs, 2);  // the trailing run, with no further request
+  QTest::qWait(100);
+  QCOMPARE(runs, 2);      // nothing was pending any more
 }
 
 QTEST_MAIN(TestUiModels)

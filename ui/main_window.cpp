@@ -301,7 +301,10 @@ void MainWindow::onFrame(const Frame& frame) {
   for (const auto& e : frame.errors) statusBar()->showMessage(tr("Engine error: %1").arg(QString::fromStdString(e.message)), 8000);
   for (const auto& c : frame.configChanges)
     statusBar()->showMessage(tr("Knobs: %1").arg(QString::fromStdString(c.description)), 5000);
-  if (frame.snapshotChanged) updateStatus(*frame.snapshot);
+  if (frame.snapshotChanged) {
+    statusSnapshot_ = frame.snapshot;
+    statusRefresh_.request();
+  }
 }
 
 void MainWindow::updateStatus(const EngineSnapshot& s) {

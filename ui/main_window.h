@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "ui/bridge/frame.h"
+#include "ui/bridge/throttle.h"
 
 class QLabel;
 class QProgressBar;
@@ -105,6 +106,10 @@ class MainWindow : public QMainWindow {
   bool needSizing_ = true;
   // Tokens/s over about one second of engine time.
   double speedT0_ = -1;
+  std::shared_ptr<const EngineSnapshot> statusSnapshot_;
+  Throttle statusRefresh_{250, [this] {  // status text ~4 Hz
+    if (statusSnapshot_) updateStatus(*statusSnapshot_);
+  }};
   int64_t speedTokens0_ = 0;
   // --measure-seconds
   double measureStart_ = -1;

@@ -100,7 +100,7 @@ void KvPanel::onFrame(const Frame& frame) {
                         .arg(cached)
                         .arg(s.totalPreemptions));
   map_->setBlocks(s.kvBlocks, s.totalPreemptions);
-  showCaption();
+  captionRefresh_.request();  // a wrapped rich-text label: each change re-lays out the dock
 }
 
 }  // namespace lwb::ui

@@ -3,6 +3,7 @@
 #include <QWidget>
 
 #include "ui/bridge/frame.h"
+#include "ui/bridge/throttle.h"
 
 class QLabel;
 
@@ -41,6 +42,7 @@ class KvPanel : public QWidget {
   QLabel* summary_;
   KvBlockMap* map_;
   QString summaryText_;
+  Throttle captionRefresh_{250, [this] { showCaption(); }};  // ~4 Hz; the map itself every frame
 };
 
 }  // namespace lwb::ui

@@ -1,5 +1,8 @@
 #include "ui/panels/latency_panel.h"
 
+#include <algorithm>
+
+#include <QElapsedTimer>
 #include <QHeaderView>
 #include <QSplitter>
 #include <QTableWidget>
@@ -68,23 +71,29 @@ void LatencyPanel::refreshTable() {
   const RunData& run = bridge_->run();
   if (run.requests.size() == lastCount_ && !run.requests.empty()) return;
   lastCount_ = run.requests.size();
+  QElapsedTimer cost;
+  cost.start();
   std::vector<double> tpot, e2e;
   for (const auto& t : run.requests) {
     if (t.finishReason != FinishReason::Stop && t.finishReason != FinishReason::Length) continue;
     if (auto v = t.tpot()) tpot.push_back(*v * 1000.0);
     if (auto v = t.e2e()) e2e.push_back(*v * 1000.0);
   }
-  const std::vector<double>* samples[] = {nullptr, nullptr, &tpot, &e2e};
-  const auto ttft = ttftSamplesMs(run), itl = itlSamplesMs(run);
-  samples[0] = &ttft;
-  samples[1] = &itl;
+  std::vector<double> ttft = ttftSamplesMs(run), itl = itlSamplesMs(run);
+  std::vector<double>* samples[] = {&ttft, &itl, &tpot, &e2e};
   for (int r = 0; r < 4; ++r) {
-    const auto& v = *samples[r];
-    const double values[] = {summarize(v).mean, percentile(v, 50), percentile(v, 90), percentile(v, 99),
-                             v.empty() ? 0.0 : *std::max_element(v.begin(), v.end())};
+    std::vector<double>& v = *samples[r];
+    std::sort(v.begin(), v.end());  // once; every column reads the sorted samples
+    double sum = 0;
+    for (double x : v) sum += x;
+    const double values[] = {v.empty() ? 0.0 : sum / double(v.size()), percentileSorted(v, 50), percentileSorted(v, 90),
+                             percentileSorted(v, 99), v.empty() ? 0.0 : v.back()};
     for (int c = 0; c < 5; ++c) table_->item(r, c)->setText(v.empty() ? QStringLiteral("–") : QString::number(values[c], 'f', 1));
     table_->item(r, 5)->setText(QString::number(v.size()));
   }
+  // With a long history (20,000 requests, a million ITL samples) a refresh costs tens of
+  // milliseconds of the GUI thread: refresh at most every 20× that, never under 500 ms.
+  refreshTimer_.setInterval(std::max(500, int(20 * cost.elapsed())));
 }
 
 }  // namespace lwb::ui

@@ -36,10 +36,18 @@ RequestsPanel::RequestsPanel(EngineBridge* bridge, QWidget* parent)
 }
 
 void RequestsPanel::onFrame(const Frame& frame) {
+  if (!frame.finished.empty()) apply(nullptr, frame.finished);
+  if (frame.snapshotChanged) {
+    latest_ = frame.snapshot;
+    liveRefresh_.request();
+  }
+}
+
+void RequestsPanel::apply(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished) {
   // Follow the newest rows unless the user scrolled up to read.
   auto* bar = view_->verticalScrollBar();
   const bool atBottom = bar->value() >= bar->maximum() - 2;
-  model_->update(frame.snapshot.get(), frame.finished, [this](RequestId id) { return bridge_->tag(id); });
+  model_->update(snapshot, finished, [this](RequestId id) { return bridge_->tag(id); });
   if (atBottom && !view_->selectionModel()->hasSelection()) view_->scrollToBottom();
 }
 

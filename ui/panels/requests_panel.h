@@ -4,6 +4,7 @@
 #include <QWidget>
 
 #include "ui/bridge/frame.h"
+#include "ui/bridge/throttle.h"
 
 class QTableView;
 class QSortFilterProxyModel;
@@ -26,10 +27,14 @@ class RequestsPanel : public QWidget {
   void requestSelected(lwb::RequestId id);  // -1: none
 
  private:
+  void apply(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished);
+
   EngineBridge* bridge_;
   RequestsTableModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* view_;
+  std::shared_ptr<const EngineSnapshot> latest_;
+  Throttle liveRefresh_{100, [this] { apply(latest_.get(), {}); }};  // live rows ~10 Hz; finished rows at once
 };
 
 }  // namespace lwb::ui
