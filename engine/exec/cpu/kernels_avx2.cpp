@@ -19,6 +19,8 @@
 #endif
 #include <immintrin.h>
 
+#include "engine/exec/cpu/attend_row.h"
+
 namespace lwb {
 namespace {
 
@@ -355,34 +357,21 @@ float maxOf(const float* s, int n) {
   return m;
 }
 
+struct AttentionTiles {
+  template <int GN>
+  static void scores(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
+    scoresHeads<GN>(q, d, kv, n, scale, s, lds);
+  }
+  template <int GN>
+  static void accumulate(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
+    accumulateHeads<GN>(p, ldp, kv, n, d, invSum, out);
+  }
+  static float maxOf(const float* s, int n) { return lwb::maxOf(s, n); }
+  static float expAndSum(float* s, int n, float max) { return lwb::expAndSum(s, n, max); }
+};
+
 void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
-  const size_t lds = scoreStride(n);
-  float* invSum = scratch;
-  float* scores = scratch + G;
-  for (int g = 0; g < G; g += 4) {
-    const float* qg = q + size_t(g) * size_t(d);
-    float* sg = scores + size_t(g) * lds;
-    switch (std::min(4, G - g)) {
-      case 1: scoresHeads<1>(qg, d, kv, n, scale, sg, lds); break;
-      case 2: scoresHeads<2>(qg, d, kv, n, scale, sg, lds); break;
-      case 3: scoresHeads<3>(qg, d, kv, n, scale, sg, lds); break;
-      default: scoresHeads<4>(qg, d, kv, n, scale, sg, lds); break;
-    }
-  }
-  for (int g = 0; g < G; ++g) {
-    float* sg = scores + size_t(g) * lds;
-    invSum[g] = 1.0f / expAndSum(sg, n, maxOf(sg, n));
-  }
-  for (int g = 0; g < G; g += 4) {
-    const float* pg = scores + size_t(g) * lds;
-    float* og = out + size_t(g) * size_t(d);
-    switch (std::min(4, G - g)) {
-      case 1: accumulateHeads<1>(pg, lds, kv, n, d, invSum + g, og); break;
-      case 2: accumulateHeads<2>(pg, lds, kv, n, d, invSum + g, og); break;
-      case 3: accumulateHeads<3>(pg, lds, kv, n, d, invSum + g, og); break;
-      default: accumulateHeads<4>(pg, lds, kv, n, d, invSum + g, og); break;
-    }
-  }
+  detail::attendRow<AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
 }
 
 }  // namespace

@@ -22,6 +22,8 @@
 #endif
 #include <immintrin.h>
 
+#include "engine/exec/cpu/attend_row.h"
+
 namespace lwb {
 namespace {
 
@@ -265,7 +267,8 @@ inline KeyChunk keyChunk(const PagedKv& kv, int chunksPerBlock, int c, int n) {
 
 // GN heads × NC key chunks: per head and chunk two FMA chains (i < d/2, i >= d/2), so each
 // head's q broadcast feeds NC chunks. Masked loads only for a partial chunk: GCC keeps the
-// accumulators of a loop with masked-load builtins in memory.
+// accumulators of a loop with masked-load builtins in memory. The tiles are never inlined
+// into their callers: inlined, GCC allocates their registers worse (11 % slower).
 template <bool Masked>
 inline __m512 loadKeys(const KeyChunk& c, const float* p) {
   if constexpr (Masked) return _mm512_maskz_loadu_ps(c.mask, p);
@@ -273,7 +276,7 @@ inline __m512 loadKeys(const KeyChunk& c, const float* p) {
 }
 
 template <int GN, int NC, bool Masked>
-void scoresTile(const float* q, int d, const KeyChunk* ch, size_t ldk, float scale, float* s, size_t lds) {
+[[gnu::noinline]] void scoresTile(const float* q, int d, const KeyChunk* ch, size_t ldk, float scale, float* s, size_t lds) {
   const int h = d / 2;
   __m512 acc[GN][NC][2];
   for (int g = 0; g < GN; ++g)
@@ -325,7 +328,7 @@ void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, f
 // registers across blocks, then times invSum[g]. The last vector is masked only when d
 // ends inside it (see scoresTile on masked loads).
 template <int GN, int NV, bool MaskLast>
-void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d, int i0, const float* invSum,
+[[gnu::noinline]] void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d, int i0, const float* invSum,
                     float* out) {
   __mmask16 m[NV];
   for (int t = 0; t < NV; ++t) m[t] = d - i0 - t * kW >= kW ? __mmask16(0xffff) : tailMask(d - i0 - t * kW);
@@ -390,34 +393,21 @@ float maxOf(const float* s, int n) {
   return _mm512_reduce_max_ps(m);
 }
 
+struct AttentionTiles {
+  template <int GN>
+  static void scores(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
+    scoresHeads<GN>(q, d, kv, n, scale, s, lds);
+  }
+  template <int GN>
+  static void accumulate(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
+    accumulateHeads<GN>(p, ldp, kv, n, d, invSum, out);
+  }
+  static float maxOf(const float* s, int n) { return lwb::maxOf(s, n); }
+  static float expAndSum(float* s, int n, float max) { return lwb::expAndSum(s, n, max); }
+};
+
 void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
-  const size_t lds = scoreStride(n);
-  float* invSum = scratch;
-  float* scores = scratch + G;
-  for (int g = 0; g < G; g += 4) {
-    const float* qg = q + size_t(g) * size_t(d);
-    float* sg = scores + size_t(g) * lds;
-    switch (std::min(4, G - g)) {
-      case 1: scoresHeads<1>(qg, d, kv, n, scale, sg, lds); break;
-      case 2: scoresHeads<2>(qg, d, kv, n, scale, sg, lds); break;
-      case 3: scoresHeads<3>(qg, d, kv, n, scale, sg, lds); break;
-      default: scoresHeads<4>(qg, d, kv, n, scale, sg, lds); break;
-    }
-  }
-  for (int g = 0; g < G; ++g) {
-    float* sg = scores + size_t(g) * lds;
-    invSum[g] = 1.0f / expAndSum(sg, n, maxOf(sg, n));
-  }
-  for (int g = 0; g < G; g += 4) {
-    const float* pg = scores + size_t(g) * lds;
-    float* og = out + size_t(g) * size_t(d);
-    switch (std::min(4, G - g)) {
-      case 1: accumulateHeads<1>(pg, lds, kv, n, d, invSum + g, og); break;
-      case 2: accumulateHeads<2>(pg, lds, kv, n, d, invSum + g, og); break;
-      case 3: accumulateHeads<3>(pg, lds, kv, n, d, invSum + g, og); break;
-      default: accumulateHeads<4>(pg, lds, kv, n, d, invSum + g, og); break;
-    }
-  }
+  detail::attendRow<AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
 }
 
 }  // namespace

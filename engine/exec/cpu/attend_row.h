@@ -1,0 +1,45 @@
+#pragma once
+// The ISA-independent driver of CpuKernels::attendRow (order in kernels.h): scores of up
+// to 4 heads at a time, softmax per head, then Σ p·V of up to 4 heads at a time. Each
+// SIMD kernels file includes it inside its target region and passes its own tiles as
+// `Tiles`: scores<GN>, accumulate<GN> (GN = 1..4 heads), maxOf and expAndSum. Include it
+// after the standard headers (as those files do), so no library code is compiled for a
+// target here.
+#include <algorithm>
+#include <cstddef>
+
+#include "engine/exec/cpu/kernels.h"
+
+namespace lwb::detail {
+
+// Calls fn.operator()<GN>(g) for g = 0, 4, 8, ... with GN = min(4, G - g).
+template <typename Fn>
+inline void forHeadGroups(int G, Fn&& fn) {
+  for (int g = 0; g < G; g += 4) {
+    switch (std::min(4, G - g)) {
+      case 1: fn.template operator()<1>(g); break;
+      case 2: fn.template operator()<2>(g); break;
+      case 3: fn.template operator()<3>(g); break;
+      default: fn.template operator()<4>(g); break;
+    }
+  }
+}
+
+template <typename Tiles>
+void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
+  const size_t lds = scoreStride(n);
+  float* invSum = scratch;
+  float* scores = scratch + G;
+  forHeadGroups(G, [&]<int GN>(int g) {
+    Tiles::template scores<GN>(q + size_t(g) * size_t(d), d, kv, n, scale, scores + size_t(g) * lds, lds);
+  });
+  for (int g = 0; g < G; ++g) {
+    float* sg = scores + size_t(g) * lds;
+    invSum[g] = 1.0f / Tiles::expAndSum(sg, n, Tiles::maxOf(sg, n));
+  }
+  forHeadGroups(G, [&]<int GN>(int g) {
+    Tiles::template accumulate<GN>(scores + size_t(g) * lds, lds, kv, n, d, invSum + g, out + size_t(g) * size_t(d));
+  });
+}
+
+}  // namespace lwb::detail
