@@ -106,11 +106,12 @@ class MainWindow : public QMainWindow {
   bool needSizing_ = true;
   // Tokens/s over about one second of engine time.
   double speedT0_ = -1;
+  int64_t speedTokens0_ = 0;
+  // The status bar's text follows the newest snapshot at ~4 Hz.
   std::shared_ptr<const EngineSnapshot> statusSnapshot_;
-  Throttle statusRefresh_{250, [this] {  // status text ~4 Hz
+  Throttle statusRefresh_{250, [this] {
     if (statusSnapshot_) updateStatus(*statusSnapshot_);
   }};
-  int64_t speedTokens0_ = 0;
   // --measure-seconds
   double measureStart_ = -1;
   int64_t measureTokens0_ = 0;
