@@ -59,17 +59,22 @@ RequestSampler::RequestSampler(const SamplingParams& params, uint64_t fallbackSe
 
 SampleResult RequestSampler::sample(float* logits, int vocabSize, const std::vector<int>& history) {
   SampleResult result;
-  // Logprobs are of the raw distribution, before penalties and temperature (vLLM default).
-  const double rawLse = logSumExp(logits, vocabSize);
-  if (params_.logprobs > 0) result.topLogprobs = topLogprobs(logits, vocabSize, params_.logprobs);
+  // Logprobs are of the raw distribution, before penalties and temperature (vLLM default),
+  // and only when asked for: a log-sum-exp over the vocabulary costs more than greedy
+  // sampling itself.
+  const bool wantLogprobs = params_.logprobs > 0;
+  const double rawLse = wantLogprobs ? logSumExp(logits, vocabSize) : 0.0;
+  if (wantLogprobs) result.topLogprobs = topLogprobs(logits, vocabSize, params_.logprobs);
   std::vector<float> raw;  // kept only when the penalty rewrites logits in place
   if (params_.repetitionPenalty != 1.0f) {
-    raw.assign(logits, logits + vocabSize);
+    if (wantLogprobs) raw.assign(logits, logits + vocabSize);
     applyRepetitionPenalty(logits, vocabSize, history, params_.repetitionPenalty);
   }
   result.tokenId = params_.temperature < 1e-5f ? argmax(logits, vocabSize) : sampleFiltered(logits, vocabSize);
-  const float rawChosen = raw.empty() ? logits[result.tokenId] : raw[result.tokenId];
-  result.logprob = float(double(rawChosen) - rawLse);
+  if (wantLogprobs) {
+    const float rawChosen = raw.empty() ? logits[result.tokenId] : raw[result.tokenId];
+    result.logprob = float(double(rawChosen) - rawLse);
+  }
   return result;
 }
 

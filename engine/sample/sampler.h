@@ -12,7 +12,7 @@ namespace lwb {
 
 struct SampleResult {
   int tokenId = -1;
-  float logprob = 0.0f;                          // raw log-softmax of the chosen token
+  float logprob = 0.0f;                          // raw log-softmax of the chosen token (logprobs > 0)
   std::vector<std::pair<int, float>> topLogprobs;  // [params.logprobs], best first, raw
 };
 
