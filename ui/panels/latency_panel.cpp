@@ -1,6 +1,7 @@
 #include "ui/panels/latency_panel.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <QElapsedTimer>
 #include <QHeaderView>
@@ -79,17 +80,13 @@ void LatencyPanel::refreshTable() {
     if (auto v = t.tpot()) tpot.push_back(*v * 1000.0);
     if (auto v = t.e2e()) e2e.push_back(*v * 1000.0);
   }
-  std::vector<double> ttft = ttftSamplesMs(run), itl = itlSamplesMs(run);
-  std::vector<double>* samples[] = {&ttft, &itl, &tpot, &e2e};
+  std::vector<double> samples[] = {ttftSamplesMs(run), itlSamplesMs(run), std::move(tpot), std::move(e2e)};
   for (int r = 0; r < 4; ++r) {
-    std::vector<double>& v = *samples[r];
-    std::sort(v.begin(), v.end());  // once; every column reads the sorted samples
-    double sum = 0;
-    for (double x : v) sum += x;
-    const double values[] = {v.empty() ? 0.0 : sum / double(v.size()), percentileSorted(v, 50), percentileSorted(v, 90),
-                             percentileSorted(v, 99), v.empty() ? 0.0 : v.back()};
-    for (int c = 0; c < 5; ++c) table_->item(r, c)->setText(v.empty() ? QStringLiteral("–") : QString::number(values[c], 'f', 1));
-    table_->item(r, 5)->setText(QString::number(v.size()));
+    const Summary s = summarize(std::move(samples[r]));  // one sort per metric
+    const double values[] = {s.mean, s.median, s.p90, s.p99, s.max};
+    for (int c = 0; c < 5; ++c)
+      table_->item(r, c)->setText(s.count == 0 ? QStringLiteral("–") : QString::number(values[c], 'f', 1));
+    table_->item(r, 5)->setText(QString::number(s.count));
   }
   // With a long history (20,000 requests, a million ITL samples) a refresh costs tens of
   // milliseconds of the GUI thread: refresh at most every 20× that, never under 500 ms.

@@ -7,10 +7,39 @@
 // target here.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "engine/exec/cpu/kernels.h"
 
 namespace lwb::detail {
+
+// The V rows of positions 0, 1, 2, ... of one KV head, columns from i0: next() moves
+// down a block and jumps to the next block of the table every blockSize rows. The
+// Σ p·V tiles walk their positions with it in one flat loop (a nested block/slot loop
+// makes GCC store the tiles' accumulators every iteration).
+class PagedRows {
+ public:
+  PagedRows(const PagedKv& kv, int i0)
+      : table_(kv.blockTable), base_(kv.v + size_t(i0)), blockStride_(kv.vBlockStride), ldv_(kv.ldv),
+        blockSize_(kv.blockSize), slot_(kv.blockSize) {}
+  const float* next() {
+    if (slot_ == blockSize_) {
+      slot_ = 0;
+      row_ = base_ + size_t(*table_++) * blockStride_;
+    } else {
+      row_ += ldv_;
+    }
+    ++slot_;
+    return row_;
+  }
+
+ private:
+  const int32_t* table_;
+  const float* base_;
+  const float* row_ = nullptr;
+  size_t blockStride_, ldv_;
+  int blockSize_, slot_;
+};
 
 // Calls fn.operator()<GN>(g) for g = 0, 4, 8, ... with GN = min(4, G - g).
 template <typename Fn>

@@ -309,18 +309,9 @@ void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d,
   __m256 acc[GN][NV];
   for (int g = 0; g < GN; ++g)
     for (int t = 0; t < NV; ++t) acc[g][t] = _mm256_setzero_ps();
-  // One loop over positions (see the AVX-512 version); the V row pointer moves to the next
-  // block every blockSize steps.
-  const int bs = kv.blockSize;
-  const int32_t* table = kv.blockTable;
-  const float* vBase = kv.v + size_t(i0);
-  const size_t ldv = kv.ldv, vBlockStride = kv.vBlockStride;
-  const float* vrow = vBase;
-  for (int j = 0, slot = bs; j < n; ++j, ++slot, vrow += ldv) {
-    if (slot == bs) {
-      slot = 0;
-      vrow = vBase + size_t(*table++) * vBlockStride;
-    }
+  detail::PagedRows rows(kv, i0);
+  for (int j = 0; j < n; ++j) {
+    const float* vrow = rows.next();
     __m256 v[NV];
     for (int t = 0; t < NV; ++t) {
       v[t] = load<Masked>(vrow + t * kW, m[t]);

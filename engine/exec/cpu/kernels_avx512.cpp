@@ -335,18 +335,9 @@ template <int GN, int NV, bool MaskLast>
   __m512 acc[GN][NV];
   for (int g = 0; g < GN; ++g)
     for (int t = 0; t < NV; ++t) acc[g][t] = _mm512_setzero_ps();
-  // One loop over positions (a nested block/slot loop makes GCC store the accumulators
-  // every iteration); the V row pointer moves to the next block every blockSize steps.
-  const int bs = kv.blockSize;
-  const int32_t* table = kv.blockTable;
-  const float* vBase = kv.v + size_t(i0);
-  const size_t ldv = kv.ldv, vBlockStride = kv.vBlockStride;
-  const float* vrow = vBase;
-  for (int j = 0, slot = bs; j < n; ++j, ++slot, vrow += ldv) {
-    if (slot == bs) {
-      slot = 0;
-      vrow = vBase + size_t(*table++) * vBlockStride;
-    }
+  detail::PagedRows rows(kv, i0);
+  for (int j = 0; j < n; ++j) {
+    const float* vrow = rows.next();
     __m512 v[NV];
     for (int t = 0; t < NV; ++t)
       v[t] = MaskLast && t == NV - 1 ? _mm512_maskz_loadu_ps(m[t], vrow + t * kW) : _mm512_loadu_ps(vrow + t * kW);
