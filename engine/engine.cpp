@@ -75,6 +75,7 @@ struct Engine::Impl {
 // max_num_seqs × max_model_len capped by the executor's default budget.
 void Engine::Impl::buildKv() {
   const int bs = config.blockSize;
+  executor->setBatchLimits({config.maxNumBatchedTokens, config.maxNumSeqs, maxModelLen});  // before the KV budget
   const size_t perBlock = executor->kvBytesPerBlock(bs);
   int64_t numBlocks = config.numGpuBlocksOverride;
   std::string source = "num_gpu_blocks_override";
@@ -183,6 +184,13 @@ void Engine::Impl::applyPendingConfig() {
   if (!configPending) return;
   configPending = false;
   maxModelLen = config.effectiveMaxModelLen(model->config);
+  // Bigger batches may need activation memory the KV pool took: then the pool is rebuilt
+  // (what ran is aborted, as for a structural change).
+  if (executor->setBatchLimits({config.maxNumBatchedTokens, config.maxNumSeqs, maxModelLen})) {
+    abortAll(pending);
+    buildKv();
+    return;
+  }
   scheduler->setConfig(config, maxModelLen);
 }
 

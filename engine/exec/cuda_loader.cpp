@@ -62,6 +62,9 @@ class CudaExecutorHandle final : public Executor {
   }
   int numKvBlocks() const override { return guarded([&] { return inner_->numKvBlocks(); }); }
   int kvBlockSize() const override { return guarded([&] { return inner_->kvBlockSize(); }); }
+  bool setBatchLimits(const BatchLimits& limits) override {
+    return guarded([&] { return inner_->setBatchLimits(limits); });
+  }
   void forward(const ForwardBatch& batch, ForwardResult& out) override {
     guarded([&] { inner_->forward(batch, out); });
   }
@@ -106,7 +109,12 @@ std::unique_ptr<Executor> tryCreateCudaExecutor(std::shared_ptr<const Model> mod
   opts.enableCudaGraphs = 1;
 
   char error[1024] = {0};
-  Executor* inner = plugin->create(&desc, &opts, error, sizeof error);
+  int status = LWB_CUDA_FAILED;
+  Executor* inner = plugin->create(&desc, &opts, &status, error, sizeof error);
+  if (!inner && status == LWB_CUDA_UNSUPPORTED) {  // not a failure: the caller uses the CPU
+    if (reason) *reason = error;
+    return nullptr;
+  }
   if (!inner) throw Error(std::string("CUDA backend: ") + error);
   return std::make_unique<CudaExecutorHandle>(std::move(model), inner, plugin->destroy);
 }

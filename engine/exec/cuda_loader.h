@@ -8,9 +8,10 @@
 
 namespace lwb {
 
-// nullptr with `reason` set ("plugin not built", "no CUDA driver", "no CUDA device", ...)
-// when the backend cannot be used here. Throws lwb::Error when the device exists but
-// creating the executor fails (out of memory, ...).
+// nullptr with `reason` set ("plugin not built", "no CUDA driver", "no CUDA device", a
+// stale plugin, a model shape the kernels do not support ...) when the backend cannot
+// be used here. Throws lwb::Error when the device exists but creating the executor
+// fails (out of memory, ...).
 std::unique_ptr<Executor> tryCreateCudaExecutor(std::shared_ptr<const Model> model,
                                                 const ExecutorOptions& options, std::string* reason);
 

@@ -44,6 +44,14 @@ struct DeviceInfo {
   size_t freeMemory = 0;    // bytes, at query time
 };
 
+// The largest step the scheduler may send (its knobs in force): the executor sizes its
+// activation buffers from them.
+struct BatchLimits {
+  int maxNumBatchedTokens = 0;  // rows per forward
+  int maxNumSeqs = 0;           // sequences (logit rows) per forward
+  int maxModelLen = 0;          // context per sequence
+};
+
 class Executor {
  public:
   virtual ~Executor() = default;
@@ -57,6 +65,14 @@ class Executor {
   virtual void allocateKvCache(int numBlocks, int blockSize) = 0;
   virtual int numKvBlocks() const = 0;
   virtual int kvBlockSize() const = 0;
+  // Sizes the activation buffers for steps up to `limits`, before the KV pool takes the
+  // rest of the memory (call it before defaultKvBudgetBytes) and again when the knobs
+  // change. Returns true when making room meant releasing the KV pool: the caller must
+  // then allocateKvCache again (its contents are gone). The CPU executor needs nothing.
+  virtual bool setBatchLimits(const BatchLimits& limits) {
+    (void)limits;
+    return false;
+  }
   // Runs the batch; throws lwb::Error on an invalid batch (block ids out of range,
   // positions past max_position_embeddings) without touching the cache.
   // Within one forward pass every row's K/V of a layer is written before any row's

@@ -7,7 +7,15 @@
 // tile against the warp's query, then every lane accumulates its own head dims
 // (d = i*32 + lane) over the tile's keys. K/V tiles sit in shared memory as fp32 with
 // one float of padding per row, so lane j reading row j is conflict-free.
+//
+// Head dims that are a multiple of 8 but not of 32 (40, 80, 100 ...) run in the next
+// instantiation up (D = 32 * DPL >= headDim): dims past headDim are zero in shared
+// memory, so they add nothing to a score, and are never written out.
+#include <algorithm>
 #include <cmath>
+#include <mutex>
+#include <set>
+#include <string>
 
 #include "engine/exec/cuda/cuda_check.h"
 #include "engine/exec/cuda/device_math.cuh"
@@ -17,10 +25,14 @@ namespace lwb::cuda {
 namespace {
 
 constexpr int kKeysPerTile = 32;
+constexpr int kMaxWarps = 32;  // per block: (rows in tile) x (q heads per kv head)
 
-template <typename T, int DPL>  // head dim = 32 * DPL (dims per lane)
+int paddedHeadDim(int headDim) { return (headDim + 31) / 32 * 32; }
+
+template <typename T, int DPL>  // a.headDim <= D = 32 * DPL (dims per lane)
 __global__ void attentionKernel(AttnArgs<T> a, const AttnWork* works, const int32_t* numWork, int rowsPerTile) {
   constexpr int D = 32 * DPL;
+  const int hd = a.headDim;
   if (int(blockIdx.x) >= *numWork) return;  // uniform over the block
   const AttnWork w = works[blockIdx.x];
   const int kvHead = blockIdx.y, group = a.numHeads / a.numKvHeads;
@@ -35,14 +47,14 @@ __global__ void attentionKernel(AttnArgs<T> a, const AttnWork* works, const int3
   float* sK = smem;                                // [32][D + 1]
   float* sV = sK + kKeysPerTile * (D + 1);         // [32][D + 1]
   float* sQ = sV + kKeysPerTile * (D + 1) + warp * D;  // this warp's query [D], pre-scaled
-  const size_t qStride = size_t(a.numHeads) * D;
+  const size_t qStride = size_t(a.numHeads) * hd;
   if (active)
-    for (int d = lane; d < D; d += 32) sQ[d] = a.q[size_t(row) * qStride + size_t(head) * D + d] * a.scale;
+    for (int d = lane; d < D; d += 32) sQ[d] = d < hd ? a.q[size_t(row) * qStride + size_t(head) * hd + d] * a.scale : 0.f;
 
   float m = -INFINITY, l = 0.f, acc[DPL];
 #pragma unroll
   for (int i = 0; i < DPL; ++i) acc[i] = 0.f;
-  const size_t kvStride = size_t(a.numKvHeads) * D;
+  const size_t kvStride = size_t(a.numKvHeads) * hd;
 
   // Loop bounds are uniform over the block, so every thread reaches each barrier.
   for (int t0 = w.kvBegin; t0 < kvEnd; t0 += kKeysPerTile) {
@@ -50,9 +62,9 @@ __global__ void attentionKernel(AttnArgs<T> a, const AttnWork* works, const int3
     for (int idx = threadIdx.x; idx < kKeysPerTile * D; idx += blockDim.x) {
       const int j = idx / D, d = idx % D, p = t0 + j;
       float kf = 0.f, vf = 0.f;
-      if (p < kvEnd) {
+      if (p < kvEnd && d < hd) {
         const int block = a.blockTables[w.btOffset + p / a.blockSize];
-        const size_t off = (size_t(block) * a.blockSize + p % a.blockSize) * kvStride + size_t(kvHead) * D + d;
+        const size_t off = (size_t(block) * a.blockSize + p % a.blockSize) * kvStride + size_t(kvHead) * hd + d;
         kf = toFloat(a.kCache[off]);
         vf = toFloat(a.vCache[off]);
       }
@@ -93,13 +105,15 @@ __global__ void attentionKernel(AttnArgs<T> a, const AttnWork* works, const int3
   if (w.partial < 0) {
     // l > 0: key position 0 <= pos is always visible to an unsplit row.
     const float inv = 1.f / l;
-    T* out = a.out + size_t(row) * qStride + size_t(head) * D;
+    T* out = a.out + size_t(row) * qStride + size_t(head) * hd;
 #pragma unroll
-    for (int i = 0; i < DPL; ++i) out[i * 32 + lane] = fromFloat<T>(acc[i] * inv);
+    for (int i = 0; i < DPL; ++i)
+      if (i * 32 + lane < hd) out[i * 32 + lane] = fromFloat<T>(acc[i] * inv);
   } else {
     const size_t slot = size_t(w.partial) * a.numHeads + head;
 #pragma unroll
-    for (int i = 0; i < DPL; ++i) a.partAcc[slot * D + i * 32 + lane] = acc[i];
+    for (int i = 0; i < DPL; ++i)
+      if (i * 32 + lane < hd) a.partAcc[slot * hd + i * 32 + lane] = acc[i];
     if (lane == 0) {
       a.partMl[slot * 2] = m;
       a.partMl[slot * 2 + 1] = l;
@@ -126,17 +140,31 @@ __global__ void combineKernel(AttnArgs<T> a, const CombineItem* items, const int
   a.out[size_t(it.row) * a.numHeads * D + size_t(head) * D + d] = fromFloat<T>(acc / sum);
 }
 
+// Raises the instantiation's dynamic shared memory limit, once per device, to the most
+// any launch of it can ask for (32 warps, the cap launchAttention checks) or the
+// device's opt-in maximum if that is lower. A launch needing more than the device
+// allows is refused up front by attentionUnsupportedReason.
+template <typename T, int DPL>
+void optInSharedMemory() {
+  static std::mutex mutex;
+  static std::set<int> devicesDone;
+  int device = 0;
+  LWB_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (devicesDone.count(device)) return;
+  int optinMax = 0;
+  LWB_CUDA_CHECK(cudaDeviceGetAttribute(&optinMax, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const size_t most = std::min(attentionSharedBytes(32 * DPL, kMaxWarps), size_t(optinMax));
+  LWB_CUDA_CHECK(cudaFuncSetAttribute(attentionKernel<T, DPL>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most)));
+  devicesDone.insert(device);
+}
+
 template <typename T, int DPL>
 void launchFor(const AttnArgs<T>& a, const AttnWork* work, const int32_t* numWork, int gridWork, int rowsPerTile,
                cudaStream_t stream) {
   const int group = a.numHeads / a.numKvHeads, numWarps = rowsPerTile * group;
-  const size_t shared = attentionSharedBytes(32 * DPL, numWarps);
-  static bool optedIn = false;  // per instantiation; above 48 KiB needs an explicit opt-in
-  if (shared > 48 * 1024 && !optedIn) {
-    LWB_CUDA_CHECK(cudaFuncSetAttribute(attentionKernel<T, DPL>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(shared)));
-    optedIn = true;
-  }
+  const size_t shared = attentionSharedBytes(a.headDim, numWarps);
+  if (shared > 48 * 1024) optInSharedMemory<T, DPL>();  // above 48 KiB needs the opt-in
   const dim3 grid(unsigned(gridWork), unsigned(a.numKvHeads));
   attentionKernel<T, DPL><<<grid, numWarps * 32, shared, stream>>>(a, work, numWork, rowsPerTile);
   LWB_CUDA_CHECK_LAUNCH("attention");
@@ -144,18 +172,32 @@ void launchFor(const AttnArgs<T>& a, const AttnWork* work, const int32_t* numWor
 
 }  // namespace
 
-bool attentionSupportsHeadDim(int headDim) { return headDim % 32 == 0 && headDim >= 32 && headDim <= 256; }
+std::string attentionUnsupportedReason(int headDim, int group, int maxWarps, int sharedOptinBytes) {
+  if (headDim < 8 || headDim > 256 || headDim % 8 != 0)
+    return "head_dim " + std::to_string(headDim) + " (the CUDA attention kernel takes multiples of 8 up to 256)";
+  if (group < 1 || group > kMaxWarps)
+    return std::to_string(group) + " query heads per kv head (the CUDA attention kernel takes at most " +
+           std::to_string(kMaxWarps) + ")";
+  const size_t need = attentionSharedBytes(headDim, std::max(maxWarps, group));
+  if (sharedOptinBytes > 0 && need > size_t(sharedOptinBytes))
+    return "head_dim " + std::to_string(headDim) + " with " + std::to_string(group) +
+           " query heads per kv head needs " + std::to_string(need) + " B of shared memory per block, the device allows " +
+           std::to_string(sharedOptinBytes);
+  return "";
+}
 
 size_t attentionSharedBytes(int headDim, int numWarps) {
-  return sizeof(float) * (size_t(2) * kKeysPerTile * (headDim + 1) + size_t(numWarps) * headDim);
+  const size_t d = size_t(paddedHeadDim(headDim));
+  return sizeof(float) * (size_t(2) * kKeysPerTile * (d + 1) + size_t(numWarps) * d);
 }
 
 template <typename T>
 void launchAttention(const AttnArgs<T>& a, const AttnWork* work, const int32_t* numWork, int gridWork,
                      int rowsPerTile, cudaStream_t stream) {
   if (gridWork <= 0) return;
-  check(rowsPerTile * (a.numHeads / a.numKvHeads) <= 32, "CUDA attention: more than 32 warps per block");
-  switch (a.headDim / 32) {
+  check(rowsPerTile * (a.numHeads / a.numKvHeads) <= kMaxWarps, "CUDA attention: more than 32 warps per block");
+  check(a.headDim % 8 == 0, "CUDA attention: head_dim " + std::to_string(a.headDim) + " not a multiple of 8");
+  switch (paddedHeadDim(a.headDim) / 32) {
     case 1: return launchFor<T, 1>(a, work, numWork, gridWork, rowsPerTile, stream);
     case 2: return launchFor<T, 2>(a, work, numWork, gridWork, rowsPerTile, stream);
     case 3: return launchFor<T, 3>(a, work, numWork, gridWork, rowsPerTile, stream);

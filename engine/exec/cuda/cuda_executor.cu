@@ -27,6 +27,9 @@ struct LaunchSizes {
   int rows = 0, logits = 0, single = 0, tiles = 0, combine = 0;
 };
 
+// Query rows per prompt-attention block: a block holds rows x group warps, about 16.
+int rowsPerTileFor(int group) { return std::max(1, 16 / group); }
+
 template <typename T>
 class CudaExecutor final : public Executor {
  public:
@@ -48,9 +51,10 @@ class CudaExecutor final : public Executor {
     invFreq_.resize(shape_.invFreq.size() * sizeof(float));
     LWB_CUDA_CHECK(cudaMemcpy(invFreq_.as(), shape_.invFreq.data(), invFreq_.bytes(), cudaMemcpyHostToDevice));
     uploadWeights(desc, shape_, weights_, stream_);
-    rowsPerTile_ = std::max(1, 16 / shape_.group());
+    rowsPerTile_ = rowsPerTileFor(shape_.group());
     graphParts_ = std::min(kMaxGraphParts, (shape_.maxPositions + kPartitionSize - 1) / kPartitionSize);
     ensureCapacity(LaunchSizes{256, 64, 256, 64, 64}, 256, 4096);
+    limits_ = BatchLimits{4096, 256, shape_.maxPositions};  // until the engine says otherwise
   }
 
   ~CudaExecutor() override {
@@ -74,12 +78,37 @@ class CudaExecutor final : public Executor {
   }
 
   // vLLM's rule: this instance may use total × gpu_memory_utilization; the KV pool gets
-  // what weights, activations and the CUDA context leave of it.
+  // what weights, activations and the CUDA context leave of it. Buffers already sized
+  // for the batch limits count as used; what they may still need is reserved.
   size_t defaultKvBudgetBytes() const override {
     const DeviceInfo info = deviceInfo();
     const double used = double(info.totalMemory - info.freeMemory) - double(kv_.bytes());
     const double budget = double(info.totalMemory) * util_ - used - double(activationReserve());
     return budget > 0 ? size_t(budget) : 0;
+  }
+
+  // Grows the buffers to what a step within `limits` can ask for now, so that the KV
+  // pool sized afterwards leaves them room. If the pool already took that room, it is
+  // released (the caller re-allocates it) and the growth retried.
+  bool setBatchLimits(const BatchLimits& limits) override {
+    check(limits.maxNumBatchedTokens > 0 && limits.maxNumSeqs > 0 && limits.maxModelLen > 0,
+          "CUDA backend: batch limits must be positive");
+    LWB_CUDA_CHECK(cudaSetDevice(device_));
+    limits_ = limits;
+    const Capacity c = capacityFor(limits);
+    try {
+      ensureCapacity(c.sizes, c.partials, 0);
+      return false;
+    } catch (const Error&) {
+      if (numBlocks_ == 0) throw;
+      cudaGetLastError();  // clear the failed allocation's error
+    }
+    LWB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    dropGraphs();
+    kv_.release();
+    numBlocks_ = 0;
+    ensureCapacity(c.sizes, c.partials, 0);
+    return true;
   }
 
   void allocateKvCache(int numBlocks, int blockSize) override {
@@ -223,9 +252,44 @@ class CudaExecutor final : public Executor {
            sizeof(T) * (size_t(2) * s.hidden + s.qkvSize() + s.qSize() + 3 * size_t(s.inter));
   }
 
-  // Room for a 4096-token step, 256 logit rows and the CUDA context / cuBLAS.
+  // The largest launch a step within `b` can make: eager steps of up to
+  // max_num_batched_tokens rows and max_num_seqs logit rows, decode rows split into
+  // partitions up to max_model_len (flash-decoding partials), and the graph buckets.
+  struct Capacity {
+    LaunchSizes sizes;
+    int partials = 0;
+  };
+  Capacity capacityFor(const BatchLimits& b) const {
+    const int rows = b.maxNumBatchedTokens, seqs = std::max(1, std::min(b.maxNumSeqs, rows));
+    const int parts = (std::min(b.maxModelLen, shape_.maxPositions) + kPartitionSize - 1) / kPartitionSize;
+    int bucket = 0;
+    if (graphs_)
+      for (int g : kGraphBuckets)
+        if (bucket < std::min(seqs, 128)) bucket = g;
+    Capacity c;
+    c.sizes.rows = std::max(rows, bucket);
+    c.sizes.logits = std::max(seqs, bucket);
+    c.sizes.single = std::max(seqs * std::max(parts, 1), bucket * graphParts_);
+    c.sizes.tiles = (rows + rowsPerTile_ - 1) / rowsPerTile_ + seqs;
+    c.sizes.combine = std::max(seqs, bucket);
+    c.partials = c.sizes.single;
+    return c;
+  }
+
+  // Device bytes of the row, logit and partial buffers at these capacities.
+  size_t bufferBytes(int rows, int logits, int partials) const {
+    const ModelShape& s = shape_;
+    return size_t(rows) * bytesPerRow() + size_t(logits) * (size_t(s.hidden) * sizeof(T) + size_t(s.vocab) * 4) +
+           size_t(partials) * s.numHeads * (size_t(s.headDim) + 2) * 4;
+  }
+
+  // What the buffers may still grow by for the limits in force, plus room for the CUDA
+  // context, cuBLAS and graphs.
   size_t activationReserve() const {
-    return 4096 * bytesPerRow() + size_t(256) * shape_.vocab * (2 * sizeof(float) + sizeof(T)) + (size_t(512) << 20);
+    const Capacity c = capacityFor(limits_);
+    const size_t need = bufferBytes(std::max(c.sizes.rows, rowsCap_), std::max(c.sizes.logits, logitsCap_),
+                                    std::max(c.partials, partCap_));
+    return need - bufferBytes(rowsCap_, logitsCap_, partCap_) + (size_t(512) << 20);
   }
 
   static int grow(int have, int need) { return need <= have ? have : std::max(need, 2 * have); }
@@ -239,10 +303,14 @@ class CudaExecutor final : public Executor {
     LWB_CUDA_CHECK(cudaStreamSynchronize(stream_));
     dropGraphs();
     const ModelShape& s = shape_;
+    // A capacity is 0 while its buffer is being replaced: a failed (out of memory)
+    // resize leaves no buffer, and the next call must not believe there is one.
     if (z.rows > rowsCap_) {
-      rowsCap_ = grow(rowsCap_, z.rows);
-      const size_t r = size_t(rowsCap_);
+      const int cap = grow(rowsCap_, z.rows);
+      rowsCap_ = 0;
+      const size_t r = size_t(cap);
       rowBuffers_.resize(r * bytesPerRow() + 16 * 256);
+      rowsCap_ = cap;
       char* p = rowBuffers_.as<char>();
       auto take = [&p](size_t bytes) {
         char* at = p;
@@ -259,16 +327,20 @@ class CudaExecutor final : public Executor {
       act_ = reinterpret_cast<T*>(take(r * s.inter * sizeof(T)));
     }
     if (z.logits > logitsCap_) {
-      logitsCap_ = grow(logitsCap_, z.logits);
-      xLogitsBuffer_.resize(size_t(logitsCap_) * s.hidden * sizeof(T));
+      const int cap = grow(logitsCap_, z.logits);
+      logitsCap_ = 0;
+      xLogitsBuffer_.resize(size_t(cap) * s.hidden * sizeof(T));
       xLogits_ = xLogitsBuffer_.as<T>();
-      logits_.resize(size_t(logitsCap_) * s.vocab * sizeof(float));
+      logits_.resize(size_t(cap) * s.vocab * sizeof(float));
       logitsHost_.resize(logits_.bytes());
+      logitsCap_ = cap;
     }
     if (partials > partCap_) {
-      partCap_ = grow(partCap_, partials);
-      partAccBuffer_.resize(size_t(partCap_) * s.numHeads * s.headDim * sizeof(float));
-      partMlBuffer_.resize(size_t(partCap_) * s.numHeads * 2 * sizeof(float));
+      const int cap = grow(partCap_, partials);
+      partCap_ = 0;
+      partAccBuffer_.resize(size_t(cap) * s.numHeads * s.headDim * sizeof(float));
+      partMlBuffer_.resize(size_t(cap) * s.numHeads * 2 * sizeof(float));
+      partCap_ = cap;
       partAcc_ = partAccBuffer_.as<float>();
       partMl_ = partMlBuffer_.as<float>();
     }
@@ -291,6 +363,7 @@ class CudaExecutor final : public Executor {
   DeviceBuffer workspace_, invFreq_;
   DeviceWeights<T> weights_;
   int rowsPerTile_ = 1, graphParts_ = 1;
+  BatchLimits limits_;
 
   DeviceBuffer kv_;  // [layers][K, V][numBlocks * blockSize slots][numKvHeads * headDim]
   int numBlocks_ = 0, blockSize_ = 16;
@@ -312,7 +385,13 @@ class CudaExecutor final : public Executor {
 }  // namespace
 
 std::unique_ptr<Executor> createCudaExecutor(const LwbCudaModelDesc& desc, const LwbCudaOptions& options) {
-  validateModelDesc(desc);
+  const ModelShape shape = validateModelDesc(desc);
+  int optin = 0;
+  LWB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, options.deviceIndex));
+  const int group = shape.group();
+  if (const std::string why = attentionUnsupportedReason(shape.headDim, group, rowsPerTileFor(group) * group, optin);
+      !why.empty())
+    throw UnsupportedModel("the CUDA backend does not support " + why);
   if (chooseActivationDType(desc) == LWB_CUDA_F16) return std::make_unique<CudaExecutor<__half>>(desc, options);
   return std::make_unique<CudaExecutor<__nv_bfloat16>>(desc, options);
 }

@@ -5,12 +5,20 @@
 // decode-only batches replay CUDA graphs captured per padded batch size.
 #include <memory>
 
+#include "engine/common/error.h"
 #include "engine/exec/cuda/plugin_abi.h"
 #include "engine/exec/executor.h"
 
 namespace lwb::cuda {
 
-// Throws lwb::Error (bad description, out of memory, CUDA failure).
+// Thrown for a model shape the kernels do not handle; the message says which and why.
+// Not a failure: the caller falls back to the CPU backend.
+class UnsupportedModel : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws UnsupportedModel, or lwb::Error (bad description, out of memory, CUDA failure).
 std::unique_ptr<Executor> createCudaExecutor(const LwbCudaModelDesc& desc, const LwbCudaOptions& options);
 
 }  // namespace lwb::cuda

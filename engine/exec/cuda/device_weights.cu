@@ -95,9 +95,7 @@ ModelShape validateModelDesc(const LwbCudaModelDesc& d) {
                                                            std::to_string(d.numAttentionHeads) +
                                                            " not a multiple of num_key_value_heads " +
                                                            std::to_string(d.numKeyValueHeads));
-  check(attentionSupportsHeadDim(d.headDim), "CUDA backend: head_dim " + std::to_string(d.headDim) +
-                                                 " not supported (multiples of 32 up to 256)");
-  check(d.numAttentionHeads / d.numKeyValueHeads <= 32, "CUDA backend: more than 32 query heads per kv head");
+  check(d.headDim % 2 == 0, "CUDA backend: head_dim " + std::to_string(d.headDim) + " is odd (RoPE rotates pairs)");
   check(d.ropeInvFreq != nullptr && d.layers != nullptr, "CUDA backend: incomplete model description");
   ModelShape s;
   s.hidden = d.hiddenSize;

@@ -62,7 +62,9 @@ __global__ void swiGluKernel(const T* gateUp, const int32_t* numRows, int inter,
 }
 
 // ---- RoPE + KV cache write ------------------------------------------------------
-// One block per row. Angles in double: positions up to 10^6 keep full float accuracy.
+// One block per row. The angle is float(pos) * invFreq rounded to float, as Hugging Face
+// and the CPU executor compute it (at long positions that rounding moves the angle by
+// far more than float's cos/sin error); cos and sin of it are then taken in double.
 template <typename T>
 __global__ void ropeCacheKernel(const T* qkv, const int32_t* positions, const int32_t* slots,
                                 const int32_t* numRows, RopeShape s, float* qOut, T* kCache, T* vCache) {
@@ -70,13 +72,14 @@ __global__ void ropeCacheKernel(const T* qkv, const int32_t* positions, const in
   if (row >= *numRows) return;
   const int d = s.headDim, half = d / 2, qSize = s.numHeads * d, kvSize = s.numKvHeads * d;
   const T* src = qkv + size_t(row) * (qSize + 2 * kvSize);
-  const double pos = positions[row];
+  const float pos = float(positions[row]);
   const int slot = slots[row];
   // q and k heads share the rotation loop: index h < numHeads is q, the rest k.
   for (int idx = threadIdx.x; idx < (s.numHeads + s.numKvHeads) * half; idx += blockDim.x) {
     const int h = idx / half, i = idx % half;
     double sn, cs;
-    sincos(pos * double(s.invFreq[i]), &sn, &cs);
+    const float angle = __fmul_rn(pos, s.invFreq[i]);  // no contraction into an FMA
+    sincos(double(angle), &sn, &cs);
     const float c = float(cs), sv = float(sn);
     const float a = toFloat(src[h * d + i]), b = toFloat(src[h * d + i + half]);
     const float ra = a * c - b * sv, rb = b * c + a * sv;

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 #include "engine/exec/cuda/batch_plan.h"
 
@@ -73,9 +74,11 @@ template <typename T>
 void launchAttentionCombine(const AttnArgs<T>& args, const CombineItem* items, const int32_t* numItems,
                             int gridItems, cudaStream_t stream);
 
-// Supported head dims: multiples of 32 up to 256.
-bool attentionSupportsHeadDim(int headDim);
-// Dynamic shared memory one attention block needs.
+// Why the attention kernel cannot run this shape ("" when it can): head dims must be
+// multiples of 8 up to 256, at most 32 query heads per kv head, and a block of
+// `maxWarps` warps must fit the device's opt-in shared memory (0: not checked).
+std::string attentionUnsupportedReason(int headDim, int group, int maxWarps, int sharedOptinBytes);
+// Dynamic shared memory one attention block of `numWarps` warps needs.
 size_t attentionSharedBytes(int headDim, int numWarps);
 
 // Element type conversion on the device; dtypes are LwbCudaDType values.

@@ -89,6 +89,8 @@ extern "C" __attribute__((visibility("default"))) int lwb_cuda_measure_peaks(int
     return 0;
   } catch (const std::exception& e) {
     if (error && errorSize) std::snprintf(error, errorSize, "%s", e.what());
+  } catch (...) {
+    if (error && errorSize) std::snprintf(error, errorSize, "unknown exception");
   }
   if (s) cudaStreamDestroy(s);
   return 1;

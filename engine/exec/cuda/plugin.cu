@@ -2,6 +2,7 @@
 // liblwb_cuda.so (built with -fvisibility=hidden).
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -42,11 +43,7 @@ std::string tryKernel(int device) {
   return value == 42 ? "" : "test kernel wrote a wrong value";
 }
 
-}  // namespace
-
-LWB_EXPORT int lwb_cuda_abi_version() { return LWB_CUDA_ABI_VERSION; }
-
-LWB_EXPORT int lwb_cuda_probe(int deviceIndex, char* message, size_t messageSize) {
+int probe(int deviceIndex, char* message, size_t messageSize) {
   // The static runtime loads the driver library itself; look first to name it exactly.
   if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
     const char* err = dlerror();
@@ -82,17 +79,50 @@ LWB_EXPORT int lwb_cuda_probe(int deviceIndex, char* message, size_t messageSize
   return count;
 }
 
+}  // namespace
+
+LWB_EXPORT int lwb_cuda_abi_version() { return LWB_CUDA_ABI_VERSION; }
+
+LWB_EXPORT uint64_t lwb_cuda_layout_hash() { return lwbCudaLayoutHash(); }
+
+// No exception may leave a C entry point (the caller cannot catch it across dlopen's
+// RTLD_LOCAL boundary reliably, and a C caller not at all): each one catches everything.
+LWB_EXPORT int lwb_cuda_probe(int deviceIndex, char* message, size_t messageSize) {
+  try {
+    return probe(deviceIndex, message, messageSize);
+  } catch (const std::exception& e) {
+    setMessage(message, messageSize, std::string("probing the CUDA device failed: ") + e.what());
+  } catch (...) {
+    setMessage(message, messageSize, "probing the CUDA device failed: unknown exception");
+  }
+  return 0;
+}
+
 LWB_EXPORT lwb::Executor* lwb_cuda_create_executor(const LwbCudaModelDesc* model, const LwbCudaOptions* options,
-                                                   char* error, size_t errorSize) {
+                                                   int* status, char* error, size_t errorSize) {
+  int dummy = 0;
+  int& st = status ? *status : dummy;
+  st = LWB_CUDA_FAILED;
   try {
     if (!model || !options) throw lwb::Error("lwb_cuda_create_executor: null argument");
-    return lwb::cuda::createCudaExecutor(*model, *options).release();
+    lwb::Executor* e = lwb::cuda::createCudaExecutor(*model, *options).release();
+    st = LWB_CUDA_OK;
+    return e;
+  } catch (const lwb::cuda::UnsupportedModel& e) {
+    st = LWB_CUDA_UNSUPPORTED;
+    setMessage(error, errorSize, e.what());
   } catch (const std::exception& e) {
     setMessage(error, errorSize, e.what());
   } catch (...) {
-    setMessage(error, errorSize, "unknown error");
+    setMessage(error, errorSize, "unknown exception");
   }
   return nullptr;
 }
 
-LWB_EXPORT void lwb_cuda_destroy_executor(lwb::Executor* executor) { delete executor; }
+LWB_EXPORT void lwb_cuda_destroy_executor(lwb::Executor* executor) {
+  try {
+    delete executor;
+  } catch (...) {
+    // A destructor that throws is a bug; never let it cross into the caller.
+  }
+}

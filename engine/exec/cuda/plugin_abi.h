@@ -4,17 +4,20 @@
 // crosses as a plain descriptor (config numbers, RoPE inverse frequencies, host
 // pointers to weights in their file dtype), so the plugin never depends on the layout
 // of lwb::Model and a benchmark can feed it weights without loading a model folder.
-// The executor crosses as an lwb::Executor* (same compiler and libstdc++ on both sides,
-// checked by the ABI version); the loader owns it through lwb_cuda_destroy_executor.
+// The executor crosses as an lwb::Executor* (its vtable and the SeqSlice, ForwardBatch,
+// ForwardResult and DeviceInfo layouts with it); the loader owns it through
+// lwb_cuda_destroy_executor. Both sides compute lwbCudaLayoutHash() from their own
+// headers and the loader refuses a plugin whose version or hash differs (a stale build),
+// instead of calling into a mismatched layout.
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
-namespace lwb {
-class Executor;
-}
+#include "engine/exec/executor.h"
 
-// Bump whenever a struct below or a function signature changes.
-#define LWB_CUDA_ABI_VERSION 1
+// Bump whenever a struct below, a function signature or the Executor interface changes.
+#define LWB_CUDA_ABI_VERSION 2
 
 extern "C" {
 
@@ -65,13 +68,22 @@ struct LwbCudaKernelTest {
   float* out[4];
 };
 
+// lwb_cuda_create_executor's status.
+enum LwbCudaStatus {
+  LWB_CUDA_OK = 0,
+  LWB_CUDA_UNSUPPORTED = 1,  // the model's shape is one the kernels do not handle: use the CPU
+  LWB_CUDA_FAILED = 2,       // bad description, out of memory, CUDA error
+};
+
 typedef int (*LwbCudaAbiVersionFn)(void);
+typedef uint64_t (*LwbCudaLayoutHashFn)(void);
 // Returns the number of CUDA devices (> 0), or 0 with `message` saying why none is usable
 // (no driver, driver too old, no device, device index out of range).
 typedef int (*LwbCudaProbeFn)(int deviceIndex, char* message, size_t messageSize);
-// Returns a new executor, or nullptr with `error` set (out of memory, bad descriptor).
+// Returns a new executor (*status LWB_CUDA_OK), or nullptr with *status and `error` set:
+// LWB_CUDA_UNSUPPORTED with the reason, or LWB_CUDA_FAILED (out of memory, bad descriptor).
 typedef lwb::Executor* (*LwbCudaCreateFn)(const LwbCudaModelDesc* model, const LwbCudaOptions* options,
-                                          char* error, size_t errorSize);
+                                          int* status, char* error, size_t errorSize);
 typedef void (*LwbCudaDestroyFn)(lwb::Executor* executor);
 // Measured ceilings for benchmarks: device-to-device copy bandwidth (bytes read +
 // written per second, GB/s) and a large bf16 cuBLAS GEMM (TFLOP/s). 0 on success.
@@ -80,3 +92,36 @@ typedef int (*LwbCudaPeaksFn)(int deviceIndex, double* copyGBs, double* bf16Tflo
 typedef int (*LwbCudaTestKernelFn)(const LwbCudaKernelTest* test, char* error, size_t errorSize);
 
 }  // extern "C"
+
+// Everything that crosses the boundary, folded into one FNV-1a hash: the sizes and
+// field offsets of the C structs above, the sizes of the C++ types the Executor passes
+// (and of the std::string / std::vector inside them, and libstdc++'s string ABI), and
+// the Executor's methods in declaration order. A vtable's layout cannot be measured,
+// so its method list is spelled out here: edit it with the class.
+inline uint64_t lwbCudaLayoutHash() {
+  constexpr const char* kExecutorMethods =
+      "~Executor;deviceInfo;kvBytesPerBlock;defaultKvBudgetBytes;allocateKvCache;numKvBlocks;kvBlockSize;forward;"
+      "setBatchLimits";
+  const uint64_t numbers[] = {
+      sizeof(LwbCudaTensor), offsetof(LwbCudaTensor, dtype), offsetof(LwbCudaTensor, rows),
+      sizeof(LwbCudaLayer), sizeof(LwbCudaModelDesc), offsetof(LwbCudaModelDesc, rmsNormEps),
+      offsetof(LwbCudaModelDesc, ropeInvFreq), offsetof(LwbCudaModelDesc, embedTokens),
+      offsetof(LwbCudaModelDesc, layers), offsetof(LwbCudaModelDesc, randomSeed),
+      offsetof(LwbCudaModelDesc, randomScale), sizeof(LwbCudaOptions),
+      offsetof(LwbCudaOptions, gpuMemoryUtilization), offsetof(LwbCudaOptions, enableCudaGraphs),
+      sizeof(LwbCudaKernelTest), offsetof(LwbCudaKernelTest, dims), offsetof(LwbCudaKernelTest, scalars),
+      offsetof(LwbCudaKernelTest, in), offsetof(LwbCudaKernelTest, out),
+      sizeof(lwb::SeqSlice), sizeof(lwb::ForwardBatch), sizeof(lwb::ForwardResult), sizeof(lwb::DeviceInfo),
+      sizeof(lwb::BatchLimits), sizeof(lwb::Executor), sizeof(std::string), sizeof(std::vector<int32_t>),
+#ifdef _GLIBCXX_USE_CXX11_ABI
+      uint64_t(_GLIBCXX_USE_CXX11_ABI) + 100,
+#endif
+  };
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t byte) { h = (h ^ byte) * 1099511628211ull; };
+  for (uint64_t n : numbers)
+    for (int b = 0; b < 8; ++b) mix((n >> (8 * b)) & 0xff);
+  for (const char* c = kExecutorMethods; *c; ++c) mix(uint64_t(uint8_t(*c)));
+  return h;
+}
+

@@ -54,7 +54,8 @@ bool resolve(void* handle, const char* name, Fn* fn, std::string* reason, const 
   return *fn != nullptr;
 }
 
-// Opens the first candidate that exists; checks the ABI version. Not the device: call
+// Opens the first candidate that exists; checks the ABI version and layout hash, so a
+// stale plugin is refused with a message instead of called into. Not the device: call
 // plugin.probe for that. Thread-safe; the result is computed once per process.
 inline const Plugin* openPlugin(std::string* reason) {
   static std::mutex mutex;
@@ -98,7 +99,19 @@ inline const Plugin* openPlugin(std::string* reason) {
   }
   if (version() != LWB_CUDA_ABI_VERSION) {
     failure = path + ": plugin ABI version " + std::to_string(version()) + ", this program needs " +
-              std::to_string(LWB_CUDA_ABI_VERSION) + " (stale build?)";
+              std::to_string(LWB_CUDA_ABI_VERSION) + " (a stale plugin: rebuild or reinstall it with the program)";
+    if (reason) *reason = failure;
+    return nullptr;
+  }
+  LwbCudaLayoutHashFn layoutHash = nullptr;
+  if (!resolve(handle, "lwb_cuda_layout_hash", &layoutHash, &failure, path)) {
+    if (reason) *reason = failure;
+    return nullptr;
+  }
+  if (layoutHash() != lwbCudaLayoutHash()) {
+    failure = path + ": plugin built from other headers (layout hash " + std::to_string(layoutHash()) +
+              ", this program " + std::to_string(lwbCudaLayoutHash()) +
+              "): a stale plugin; rebuild or reinstall it with the program";
     if (reason) *reason = failure;
     return nullptr;
   }

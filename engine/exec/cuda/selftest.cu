@@ -206,6 +206,8 @@ extern "C" __attribute__((visibility("default"))) int lwb_cuda_test_kernel(const
     return 0;
   } catch (const std::exception& e) {
     if (error && errorSize) std::snprintf(error, errorSize, "%s", e.what());
+  } catch (...) {
+    if (error && errorSize) std::snprintf(error, errorSize, "unknown exception");
   }
   return 1;
 }

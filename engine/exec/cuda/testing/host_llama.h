@@ -1,5 +1,5 @@
 #pragma once
-// A small random Llama held in host memory with bf16 weights, for checks that must run
+// A small random Llama held in host memory with bf16 or f16 weights, for checks that must run
 // without the engine library (tools/device-check.sh's standalone build): it describes
 // itself to the CUDA plugin (LwbCudaModelDesc) and has a naive fp32 forward over a whole
 // sequence as the reference. Header-only; no CUDA.
@@ -18,6 +18,8 @@ struct HostLlamaSpec {
   int hidden = 256, inter = 512, heads = 4, kvHeads = 2, headDim = 64, layers = 2, vocab = 512, maxPositions = 1024;
   float eps = 1e-5f, theta = 10000.f, scale = 0.08f;
   uint64_t seed = 7;
+  int dtype = LWB_CUDA_BF16;  // of every matrix: LWB_CUDA_BF16 or LWB_CUDA_F16 (norms too)
+  bool tied = false;          // lm_head shares embed_tokens' storage
 };
 
 class HostLlama {
@@ -29,7 +31,7 @@ class HostLlama {
     auto norm = [&]() { return make(s.hidden, 1, [&] { return 1.f + u(rng); }); };
     const int qs = s.heads * s.headDim, kvs = s.kvHeads * s.headDim;
     embed_ = matrix(s.vocab, s.hidden);
-    lmHead_ = matrix(s.vocab, s.hidden);
+    if (!s.tied) lmHead_ = matrix(s.vocab, s.hidden);
     finalNorm_ = norm();
     for (int l = 0; l < s.layers; ++l) {
       layers_.push_back({norm(), matrix(qs, s.hidden), matrix(kvs, s.hidden), matrix(kvs, s.hidden),
@@ -56,7 +58,7 @@ class HostLlama {
     std::vector<float> out(size_t(n) * s_.vocab);
     for (int t = 0; t < n; ++t) {
       const std::vector<float> y = rmsNorm(&x[size_t(t) * h], finalNorm_);
-      for (int v = 0; v < s_.vocab; ++v) out[size_t(t) * s_.vocab + v] = dot(lmHead_, v, y.data());
+      for (int v = 0; v < s_.vocab; ++v) out[size_t(t) * s_.vocab + v] = dot(lmHead(), v, y.data());
     }
     return out;
   }
@@ -64,23 +66,27 @@ class HostLlama {
  private:
   struct Tensor {
     int64_t rows = 0, cols = 0;
-    std::vector<uint16_t> bf16;
-    std::vector<float> f;  // the bf16 values widened, for the reference
+    int dtype = LWB_CUDA_BF16;
+    std::vector<uint16_t> bits;  // bf16 or f16
+    std::vector<float> f;        // the same values widened, for the reference
     float at(int64_t r, int64_t c) const { return f[size_t(r * cols + c)]; }
-    LwbCudaTensor view() const { return {bf16.data(), LWB_CUDA_BF16, rows, cols}; }
+    LwbCudaTensor view() const { return {bits.data(), dtype, rows, cols}; }
   };
+  const Tensor& lmHead() const { return s_.tied ? embed_ : lmHead_; }
   struct Layer {
     Tensor inputNorm, q, k, v, o, postNorm, gate, up, down;
   };
 
   template <typename Gen>
-  static Tensor make(int64_t rows, int64_t cols, Gen gen) {
+  Tensor make(int64_t rows, int64_t cols, Gen gen) const {
     Tensor t;
     t.rows = rows;
     t.cols = cols;
+    t.dtype = s_.dtype;
+    const bool f16 = s_.dtype == LWB_CUDA_F16;
     for (int64_t i = 0; i < rows * cols; ++i) {
-      t.bf16.push_back(floatToBf16(gen()));
-      t.f.push_back(bf16ToFloat(t.bf16.back()));
+      t.bits.push_back(f16 ? floatToF16(gen()) : floatToBf16(gen()));
+      t.f.push_back(f16 ? f16ToFloat(t.bits.back()) : bf16ToFloat(t.bits.back()));
     }
     return t;
   }
@@ -110,8 +116,8 @@ class HostLlama {
     const int d = s_.headDim, half = d / 2;
     for (int hd = 0; hd < numHeads; ++hd)
       for (int i = 0; i < half; ++i) {
-        const double angle = double(pos) * double(invFreq_[size_t(i)]);
-        const float c = float(std::cos(angle)), sn = float(std::sin(angle));
+        volatile float angle = float(pos) * invFreq_[size_t(i)];  // rounded to float, as HF does
+        const float c = float(std::cos(double(angle))), sn = float(std::sin(double(angle)));
         float& a = v[size_t(hd * d + i)];
         float& b = v[size_t(hd * d + i + half)];
         const float ra = a * c - b * sn, rb = b * c + a * sn;
@@ -178,7 +184,7 @@ class HostLlama {
     desc_.ropeInvFreq = invFreq_.data();
     desc_.embedTokens = embed_.view();
     desc_.finalNorm = finalNorm_.view();
-    desc_.lmHead = lmHead_.view();
+    desc_.lmHead = lmHead().view();  // same data pointer when tied: the plugin shares it
     desc_.layers = layerViews_.data();
   }
 
