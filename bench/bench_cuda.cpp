@@ -211,7 +211,7 @@ ParityStats parityPadded(const lwb::cudaplugin::Plugin& p, const lwb::devcheck::
   const int vocab = model.spec().vocab;
   std::vector<Seq> seqs;
   std::vector<std::vector<float>> refs;
-  std::mt19937 rng(unsigned(numSeqs));
+  std::mt19937 rng{unsigned(numSeqs)};
   for (int i = 0; i < numSeqs; ++i) {
     std::vector<int> tokens(24);
     for (int& t : tokens) t = int(rng() % unsigned(vocab));

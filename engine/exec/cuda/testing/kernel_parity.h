@@ -129,16 +129,16 @@ inline std::string ropeCache(LwbCudaTestKernelFn fn, int dtype, const std::vecto
   const int rows = dims[0], heads = dims[1], kvHeads = dims[2], d = dims[3], numSlots = dims[4], posBase = dims[5];
   const int qSize = heads * d, kvSize = kvHeads * d, width = qSize + 2 * kvSize;
   const std::vector<float> qkv = randomFloats(size_t(rows) * width, 6, -2, 2, dtype);
-  std::vector<int32_t> pos, slots;
+  std::vector<int32_t> pos, cacheSlots;
   for (int r = 0; r < rows; ++r) {
     pos.push_back(posBase + (r * 997 + 13) % 4000);
-    slots.push_back(r == 1 ? -1 : (r * 3 + 1) % numSlots);  // row 1: no cache write
+    cacheSlots.push_back(r == 1 ? -1 : (r * 3 + 1) % numSlots);  // row 1: no cache write
   }
   std::vector<float> invFreq;
   for (int i = 0; i < d / 2; ++i) invFreq.push_back(float(1 / std::pow(10000.0, 2.0 * i / d)));
   std::vector<float> q(size_t(rows) * qSize), kc(size_t(numSlots) * kvSize), vc(kc.size());
   LwbCudaKernelTest t{"rope_cache", dtype, {rows, heads, kvHeads, d, numSlots}, {},
-                      {qkv.data(), pos.data(), slots.data(), invFreq.data()}, {q.data(), kc.data(), vc.data()}};
+                      {qkv.data(), pos.data(), cacheSlots.data(), invFreq.data()}, {q.data(), kc.data(), vc.data()}};
   if (std::string e = run(fn, t); !e.empty()) return e;
   auto rotated = [&](int r, int col0, int i) {  // element i of the head starting at col0
     const int half = d / 2, j = i % half;
@@ -154,8 +154,8 @@ inline std::string ropeCache(LwbCudaTestKernelFn fn, int dtype, const std::vecto
   if (std::string e = compare(q, refQ, 1e-5, 1e-5, "q"); !e.empty()) return e;
   std::vector<bool> written(size_t(numSlots), false);
   for (int r = 0; r < rows; ++r) {
-    if (slots[size_t(r)] < 0) continue;
-    const size_t s = size_t(slots[size_t(r)]);
+    if (cacheSlots[size_t(r)] < 0) continue;
+    const size_t s = size_t(cacheSlots[size_t(r)]);
     written[s] = true;
     std::vector<float> gotK, gotV;
     std::vector<double> refK, refV;
