@@ -297,6 +297,37 @@ class TestCudaExecutor : public QObject {
     }
   }
 
+  // What the README promises about batch invariance on CUDA: the same batches give the
+  // same bits run to run (cuBLAS is deterministic for a fixed problem), and a row's
+  // logits do not depend on the other rows when the GEMM row count is the same (here:
+  // a neighbour with other tokens, same shapes). Across row counts they may differ.
+  void sameShapesGiveSameBits() {
+    RandomModelSpec spec;
+    spec.hiddenSize = 128;
+    spec.headDim = 32;
+    spec.intermediateSize = 256;
+    spec.attentionDType = spec.mlpDType = spec.embeddingDType = spec.lmHeadDType = DType::BF16;
+    QTemporaryDir tmp;
+    const auto model = randomModel(tmp, spec);
+    REQUIRE_CUDA(first, model);
+    auto second = cudaFor(model, &skipReason);
+    QVERIFY(second);
+    std::vector<Seq> a(2), b(2);
+    for (int i = 0; i < 2; ++i) {
+      a[size_t(i)] = Seq{i, randomTokens(40, spec.vocabSize, 50 + unsigned(i)), {2 * i, 2 * i + 1, 4 + i}, 0};
+      b[size_t(i)] = a[size_t(i)];
+    }
+    b[1].tokens = randomTokens(40, spec.vocabSize, 99);  // another neighbour, same lengths
+    Schedule schedule = {{20, 20}, {10, 10}};
+    for (int i = 0; i < 6; ++i) schedule.push_back({1, 1});
+    for (auto* ex : {first.get(), second.get()}) ex->allocateKvCache(8, 16);
+    const auto runA = runSchedule(*first, a, schedule, {20, 20});
+    const auto runA2 = runSchedule(*second, a, schedule, {20, 20});
+    const auto runB = runSchedule(*second, b, schedule, {20, 20});
+    QVERIFY(runA[0] == runA2[0] && runA[1] == runA2[1]);  // run to run
+    QVERIFY(runA[0] == runB[0]);                          // the neighbour's tokens do not matter
+  }
+
   // A head_dim the kernels do not take is "unsupported", not a failure: auto falls back
   // to the CPU and says why (when a device and the plugin exist; else it falls back for
   // the lack of those, which the notice also says).

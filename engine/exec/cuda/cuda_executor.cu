@@ -41,7 +41,10 @@ class CudaExecutor final : public Executor {
     LWB_CUDA_CHECK(cudaSetDevice(device_));
     cudaDeviceProp props{};
     LWB_CUDA_CHECK(cudaGetDeviceProperties(&props, device_));
-    name_ = props.name;
+    // Shown in the window's status bar: the one place a user sees which backend runs,
+    // so it says what differs from the CPU (see the README's CUDA section).
+    name_ = std::string(props.name) + (std::is_same_v<T, __half> ? " (f16" : " (bf16") +
+            ", logits vary with batch size)";
     LWB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     LWB_CUDA_CHECK(cudaEventCreateWithFlags(&metaCopied_, cudaEventDisableTiming));
     LWB_CUBLAS_CHECK(cublasCreate(&cublas_));
@@ -259,9 +262,14 @@ class CudaExecutor final : public Executor {
     LaunchSizes sizes;
     int partials = 0;
   };
+  // Split rows are bounded twice: max_num_seqs rows of max_model_len each, and the
+  // contexts the KV pool can hold at all (one partial per 512 cached tokens, plus one
+  // per row), whichever is smaller.
   Capacity capacityFor(const BatchLimits& b) const {
     const int rows = b.maxNumBatchedTokens, seqs = std::max(1, std::min(b.maxNumSeqs, rows));
-    const int parts = (std::min(b.maxModelLen, shape_.maxPositions) + kPartitionSize - 1) / kPartitionSize;
+    const int64_t parts = (std::min(b.maxModelLen, shape_.maxPositions) + kPartitionSize - 1) / kPartitionSize;
+    const int64_t poolTokens = int64_t(deviceInfo().totalMemory / std::max<size_t>(kvBytesPerBlock(1), 1));
+    const int64_t splitItems = std::min(int64_t(seqs) * std::max<int64_t>(parts, 1), poolTokens / kPartitionSize + seqs);
     int bucket = 0;
     if (graphs_)
       for (int g : kGraphBuckets)
@@ -269,7 +277,7 @@ class CudaExecutor final : public Executor {
     Capacity c;
     c.sizes.rows = std::max(rows, bucket);
     c.sizes.logits = std::max(seqs, bucket);
-    c.sizes.single = std::max(seqs * std::max(parts, 1), bucket * graphParts_);
+    c.sizes.single = int(std::max<int64_t>(splitItems, int64_t(bucket) * graphParts_));
     c.sizes.tiles = (rows + rowsPerTile_ - 1) / rowsPerTile_ + seqs;
     c.sizes.combine = std::max(seqs, bucket);
     c.partials = c.sizes.single;
