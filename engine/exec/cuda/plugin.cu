@@ -119,10 +119,5 @@ LWB_EXPORT lwb::Executor* lwb_cuda_create_executor(const LwbCudaModelDesc* model
   return nullptr;
 }
 
-LWB_EXPORT void lwb_cuda_destroy_executor(lwb::Executor* executor) {
-  try {
-    delete executor;
-  } catch (...) {
-    // A destructor that throws is a bug; never let it cross into the caller.
-  }
-}
+// Destructors are noexcept (~CudaExecutor checks no CUDA status): nothing can escape.
+LWB_EXPORT void lwb_cuda_destroy_executor(lwb::Executor* executor) { delete executor; }
