@@ -10,6 +10,7 @@
 #include <QtTest>
 #undef slots  // Qt's keyword; BatchPlan and MetaLayout have a field of that name (Q_SLOTS below)
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
