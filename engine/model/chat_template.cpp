@@ -1,6 +1,7 @@
 #include "engine/model/chat_template.h"
 
 #include "engine/common/error.h"
+#include "engine/model/jinja/template.h"
 
 namespace lwb {
 
@@ -8,68 +9,32 @@ namespace {
 
 bool contains(const std::string& text, const char* marker) { return text.find(marker) != std::string::npos; }
 
-// Jinja's str.strip(): leading and trailing whitespace.
-std::string strip(const std::string& s) {
-  const char* ws = " \t\n\r\f\v";
-  const size_t b = s.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
-
 std::string capitalized(std::string role) {
   if (!role.empty() && role[0] >= 'a' && role[0] <= 'z') role[0] = char(role[0] - 'a' + 'A');
   return role;
 }
 
-// The default model's template:
-//   {{ bos_token }}{% for message in messages %}{{ '<|' + message['role'] + '|>\n' +
-//   message['content'] + eos_token + '\n' }}{% endfor %}{% if add_generation_prompt %}
-//   {{ '<|assistant|>\n' }}{% endif %}
-std::string renderZephyr(const std::vector<ChatMessage>& messages, bool addGenerationPrompt, const std::string& bos,
-                         const std::string& eos) {
-  std::string out = bos;
-  for (const ChatMessage& m : messages) out += "<|" + m.role + "|>\n" + m.content + eos + "\n";
-  if (addGenerationPrompt) out += "<|assistant|>\n";
-  return out;
-}
-
-// Hugging Face's Llama-2 chat template: an optional system message folded into the first
-// user turn inside <<SYS>>, user/assistant strictly alternating, contents stripped.
-std::string renderLlama2(const std::vector<ChatMessage>& messages, const std::string& bos, const std::string& eos) {
-  size_t first = 0;
-  std::string system;
-  bool hasSystem = !messages.empty() && messages[0].role == "system";
-  if (hasSystem) {
-    system = messages[0].content;
-    first = 1;
-  }
-  std::string out;
-  for (size_t i = first; i < messages.size(); ++i) {
-    const ChatMessage& m = messages[i];
-    const bool expectUser = (i - first) % 2 == 0;
-    check((m.role == "user") == expectUser && (m.role == "user" || m.role == "assistant"),
-          "chat template (llama-2): conversation roles must alternate user/assistant/user/...; message " +
-              std::to_string(i) + " has role '" + m.role + "'");
-    std::string content = m.content;
-    if (i == first && hasSystem) content = "<<SYS>>\n" + system + "\n<</SYS>>\n\n" + m.content;
-    // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on "lit" + std::string&&.
-    if (m.role == "user") out.append(bos).append("[INST] ").append(strip(content)).append(" [/INST]");
-    else out.append(" ").append(strip(content)).append(" ").append(eos);
-  }
-  return out;
-}
-
-std::string renderChatML(const std::vector<ChatMessage>& messages, bool addGenerationPrompt) {
-  std::string out;
-  for (const ChatMessage& m : messages) out += "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n";
-  if (addGenerationPrompt) out += "<|im_start|>assistant\n";
-  return out;
-}
-
+// The fallback when there is no usable template.
 std::string renderPlain(const std::vector<ChatMessage>& messages, bool addGenerationPrompt) {
   std::string out;
   for (const ChatMessage& m : messages) out += capitalized(m.role) + ": " + m.content + "\n";
   if (addGenerationPrompt) out += "Assistant:";
+  return out;
+}
+
+const char* const kPlainNotice = "using plain 'User:/Assistant:' text";
+
+nlohmann::ordered_json messagesJson(const std::vector<ChatMessage>& messages) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const ChatMessage& m : messages) out.push_back({{"role", m.role}, {"content", m.content}});
+  return out;
+}
+
+// Markers that end a turn in the common families; EOS itself always stops generation.
+std::vector<std::string> endOfTurnMarkers(const std::string& text, const std::string& eos) {
+  std::vector<std::string> out;
+  for (const char* m : {"<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|eom_id|>"})
+    if (contains(text, m) && eos != m) out.push_back(m);
   return out;
 }
 
@@ -83,7 +48,23 @@ ChatTemplate ChatTemplate::detect(const std::string& chatTemplate, const std::st
   if (contains(chatTemplate, "<|im_start|>")) t.family_ = Family::ChatML;
   else if (contains(chatTemplate, "<|user|>") || contains(chatTemplate, "<|assistant|>")) t.family_ = Family::Zephyr;
   else if (contains(chatTemplate, "[INST]")) t.family_ = Family::Llama2;
-  else t.notice_ = "chat template not recognised; using plain 'User:/Assistant:' text";
+  t.endOfTurn_ = endOfTurnMarkers(chatTemplate, eosToken);
+  if (chatTemplate.empty()) {
+    t.parseNotice_ = std::string("model has no chat template; ") + kPlainNotice;
+    return t;
+  }
+  try {
+    t.jinja_ = std::make_shared<const jinja::Template>(chatTemplate);
+  } catch (const Error& e) {
+    t.parseNotice_ = std::string("chat template not usable (") + e.what() + "); " + kPlainNotice;
+    return t;
+  }
+  try {
+    const std::string probe = t.renderStrict(messagesJson({{"user", "x"}}), true);
+    t.writesBos_ = !bosToken.empty() && probe.rfind(bosToken, 0) == 0;
+  } catch (const Error&) {
+    t.writesBos_ = false;  // a template that rejects a lone user turn; render() will say so
+  }
   return t;
 }
 
@@ -92,26 +73,55 @@ std::string ChatTemplate::familyName() const {
     case Family::Zephyr: return "zephyr";
     case Family::Llama2: return "llama-2";
     case Family::ChatML: return "chatml";
-    case Family::PlainText: return "plain";
+    case Family::PlainText: return jinja_ ? "jinja" : "plain";
   }
   return "plain";
 }
 
+std::string ChatTemplate::notice() const {
+  if (!parseNotice_.empty()) return parseNotice_;
+  std::lock_guard<std::mutex> lock(renderNotice_->mutex);
+  return renderNotice_->text;
+}
+
 std::string ChatTemplate::render(const std::vector<ChatMessage>& messages, bool addGenerationPrompt) const {
-  switch (family_) {
-    case Family::Zephyr: return renderZephyr(messages, addGenerationPrompt, bos_, eos_);
-    case Family::Llama2: return renderLlama2(messages, bos_, eos_);
-    case Family::ChatML: return renderChatML(messages, addGenerationPrompt);
-    case Family::PlainText: return renderPlain(messages, addGenerationPrompt);
+  return render(messages, addGenerationPrompt, nlohmann::json::object());
+}
+
+std::string ChatTemplate::render(const std::vector<ChatMessage>& messages, bool addGenerationPrompt,
+                                 const nlohmann::json& extraVariables) const {
+  if (!jinja_) return renderPlain(messages, addGenerationPrompt);
+  std::string text, failure;
+  try {
+    // Round-trip through text: the interpreter takes insertion-ordered JSON.
+    text = renderStrict(messagesJson(messages), addGenerationPrompt,
+                        nlohmann::ordered_json::parse(extraVariables.is_null() ? "{}" : extraVariables.dump()));
+  } catch (const Error& e) {
+    failure = std::string("chat template failed (") + e.what() + "); " + kPlainNotice;
+    text = renderPlain(messages, addGenerationPrompt);
   }
-  return renderPlain(messages, addGenerationPrompt);
+  std::lock_guard<std::mutex> lock(renderNotice_->mutex);
+  renderNotice_->text = failure;
+  return text;
 }
 
-bool ChatTemplate::writesBos() const { return family_ == Family::Zephyr || family_ == Family::Llama2; }
-
-std::vector<std::string> ChatTemplate::endOfTurnStrings() const {
-  if (family_ == Family::ChatML) return {"<|im_end|>"};
-  return {};
+std::string ChatTemplate::renderStrict(const nlohmann::ordered_json& messages, bool addGenerationPrompt,
+                                       const nlohmann::ordered_json& extraVariables,
+                                       const nlohmann::ordered_json& tools) const {
+  if (!jinja_) throw Error(parseNotice_);
+  check(extraVariables.is_object(), "chat template kwargs must be a JSON object, got " + extraVariables.dump());
+  // The variables Hugging Face's apply_chat_template passes; kwargs may override them.
+  nlohmann::ordered_json vars = {{"messages", messages}, {"tools", tools}, {"documents", nullptr},
+                                 {"add_generation_prompt", addGenerationPrompt}, {"bos_token", bos_},
+                                 {"eos_token", eos_}};
+  for (auto it = extraVariables.begin(); it != extraVariables.end(); ++it) vars[it.key()] = it.value();
+  return jinja_->render(vars);
 }
+
+bool ChatTemplate::readsVariable(const std::string& name) const { return jinja_ && jinja_->readsVariable(name); }
+
+bool ChatTemplate::writesBos() const { return writesBos_; }
+
+std::vector<std::string> ChatTemplate::endOfTurnStrings() const { return endOfTurn_; }
 
 }  // namespace lwb
