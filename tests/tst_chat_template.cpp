@@ -1,5 +1,8 @@
-// Chat templates: family detection from the Jinja text and exact rendering per family.
+// Chat templates: rendering through the Jinja interpreter, family detection, the
+// plain-text fallback (with a notice) when a template does not parse or fails.
 #include <QtTest>
+
+#include <fstream>
 
 #include "common/random_model.h"
 #include "engine/common/error.h"
@@ -9,19 +12,31 @@ using namespace lwb;
 
 namespace {
 
-// Abridged from the public tokenizer_config.json files of each family.
+// Hugging Face's Llama-2 chat template (meta-llama/Llama-2-7b-chat-hf).
 const char* kLlama2Template =
     "{% if messages[0]['role'] == 'system' %}{% set loop_messages = messages[1:] %}{% set system_message = "
     "messages[0]['content'] %}{% else %}{% set loop_messages = messages %}{% set system_message = false %}{% endif %}"
-    "{% for message in loop_messages %}{% if message['role'] == 'user' %}{{ bos_token + '[INST] ' + "
-    "content.strip() + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ ' '  + content.strip() + ' ' + "
-    "eos_token }}{% endif %}{% endfor %}";
+    "{% for message in loop_messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+    "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}"
+    "{% if loop.index0 == 0 and system_message != false %}{% set content = '<<SYS>>\\n' + system_message + "
+    "'\\n<</SYS>>\\n\\n' + message['content'] %}{% else %}{% set content = message['content'] %}{% endif %}"
+    "{% if message['role'] == 'user' %}{{ bos_token + '[INST] ' + content.strip() + ' [/INST]' }}"
+    "{% elif message['role'] == 'assistant' %}{{ ' '  + content.strip() + ' ' + eos_token }}{% endif %}{% endfor %}";
 const char* kChatMLTemplate =
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + "
     "'\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+const char* kThinkingTemplate =
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n"
+    "{% if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}{% endif %}";
 
 const std::vector<ChatMessage> kConversation = {
     {"system", "SYS"}, {"user", "HI"}, {"assistant", "Hello."}, {"user", "How are you?"}};
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 }  // namespace
 
@@ -34,16 +49,37 @@ class TestChatTemplate : public QObject {
             ChatTemplate::Family::Zephyr);
     QVERIFY(ChatTemplate::detect(kLlama2Template, "<s>", "</s>").family() == ChatTemplate::Family::Llama2);
     QVERIFY(ChatTemplate::detect(kChatMLTemplate, "<s>", "</s>").family() == ChatTemplate::Family::ChatML);
-    for (const char* t : {"", "{{ messages }}"}) {
-      const ChatTemplate plain = ChatTemplate::detect(t, "<s>", "</s>");
-      QVERIFY(plain.family() == ChatTemplate::Family::PlainText);
-      QCOMPARE(plain.notice(), std::string("chat template not recognised; using plain 'User:/Assistant:' text"));
-    }
     QVERIFY(ChatTemplate::detect(kChatMLTemplate, "<s>", "</s>").notice().empty());
     QCOMPARE(ChatTemplate::detect(kChatMLTemplate, "<s>", "</s>").familyName(), std::string("chatml"));
+    // Any template the interpreter parses renders through it, recognised family or not.
+    const ChatTemplate other = ChatTemplate::detect("{{ messages | map(attribute='content') | join('/') }}", "<s>", "</s>");
+    QVERIFY(other.usesJinja());
+    QCOMPARE(other.familyName(), std::string("jinja"));
+    QCOMPARE(other.render({{"user", "a"}, {"assistant", "b"}}, true), std::string("a/b"));
   }
 
-  // The default model's template, rendered as its Jinja would.
+  void noTemplateMeansPlainTextWithNotice() {
+    const ChatTemplate t = ChatTemplate::detect("", "<s>", "</s>");
+    QVERIFY(!t.usesJinja());
+    QVERIFY(t.family() == ChatTemplate::Family::PlainText);
+    QCOMPARE(t.notice(), std::string("model has no chat template; using plain 'User:/Assistant:' text"));
+    QCOMPARE(t.render({{"system", "SYS"}, {"user", "HI"}}, true), std::string("System: SYS\nUser: HI\nAssistant:"));
+    QCOMPARE(t.render({{"user", "HI"}, {"assistant", "Hello."}}, false), std::string("User: HI\nAssistant: Hello.\n"));
+    QVERIFY(!t.writesBos());
+  }
+
+  // A construct the interpreter does not support: plain text, and the notice names the
+  // line and the construct.
+  void unsupportedTemplateFallsBackAndSaysWhy() {
+    const ChatTemplate t = ChatTemplate::detect("{{ bos_token }}\n{% include 'other.jinja' %}", "<s>", "</s>");
+    QVERIFY(!t.usesJinja());
+    QVERIFY2(t.notice().find("template line 2") != std::string::npos, t.notice().c_str());
+    QVERIFY2(t.notice().find("include") != std::string::npos, t.notice().c_str());
+    QCOMPARE(t.render({{"user", "HI"}}, true), std::string("User: HI\nAssistant:"));
+    QVERIFY_THROWS_EXCEPTION(Error, t.renderStrict(nlohmann::ordered_json::array(), true));
+  }
+
+  // The default model's template renders exactly as it always has.
   void rendersZephyr() {
     const ChatTemplate t = ChatTemplate::detect(RandomModelSpec::zephyrChatTemplate(), "<s>", "</s>");
     QCOMPARE(t.render({{"system", "SYS"}, {"user", "HI"}}, true),
@@ -54,14 +90,35 @@ class TestChatTemplate : public QObject {
     QVERIFY(t.endOfTurnStrings().empty());
   }
 
+  void bundledModelTemplateIsTheZephyrOne() {
+    const auto config = nlohmann::json::parse(
+        readFile(LWB_SOURCE_DIR "/resources/models/austen-chat-11m/tokenizer_config.json"));
+    const ChatTemplate t = ChatTemplate::detect(config["chat_template"], config["bos_token"], config["eos_token"]);
+    QVERIFY(t.usesJinja());
+    QCOMPARE(t.render(kConversation, true),
+             std::string("<s><|system|>\nSYS</s>\n<|user|>\nHI</s>\n<|assistant|>\nHello.</s>\n"
+                         "<|user|>\nHow are you?</s>\n<|assistant|>\n"));
+  }
+
   void rendersLlama2() {
     const ChatTemplate t = ChatTemplate::detect(kLlama2Template, "<s>", "</s>");
     QCOMPARE(t.render(kConversation, true),
              std::string("<s>[INST] <<SYS>>\nSYS\n<</SYS>>\n\nHI [/INST] Hello. </s><s>[INST] How are you? [/INST]"));
     QCOMPARE(t.render({{"user", "  padded  "}}, true), std::string("<s>[INST] padded [/INST]"));
     QVERIFY(t.writesBos());
-    QVERIFY_THROWS_EXCEPTION(Error, t.render({{"user", "a"}, {"user", "b"}}, true));
-    QVERIFY_THROWS_EXCEPTION(Error, t.render({{"assistant", "a"}}, true));
+    QVERIFY(t.notice().empty());
+  }
+
+  // raise_exception in the template: the chat gets plain text and a notice, never a
+  // silently wrong prompt; the notice clears on the next good render.
+  void failingRenderFallsBackWithNotice() {
+    const ChatTemplate t = ChatTemplate::detect(kLlama2Template, "<s>", "</s>");
+    QCOMPARE(t.render({{"user", "a"}, {"user", "b"}}, true), std::string("User: a\nUser: b\nAssistant:"));
+    QVERIFY2(t.notice().find("Conversation roles must alternate") != std::string::npos, t.notice().c_str());
+    QVERIFY2(t.notice().find("template line 1") != std::string::npos, t.notice().c_str());
+    QVERIFY_THROWS_EXCEPTION(Error, t.renderStrict({{{"role", "assistant"}, {"content", "a"}}}, true));
+    t.render({{"user", "a"}}, true);
+    QVERIFY(t.notice().empty());
   }
 
   void rendersChatML() {
@@ -73,10 +130,25 @@ class TestChatTemplate : public QObject {
     QCOMPARE(t.endOfTurnStrings(), std::vector<std::string>{"<|im_end|>"});
   }
 
-  void rendersPlainText() {
-    const ChatTemplate t = ChatTemplate::detect("", "<s>", "</s>");
-    QCOMPARE(t.render({{"system", "SYS"}, {"user", "HI"}}, true), std::string("System: SYS\nUser: HI\nAssistant:"));
-    QCOMPARE(t.render({{"user", "HI"}, {"assistant", "Hello."}}, false), std::string("User: HI\nAssistant: Hello.\n"));
+  void extraVariablesReachTheTemplate() {
+    const ChatTemplate t = ChatTemplate::detect(kThinkingTemplate, "", "<|im_end|>");
+    QVERIFY(t.readsVariable("enable_thinking"));
+    QVERIFY(!t.readsVariable("tools"));
+    QVERIFY(!ChatTemplate::detect(kChatMLTemplate, "<s>", "</s>").readsVariable("enable_thinking"));
+    const std::string on = t.render({{"user", "q"}}, true);
+    const std::string off = t.render({{"user", "q"}}, true, {{"enable_thinking", false}});
+    QCOMPARE(on, std::string("<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\n"));
+    QCOMPARE(off, on + "<think>\n\n</think>\n\n");
+    QCOMPARE(t.render({{"user", "q"}}, true, {{"enable_thinking", true}}), on);
+    // EOS is not an extra end-of-turn string.
+    QVERIFY(t.endOfTurnStrings().empty());
+  }
+
+  void llama3EndsTurnsWithEotId() {
+    const ChatTemplate t = ChatTemplate::detect(
+        "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content | trim }}<|eot_id|>{% endfor %}",
+        "<|begin_of_text|>", "<|end_of_text|>");
+    QCOMPARE(t.endOfTurnStrings(), std::vector<std::string>{"<|eot_id|>"});
     QVERIFY(!t.writesBos());
   }
 
