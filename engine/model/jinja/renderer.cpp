@@ -49,7 +49,7 @@ std::string Renderer::run(const Body& body) {
 
 void Renderer::spend(int64_t steps) {
   budget_ -= steps;
-  if (budget_ < 0) throw Error("template does too much work (more than 20 million steps)");
+  if (budget_ < 0) throw Error("template does too much work (more than 2 million steps)");
 }
 
 Renderer::Flow Renderer::renderBody(const Body& body, std::string& out) {

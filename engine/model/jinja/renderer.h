@@ -22,7 +22,7 @@ class Renderer {
 
   std::vector<Scope> scopes_;
   Value blockSubject_;        // the text a {% filter %} block feeds its filter chain
-  int64_t budget_ = 20'000'000;  // statements and loop iterations left; bounds hostile templates
+  int64_t budget_ = 2'000'000;  // statements and loop iterations left; bounds hostile templates
   int callDepth_ = 0;
 
   Flow renderBody(const Body& body, std::string& out);
