@@ -2,11 +2,13 @@
 // plain-text fallback (with a notice) when a template does not parse or fails.
 #include <QtTest>
 
+#include <QTemporaryDir>
 #include <fstream>
 
 #include "common/random_model.h"
 #include "engine/common/error.h"
 #include "engine/model/chat_template.h"
+#include "engine/model/model.h"
 
 using namespace lwb;
 
@@ -150,6 +152,16 @@ class TestChatTemplate : public QObject {
         "<|begin_of_text|>", "<|end_of_text|>");
     QCOMPARE(t.endOfTurnStrings(), std::vector<std::string>{"<|eot_id|>"});
     QVERIFY(!t.writesBos());
+  }
+
+  // Newer Hugging Face folders: chat_template.jinja next to tokenizer_config.json wins.
+  void loadsChatTemplateJinjaFile() {
+    QTemporaryDir tmp;
+    const std::string dir = writeRandomLlamaModel(tmp.path().toStdString(), RandomModelSpec{});
+    std::ofstream(dir + "/chat_template.jinja") << "{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}\n";
+    const auto model = loadModel(dir);
+    QVERIFY(model->chatTemplate.usesJinja());
+    QCOMPARE(model->chatTemplate.render({{"user", "HI"}}, true), std::string("[user] HI\n"));
   }
 
   void usesTheGivenSpecialSpellings() {

