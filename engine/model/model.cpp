@@ -156,8 +156,10 @@ std::vector<int> Model::encodePrompt(const std::string& text) const {
   return ids;
 }
 
-std::vector<int> Model::encodeChat(const std::vector<ChatMessage>& messages, bool addGenerationPrompt) const {
-  std::vector<int> ids = tokenizer->encodeWithSpecials(chatTemplate.render(messages, addGenerationPrompt));
+std::vector<int> Model::encodeChat(const std::vector<ChatMessage>& messages, bool addGenerationPrompt,
+                                   const nlohmann::json& chatTemplateKwargs) const {
+  std::vector<int> ids =
+      tokenizer->encodeWithSpecials(chatTemplate.render(messages, addGenerationPrompt, chatTemplateKwargs));
   // The template may already write BOS; never add a second one.
   if (tokenizerSettings.addBosToken && (ids.empty() || ids.front() != config.bosTokenId))
     ids.insert(ids.begin(), config.bosTokenId);

@@ -43,8 +43,10 @@ struct Model {
   std::vector<int> stopTokenIds() const;
   // Prompt text → ids, with BOS when add_bos_token says so.
   std::vector<int> encodePrompt(const std::string& text) const;
-  // Messages → ids through the chat template (BOS written once).
-  std::vector<int> encodeChat(const std::vector<ChatMessage>& messages, bool addGenerationPrompt) const;
+  // Messages → ids through the chat template (BOS written once); extra template
+  // variables as vLLM's chat_template_kwargs (e.g. {"enable_thinking": false}).
+  std::vector<int> encodeChat(const std::vector<ChatMessage>& messages, bool addGenerationPrompt,
+                              const nlohmann::json& chatTemplateKwargs = nlohmann::json::object()) const;
 };
 
 // stage in [0,1] and a short description; called from the loading thread.

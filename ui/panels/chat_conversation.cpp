@@ -1,5 +1,6 @@
 #include "ui/panels/chat_conversation.h"
 
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -78,6 +79,12 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
   seed_->setSpecialValueText(tr("random"));
   seed_->setToolTip(tr("seed: the same seed and prompt give the same answer"));
 
+  thinking_ = new QCheckBox(tr("enable thinking"), this);
+  thinking_->setChecked(true);
+  thinking_->setToolTip(tr("enable_thinking, passed to the chat template (vLLM's chat_template_kwargs): off, the "
+                           "model answers without writing its reasoning first (Qwen 3 style templates)"));
+  thinking_->setVisible(false);
+
   // Two rows so the chat column stays narrow.
   auto* sampling = new QGridLayout;
   int cell = 0;
@@ -94,6 +101,7 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
   addField(QStringLiteral("max_tokens"), maxTokens_);
   addField(QStringLiteral("seed"), seed_);
   sampling->addWidget(tokensButton_, 0, 4, 2, 1);
+  sampling->addWidget(thinking_, 2, 0, 1, 4);
   sampling->setColumnStretch(1, 1);
   sampling->setColumnStretch(3, 1);
 
@@ -127,7 +135,20 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
   }
   auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), this, this, &ChatConversation::stop);
   esc->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(bridge_, &EngineBridge::engineAttached, this, &ChatConversation::updateTemplateOptions);
+  connect(thinking_, &QCheckBox::toggled, this, &ChatConversation::changed);
+  updateTemplateOptions();
   render();
+}
+
+void ChatConversation::updateTemplateOptions() {
+  const Model* model = bridge_->model();
+  thinking_->setVisible(model && model->chatTemplate.readsVariable("enable_thinking"));
+}
+
+nlohmann::json ChatConversation::templateKwargs() const {
+  if (thinking_->isHidden()) return nlohmann::json::object();
+  return {{"enable_thinking", thinking_->isChecked()}};
 }
 
 QString ChatConversation::systemPrompt() const { return system_->toPlainText(); }
@@ -153,7 +174,7 @@ std::optional<std::vector<int>> ChatConversation::fitPrompt(int maxTokens, int* 
   const size_t numTurns = size_t(std::count_if(messages_.begin(), messages_.end(),
                                                [](const Message& m) { return m.role == QLatin1String("user"); }));
   for (size_t first = firstTurn_; first < numTurns; ++first) {
-    auto ids = model->encodeChat(history(first), true);
+    auto ids = model->encodeChat(history(first), true, templateKwargs());
     if (int(ids.size()) + std::min(maxTokens, 16) <= maxLen) {
       *droppedTurns = int(first - firstTurn_);
       return ids;
@@ -199,6 +220,10 @@ bool ChatConversation::send() {
     notice(tr("The engine refused the request: %1").arg(QString::fromUtf8(e.what())));
     return false;
   }
+  // A template that failed (or did not parse) gives plain text: the chat says so once.
+  const QString templateNotice = QString::fromStdString(bridge_->model()->chatTemplate.notice());
+  if (templateNotice != lastTemplateNotice_ && !templateNotice.isEmpty()) notice(templateNotice);
+  lastTemplateNotice_ = templateNotice;
   lastPrompt_ = *ids;
   messages_.push_back({QStringLiteral("assistant"), {}, {}});
   input_->clear();
@@ -328,7 +353,8 @@ QJsonObject ChatConversation::toJson() const {
   return QJsonObject{{"title", windowTitle()},     {"system", systemPrompt()},
                      {"messages", msgs},           {"first_turn", qint64(firstTurn_)},
                      {"temperature", temperature_->value()}, {"top_p", topP_->value()},
-                     {"max_tokens", maxTokens_->value()},    {"seed", seed_->value()}};
+                     {"max_tokens", maxTokens_->value()},    {"seed", seed_->value()},
+                     {"enable_thinking", thinking_->isChecked()}};
 }
 
 void ChatConversation::fromJson(const QJsonObject& o) {
@@ -348,6 +374,7 @@ void ChatConversation::fromJson(const QJsonObject& o) {
   topP_->setValue(o.value("top_p").toDouble(topP_->value()));
   maxTokens_->setValue(o.value("max_tokens").toInt(maxTokens_->value()));
   seed_->setValue(o.value("seed").toInt(seed_->value()));
+  thinking_->setChecked(o.value("enable_thinking").toBool(thinking_->isChecked()));
   render();
 }
 

@@ -17,6 +17,7 @@ class QDoubleSpinBox;
 class QSpinBox;
 class QToolButton;
 class QLabel;
+class QCheckBox;
 
 namespace lwb::ui {
 
@@ -62,12 +63,16 @@ class ChatConversation : public QWidget {
   void renderTokens();
   void setBusy(bool busy);
   void notice(const QString& text);
+  void updateTemplateOptions();  // the thinking toggle shows when the template reads enable_thinking
+  nlohmann::json templateKwargs() const;
 
   EngineBridge* bridge_;
   QPlainTextEdit *system_, *input_;
   QTextBrowser *transcript_, *tokens_;
   QPushButton *send_, *stop_;
   QToolButton* tokensButton_;
+  QCheckBox* thinking_;
+  QString lastTemplateNotice_;
   QDoubleSpinBox *temperature_, *topP_;
   QSpinBox *maxTokens_, *seed_;
   std::vector<Message> messages_;
