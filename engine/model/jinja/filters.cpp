@@ -1,5 +1,6 @@
 // jinja2's built-in filters that chat templates use, plus Hugging Face's tojson.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -62,14 +63,12 @@ Value toInt(const Value& v, const CallArgs& a) {
   if (v.isNumber()) return Value::integer(v.asInt());
   if (!v.isString()) return fallback;
   const std::string s = pyStrip(v.asString(), std::nullopt, true, true);
-  try {
-    size_t used = 0;
-    const long long i = std::stoll(s, &used, 10);
-    if (used == s.size()) return Value::integer(i);
-    const double d = std::stod(s, &used);
-    if (used == s.size() && std::isfinite(d) && std::fabs(d) < 9.2e18) return Value::integer(int64_t(d));
-  } catch (const std::exception&) {
-  }
+  int64_t i = 0;
+  const char* first = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+  if (const auto [end, ec] = std::from_chars(first, s.data() + s.size(), i); ec == std::errc() && end == s.data() + s.size())
+    return Value::integer(i);
+  double d = 0;  // jinja2 falls back to int(float(value))
+  if (parseDouble(s, &d) && std::isfinite(d) && std::fabs(d) < 9.2e18) return Value::integer(int64_t(d));
   return fallback;
 }
 
@@ -77,13 +76,8 @@ Value toFloat(const Value& v, const CallArgs& a) {
   const Value fallback = argument(a, 0, "default", Value::number(0));
   if (v.isNumber()) return Value::number(v.asDouble());
   if (!v.isString()) return fallback;
-  const std::string s = pyStrip(v.asString(), std::nullopt, true, true);
-  try {
-    size_t used = 0;
-    const double d = std::stod(s, &used);
-    if (used == s.size()) return Value::number(d);
-  } catch (const std::exception&) {
-  }
+  double d = 0;
+  if (parseDouble(pyStrip(v.asString(), std::nullopt, true, true), &d)) return Value::number(d);
   return fallback;
 }
 

@@ -1,6 +1,7 @@
 #include "engine/model/jinja/lexer.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #include "engine/common/error.h"
@@ -227,11 +228,10 @@ Token Lexer::lexNumber() {
   for (size_t i = b; i < pos_; ++i)
     if (src_[i] != '_') text.push_back(src_[i]);
   Token t{isFloat ? Token::Kind::Float : Token::Kind::Int, text};
-  try {
-    if (isFloat) t.number = std::stod(text);
-    else t.integer = std::stoll(text);
-  } catch (const std::exception&) {
-    fail("number '" + text + "' out of range");
+  if (isFloat) {
+    if (!parseDouble(text, &t.number)) fail("bad number '" + text + "'");
+  } else if (std::from_chars(text.data(), text.data() + text.size(), t.integer).ec != std::errc()) {
+    fail("integer '" + text + "' out of range (the interpreter's integers are 64-bit)");
   }
   return t;
 }

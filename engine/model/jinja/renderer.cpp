@@ -1,5 +1,7 @@
 #include "engine/model/jinja/renderer.h"
 
+#include <algorithm>
+
 #include "engine/common/error.h"
 #include "engine/model/jinja/builtins.h"
 
@@ -182,10 +184,13 @@ Value Renderer::makeMacro(const Node& n, const KeywordExprs& params, const Body&
                                                  [&](const auto& e) { return e.first == pname; }),
                                   extraKeywords.entries.end());
     }
-    if (const Value* c = extraKeywords.find("caller")) scopes_.back()->set("caller", *c);
+    if (const Value* c = args.keywordArg("caller")) scopes_.back()->set("caller", *c);
+    extraKeywords.entries.erase(std::remove_if(extraKeywords.entries.begin(), extraKeywords.entries.end(),
+                                               [](const auto& e) { return e.first == "caller"; }),
+                                extraKeywords.entries.end());
     List varargs;
     for (size_t i = params.size(); i < args.positional.size(); ++i) varargs.push_back(args.positional[i]);
-    scopes_.back()->set("varargs", Value::list(varargs));
+    scopes_.back()->set("varargs", Value::tuple(varargs));
     scopes_.back()->set("kwargs", Value::dict(extraKeywords));
     std::string out;
     try {

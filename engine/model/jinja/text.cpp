@@ -1,5 +1,8 @@
 #include "engine/model/jinja/text.h"
 
+#include <charconv>
+#include <cmath>
+
 namespace lwb::jinja {
 
 std::u32string decodeUtf8(const std::string& s) {
@@ -172,6 +175,26 @@ std::string pyCapitalize(const std::string& s) {
   std::string out = pyLower(s);
   if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = char(out[0] - 32);
   return out;
+}
+
+bool parseDouble(const std::string& s, double* out) {
+  size_t b = !s.empty() && s[0] == '+' ? 1 : 0;
+  if (b == 1 && s.size() > 1 && s[1] == '-') return false;
+  const char* first = s.data() + b;
+  const char* last = s.data() + s.size();
+  double v = 0;
+  const auto [end, ec] = std::from_chars(first, last, v);
+  if (end != last || first == last) return false;
+  if (ec == std::errc::result_out_of_range) {
+    const size_t e = s.find_first_of("eE");
+    const bool tiny = e != std::string::npos && s.find('-', e) != std::string::npos;
+    v = tiny ? 0.0 : HUGE_VAL;
+    if (s[b] == '-') v = -v;
+  } else if (ec != std::errc()) {
+    return false;
+  }
+  *out = v;
+  return true;
 }
 
 bool pyStartsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }

@@ -24,6 +24,9 @@ std::string pyTitle(const std::string& s);
 std::string pyCapitalize(const std::string& s);
 bool pyStartsWith(const std::string& s, const std::string& prefix);
 bool pyEndsWith(const std::string& s, const std::string& suffix);
+// The whole of `s` as a decimal float, locale-independent (Qt sets LC_NUMERIC); values
+// beyond double's range become inf or 0 as in Python. False when `s` is not a number.
+bool parseDouble(const std::string& s, double* out);
 // Python's repr() of a str: quotes chosen as Python does, escapes for controls.
 std::string pyReprString(const std::string& s);
 
