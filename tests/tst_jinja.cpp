@@ -111,6 +111,12 @@ class TestJinja : public QObject {
                 .find("too much work") != std::string::npos);
     QVERIFY(errorOf("{{ 'x' * 100000000000 }}").find("too large") != std::string::npos);
     QVERIFY(errorOf("{{ 9223372036854775807 + 1 }}").find("overflow") != std::string::npos);
+    QVERIFY(errorOf("{{ [0] * 100000000 }}").find("too large") != std::string::npos);
+    QVERIFY(errorOf("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}")
+                .find("larger than 16 MiB") != std::string::npos);
+    QVERIFY(errorOf("{{ '%d' % 1e300 }}").find("does not fit") != std::string::npos);
+    QCOMPARE(render("{{ (-1) ** 3 }} {{ (-1) ** 9223372036854775807 }} {{ 2 ** 62 }} {{ 3 ** 0 }}"),
+             std::string("-1 -1 4611686018427387904 1"));
   }
 
   // Random token soup either renders or throws lwb::Error; nothing else escapes.

@@ -6,6 +6,13 @@
 namespace lwb::jinja {
 
 Value Renderer::eval(const Expr& e) {
+  Value v = evalNode(e);
+  if (v.isString() && v.asString().size() > (size_t(16) << 20)) throw Error("string value larger than 16 MiB");
+  if (v.isList() && v.asList().size() > (size_t(1) << 20)) throw Error("list value longer than 1M items");
+  return v;
+}
+
+Value Renderer::evalNode(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::Literal: return e.value;
     case Expr::Kind::Name: return lookup(e.name);

@@ -9,7 +9,7 @@ namespace lwb::jinja {
 
 namespace {
 
-constexpr size_t kMaxResultSize = size_t(1) << 24;  // bytes or items one operation may build
+constexpr size_t kMaxResultSize = size_t(1) << 24;  // bytes (strings) or items (lists) one operation may build
 
 [[noreturn]] void unsupported(const std::string& op, const Value& a, const Value& b) {
   if (a.isUndefined()) throw Error(a.hint());
@@ -46,10 +46,10 @@ Value intOp(const std::string& op, int64_t x, int64_t y) {
   }
   // "**"
   if (y < 0) return Value::number(std::pow(double(x), double(y)));
-  int64_t result = 1;
-  for (int64_t i = 0; i < y; ++i) {
-    result = checked(mul, result, x);
-    if (result == 0 || result == 1) break;
+  int64_t result = 1, base = x;  // by squaring: y may be huge when x is 0 or ±1
+  for (int64_t e = y; e > 0; e >>= 1) {
+    if (e & 1) result = checked(mul, result, base);
+    if (e > 1) base = checked(mul, base, base);
   }
   return Value::integer(result);
 }
@@ -70,7 +70,8 @@ Value floatOp(const std::string& op, double x, double y) {
 
 Value repeat(const Value& seq, int64_t n) {
   const size_t unit = seq.isString() ? seq.asString().size() : seq.asList().size();
-  if (n > 0 && unit > 0 && size_t(n) > kMaxResultSize / unit) throw Error("repetition result too large");
+  const size_t limit = seq.isString() ? kMaxResultSize : kMaxResultSize / 16;  // a Value is ~100 bytes
+  if (n > 0 && unit > 0 && size_t(n) > limit / unit) throw Error("repetition result too large");
   if (seq.isString()) {
     std::string out;
     for (int64_t i = 0; i < n; ++i) out += seq.asString();

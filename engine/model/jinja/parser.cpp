@@ -15,8 +15,7 @@ class TemplateParser {
 
   Body parseAll() {
     std::string end;
-    Body body = parseBody({}, end);
-    return body;
+    return parseBody({}, end);
   }
 
  private:
@@ -40,7 +39,7 @@ class TemplateParser {
   NodePtr parseMacro(TokenStream& ts, int line);
   NodePtr parseCallBlock(TokenStream& ts, int line);
   NodePtr parseFilterBlock(TokenStream& ts, int line);
-  Body parseUntil(const char* construct, const std::set<std::string>& ends, std::string& end, int line);
+  Body parseUntil(const char* construct, const std::set<std::string>& ends, std::string& end);
   std::vector<std::string> parseTargets(TokenStream& ts);
 
   const Segment* endSeg_ = nullptr;
@@ -74,13 +73,13 @@ Body TemplateParser::parseBody(const std::set<std::string>& ends, std::string& e
     }
   }
   if (!ends.empty()) {
-    const std::string want = *ends.rbegin();
+    const std::string want = *ends.rbegin();  // "end..." sorts after "elif"/"else"
     fail(segs_.empty() ? 1 : segs_.back().line, "unexpected end of template: '{% " + open_.back() + " %}' needs '{% " + want + " %}'");
   }
   return body;
 }
 
-Body TemplateParser::parseUntil(const char* construct, const std::set<std::string>& ends, std::string& end, int) {
+Body TemplateParser::parseUntil(const char* construct, const std::set<std::string>& ends, std::string& end) {
   if (open_.size() >= 200) fail(segs_[pos_ - 1].line, "blocks nested too deeply");
   open_.push_back(construct);
   Body b = parseBody(ends, end);
@@ -111,7 +110,7 @@ NodePtr TemplateParser::parseStatement(const Segment& seg) {
     always->kind = Expr::Kind::Literal;
     always->value = Value::boolean(true);
     n.expr = always;
-    n.body = parseUntil("generation", {"endgeneration"}, end, line);
+    n.body = parseUntil("generation", {"endgeneration"}, end);
     endTokens_->expectEnd("endgeneration");
     return node(std::move(n));
   }
@@ -126,17 +125,16 @@ NodePtr TemplateParser::parseIf(TokenStream& ts, int line) {
   n.expr = parseTuple(ts, false);
   ts.expectEnd("if");
   std::string end;
-  n.body = parseUntil("if", {"elif", "else", "endif"}, end, line);
+  n.body = parseUntil("if", {"elif", "else", "endif"}, end);
   if (end == "elif") {
-    TokenStream& elif = *endTokens_;
-    const int elifLine = endSeg_->line;
-    std::unique_ptr<TokenStream> keep = std::move(endTokens_);
-    n.elseBody.push_back(parseIf(elif, elifLine));  // consumes through the shared endif
+    // The elif's tokens outlive endTokens_, which the nested parse reuses.
+    const std::unique_ptr<TokenStream> elif = std::move(endTokens_);
+    n.elseBody.push_back(parseIf(*elif, endSeg_->line));  // consumes through the shared endif
     return node(std::move(n));
   }
   if (end == "else") {
     endTokens_->expectEnd("else");
-    n.elseBody = parseUntil("if", {"endif"}, end, line);
+    n.elseBody = parseUntil("if", {"endif"}, end);
   }
   endTokens_->expectEnd("endif");
   return node(std::move(n));
@@ -161,10 +159,10 @@ NodePtr TemplateParser::parseFor(TokenStream& ts, int line) {
   if (ts.isName("recursive")) ts.fail("unsupported construct 'recursive' for loop");
   ts.expectEnd("for");
   std::string end;
-  n.body = parseUntil("for", {"else", "endfor"}, end, line);
+  n.body = parseUntil("for", {"else", "endfor"}, end);
   if (end == "else") {
     endTokens_->expectEnd("else");
-    n.elseBody = parseUntil("for", {"endfor"}, end, line);
+    n.elseBody = parseUntil("for", {"endfor"}, end);
   }
   endTokens_->expectEnd("endfor");
   return node(std::move(n));
@@ -189,7 +187,7 @@ NodePtr TemplateParser::parseSet(TokenStream& ts, int line) {
   if (ts.isOp("|")) n.filter = parseFilterChain(ts, nullptr);
   ts.expectEnd("set");
   std::string end;
-  n.body = parseUntil("set", {"endset"}, end, line);
+  n.body = parseUntil("set", {"endset"}, end);
   endTokens_->expectEnd("endset");
   return node(std::move(n));
 }
@@ -200,7 +198,7 @@ NodePtr TemplateParser::parseMacro(TokenStream& ts, int line) {
   n.params = parseParameters(ts);
   ts.expectEnd("macro");
   std::string end;
-  n.body = parseUntil("macro", {"endmacro"}, end, line);
+  n.body = parseUntil("macro", {"endmacro"}, end);
   endTokens_->acceptName(n.name.c_str());
   endTokens_->expectEnd("endmacro");
   return node(std::move(n));
@@ -213,7 +211,7 @@ NodePtr TemplateParser::parseCallBlock(TokenStream& ts, int line) {
   if (n.expr->kind != Expr::Kind::Call) ts.fail("'{% call %}' needs a macro call");
   ts.expectEnd("call");
   std::string end;
-  n.body = parseUntil("call", {"endcall"}, end, line);
+  n.body = parseUntil("call", {"endcall"}, end);
   endTokens_->expectEnd("endcall");
   return node(std::move(n));
 }
@@ -227,7 +225,7 @@ NodePtr TemplateParser::parseFilterBlock(TokenStream& ts, int line) {
   n.filter = parseFilterChain(chain, nullptr);
   chain.expectEnd("filter");
   std::string end;
-  n.body = parseUntil("filter", {"endfilter"}, end, line);
+  n.body = parseUntil("filter", {"endfilter"}, end);
   endTokens_->expectEnd("endfilter");
   return node(std::move(n));
 }

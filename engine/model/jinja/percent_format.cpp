@@ -17,10 +17,10 @@ std::string formatOne(char conv, const std::string& flags, int width, int precis
     if (!v.isNumber()) throw Error(std::string("%") + conv + " format: a real number is required, not " + v.typeName());
     std::string spec = "%" + flags + (width > 0 ? std::to_string(width) : "");
     if (precision >= 0) spec += "." + std::to_string(precision);
-    char buf[512];
+    char buf[1536];  // width <= 1000, precision <= 100, plus up to 309 integer digits
     if (conv == 'd' || conv == 'i' || conv == 'x' || conv == 'X' || conv == 'o') {
       spec += std::string("ll") + (conv == 'i' ? 'd' : conv);
-      snprintf(buf, sizeof buf, spec.c_str(), static_cast<long long>(v.kind() == Value::Kind::Float ? std::trunc(v.asDouble()) : v.asInt()));
+      snprintf(buf, sizeof buf, spec.c_str(), static_cast<long long>(v.asInt()));
     } else {
       spec.push_back(conv);
       snprintf(buf, sizeof buf, spec.c_str(), v.asDouble());

@@ -14,6 +14,8 @@ class Renderer {
  public:
   explicit Renderer(const Dict& variables);
   std::string run(const Body& body);
+  // Evaluates an expression; results past 16 MiB of text or 1M list items are an error,
+  // so that a template cannot grow a value without bound.
   Value eval(const Expr& e);
 
  private:
@@ -36,6 +38,7 @@ class Renderer {
   Value makeMacro(const Node& n, const KeywordExprs& params, const Body& body, const std::string& name);
   Value callValue(const Value& callee, const CallArgs& args);
   CallArgs evalArgs(const Expr& e);
+  Value evalNode(const Expr& e);
   Value evalUnary(const Expr& e);
   Value evalBinary(const Expr& e);
   Value evalCallBlock(const Node& n);

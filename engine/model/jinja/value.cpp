@@ -130,7 +130,10 @@ Value Value::fromJson(const nlohmann::ordered_json& j) { return convertJson(j); 
 
 int64_t Value::asInt() const {
   if (kind_ == Kind::Bool) return b_ ? 1 : 0;
-  if (kind_ == Kind::Float) return int64_t(d_);
+  if (kind_ == Kind::Float) {
+    if (!(d_ > -9.2e18 && d_ < 9.2e18)) throw Error("float " + formatFloat(d_) + " does not fit a 64-bit integer");
+    return int64_t(d_);
+  }
   return i_;
 }
 
