@@ -174,7 +174,8 @@ Value Renderer::makeMacro(const Node& n, const KeywordExprs& params, const Body&
     Dict extraKeywords;
     for (const auto& [k, v] : args.keyword) extraKeywords.set(k, v);
     for (size_t i = 0; i < params.size(); ++i) {
-      const auto& [pname, fallback] = params[i];
+      const std::string& pname = params[i].first;  // not a structured binding: clang 14 cannot capture those
+      const ExprPtr& fallback = params[i].second;
       Value v = Value::undefined("parameter '" + pname + "' was not provided");
       if (i < args.positional.size()) v = args.positional[i];
       else if (const Value* kw = args.keywordArg(pname)) v = *kw;
