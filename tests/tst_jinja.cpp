@@ -97,6 +97,16 @@ class TestJinja : public QObject {
              std::string("template line 1: cannot assign attribute 'x' on 's', which is not a namespace()"));
   }
 
+  void macrosAndNamespacesMakeNoCycles() {
+    QCOMPARE(errorOf("{% set ns = namespace() %}{% set ns.me = [ns] %}"),
+             std::string("template line 1: a namespace attribute cannot hold a namespace (it could contain itself)"));
+    QCOMPARE(errorOf("{% set ns = namespace() %}{% for i in [1] %}{% macro m() %}{{ i }}{% endmacro %}"
+                     "{% set ns.m = m %}{% endfor %}{{ ns.m() }}"),
+             std::string("template line 1: macro 'm' called after the block that defined it ended"));
+    QCOMPARE(render("{% macro m(x) %}<{{ x }}>{% endmacro %}{% for i in [1, 2] %}{{ m(i) }}{% endfor %}"),
+             std::string("<1><2>"));
+  }
+
   void readsVariable() {
     const Template t("{% if enable_thinking is defined %}{{ messages[0].content | trim }}{% endif %}");
     QVERIFY(t.readsVariable("enable_thinking"));

@@ -18,6 +18,17 @@ constexpr size_t kMaxOutput = size_t(64) << 20;
   throw Error("template line " + std::to_string(line) + ": " + what);
 }
 
+bool holdsNamespace(const Value& v) {
+  if (v.kind() == Value::Kind::Namespace) return true;
+  if (v.isList())
+    for (const Value& item : v.asList())
+      if (holdsNamespace(item)) return true;
+  if (v.kind() == Value::Kind::Dict)
+    for (const auto& entry : v.asDict().entries)
+      if (holdsNamespace(entry.second)) return true;
+  return false;
+}
+
 Value loopObject(const List& items, size_t i) {
   const int64_t n = int64_t(items.size()), k = int64_t(i);
   Dict loop;
@@ -136,6 +147,7 @@ void Renderer::renderSet(const Node& n) {
   const Value target = lookup(n.targets[0]);
   if (target.kind() != Value::Kind::Namespace)
     throw Error("cannot assign attribute '" + n.attr + "' on '" + n.targets[0] + "', which is not a namespace()");
+  if (holdsNamespace(value)) throw Error("a namespace attribute cannot hold a namespace (it could contain itself)");
   target.mutableDict().set(n.attr, value);
 }
 
@@ -155,12 +167,19 @@ void Renderer::assign(const std::vector<std::string>& targets, const Value& valu
 
 // A macro closes over the scopes where it is defined and renders its body in a new one
 // holding its parameters, `varargs`, `kwargs` and, under {% call %}, `caller`.
+// The closure holds the scopes weakly: a macro is stored in one of them, and owning them
+// would make a reference cycle that outlives the render.
 Value Renderer::makeMacro(const Node& n, const KeywordExprs& params, const Body& body, const std::string& name) {
-  const std::vector<Scope> closure = scopes_;
-  return Value::function(name, [this, closure, &params, &body, line = n.line](const CallArgs& args) {
+  const std::vector<std::weak_ptr<Dict>> closure(scopes_.begin(), scopes_.end());
+  return Value::function(name, [this, closure, &params, &body, name, line = n.line](const CallArgs& args) {
     if (callDepth_ >= 64) throw Error("macro calls nested too deeply (recursion?)");
+    std::vector<Scope> scopes;
+    for (const auto& weak : closure) {
+      scopes.push_back(weak.lock());
+      if (!scopes.back()) throw Error("macro '" + name + "' called after the block that defined it ended");
+    }
     std::vector<Scope> saved = std::move(scopes_);
-    scopes_ = closure;
+    scopes_ = std::move(scopes);
     scopes_.push_back(std::make_shared<Dict>());
     ++callDepth_;
     struct Restore {
