@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <random>
 
 #include "engine/common/error.h"
 #include "engine/kv/kv_cache_manager.h"
+#include "engine/metrics/caching_metrics.h"
 #include "engine/model/model.h"
 #include "engine/sample/sampler.h"
 #include "engine/sched/output_text.h"
@@ -48,6 +50,7 @@ struct Engine::Impl {
   bool keepStepHistory = true;
   int64_t numSteps = 0;
   EngineTotals totals;
+  CachingMetrics recentPrefix;  // vLLM's logged (recent) prefix-cache hit rate
   std::vector<int> modelStopIds;
   RequestId nextId = 1;
   uint64_t seedBase = std::random_device{}();
@@ -55,8 +58,9 @@ struct Engine::Impl {
   std::vector<float> scratch;
   std::function<void(const ForwardBatch&)> beforeForward;
 
-  double now() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double now() const { return timeOf(std::chrono::steady_clock::now()); }
+  double timeOf(std::chrono::steady_clock::time_point t) const {
+    return std::chrono::duration<double>(t - start).count();
   }
   void buildKv();
   void recordStep(const StepRecord& r) {
@@ -67,6 +71,10 @@ struct Engine::Impl {
   void abortAll(StepOutput& out);
   void applyPendingConfig();
   void processToken(EngineRequest& er, const float* logits, double t, StepOutput& out);
+  void maskStopTokens(const Request& r, float* logits) const;
+  FinishReason checkStop(EngineRequest& er, int tokenId) const;
+  void recordToken(Request& r, double t);
+  void addPlanTotals(const SchedulerOutput& plan);
   void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
   StepRecord makeRecord(const SchedulerOutput& plan, double t0, double t1) const;
 };
@@ -99,11 +107,10 @@ void Engine::Impl::buildKv() {
 
 Engine::Engine(std::shared_ptr<const Model> model, const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
   check(model != nullptr, "Engine: no model");
-  config.validate();
   Impl& d = *impl_;
   d.model = std::move(model);
   d.config = config;
-  d.maxModelLen = config.effectiveMaxModelLen(d.model->config);
+  d.maxModelLen = config.validateFor(d.model->config);
   d.modelStopIds = d.model->stopTokenIds();
   d.executor = createExecutor(d.model, config.executor);
   d.buildKv();
@@ -130,7 +137,7 @@ RequestId Engine::addRequestWithId(RequestId id, RequestInput input) {
   r.timeline.id = id;
   r.timeline.priority = input.priority;
   r.timeline.numPromptTokens = r.numPromptTokens;
-  r.timeline.arrivalTime = d.now();
+  r.timeline.arrivalTime = input.arrival ? d.timeOf(*input.arrival) : d.now();
   er->tag = std::move(input.tag);
   er->sampler = std::make_unique<RequestSampler>(r.sampling, d.seedBase ^ (uint64_t(id) * 0x9E3779B97F4A7C15ull));
   const size_t tail = std::min<size_t>(r.tokenIds.size(), 8);
@@ -150,6 +157,7 @@ void Engine::Impl::finish(EngineRequest& er, FinishReason reason, StepOutput& ou
   r.timeline.finishReason = reason;
   r.timeline.finishTime = now();
   r.timeline.error = error;
+  ++totals.requestSuccess[size_t(reason)];
   TokenDelta& delta = deltaFor(out, r.id);
   delta.newText += er.text->take(true);
   delta.finished = true;
@@ -208,6 +216,7 @@ StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, doub
   rec.numBlocksUsed = u.numUsed;
   rec.numBlocksCachedFree = u.numCachedFree;
   rec.numBlocksFree = u.numFree;
+  rec.prefixQueryRequests = plan.prefixQueryRequests;
   rec.prefixQueryTokens = plan.prefixQueryTokens;
   rec.prefixHitTokens = plan.prefixHitTokens;
   rec.numPreemptions = int(plan.preempted.size());
@@ -220,33 +229,78 @@ void Engine::Impl::failStep(const SchedulerOutput& plan, const std::string& what
   for (const ScheduledSeq& s : plan.seqs) finish(*requests.at(s.request->id), FinishReason::Error, out, what);
 }
 
-// Sample, append, stop checks (vLLM order: length, then EOS, then stop ids, then stop strings).
+// vLLM's min_tokens logits processor: while the output is shorter than min_tokens, no
+// stop token (the model's EOS unless ignore_eos, and stop_token_ids) can be sampled.
+void Engine::Impl::maskStopTokens(const Request& r, float* logits) const {
+  if (r.numOutputTokens() >= r.sampling.minTokens) return;
+  const int vocab = model->config.vocabSize;
+  auto mask = [&](int id) {
+    if (id >= 0 && id < vocab) logits[id] = -INFINITY;
+  };
+  if (!r.sampling.ignoreEos)
+    for (int id : modelStopIds) mask(id);
+  for (int id : r.sampling.stopTokenIds) mask(id);
+}
+
+// vLLM's check_stop order: min_tokens, then EOS, then stop_token_ids, then length; the
+// detokenizer's stop strings (checked once the output is past min_tokens) come before
+// length, so a stop string in the last token wins over a length finish. A stop token's
+// text is not part of the output; max_model_len is a hard limit even within min_tokens.
+FinishReason Engine::Impl::checkStop(EngineRequest& er, int tokenId) const {
+  const Request& r = er.req;
+  const SamplingParams& p = r.sampling;
+  const int n = r.numOutputTokens();
+  const bool atModelLimit = r.numTokens() >= maxModelLen;
+  auto has = [tokenId](const std::vector<int>& ids) { return std::find(ids.begin(), ids.end(), tokenId) != ids.end(); };
+  if (n < p.minTokens) {
+    er.text->push(tokenId, false);
+    return atModelLimit ? FinishReason::Length : FinishReason::None;
+  }
+  if (!p.ignoreEos && has(modelStopIds)) return FinishReason::Stop;
+  if (has(p.stopTokenIds)) return FinishReason::Stop;
+  if (er.text->push(tokenId, n > p.minTokens)) return FinishReason::Stop;
+  if (atModelLimit || n >= p.maxTokens) return FinishReason::Length;
+  return FinishReason::None;
+}
+
+// Timeline and counters at each new token (vLLM: TTFT and the prompt tokens at the first).
+void Engine::Impl::recordToken(Request& r, double t) {
+  r.timeline.numOutputTokens = r.numOutputTokens();
+  r.timeline.tokenTimes.push_back(t);
+  if (!r.timeline.firstTokenTime) {
+    r.timeline.firstTokenTime = t;
+    totals.promptTokens += r.numPromptTokens;
+  }
+  ++totals.generatedTokens;
+}
+
 void Engine::Impl::processToken(EngineRequest& er, const float* logits, double t, StepOutput& out) {
   Request& r = er.req;
   const int vocab = model->config.vocabSize;
   scratch.assign(logits, logits + vocab);
+  maskStopTokens(r, scratch.data());
   SampleResult s = er.sampler->sample(scratch.data(), vocab, r.tokenIds);
   r.tokenIds.push_back(s.tokenId);
-  r.timeline.numOutputTokens = r.numOutputTokens();
-  r.timeline.tokenTimes.push_back(t);
-  if (!r.timeline.firstTokenTime) r.timeline.firstTokenTime = t;
-  ++totals.generatedTokens;
+  recordToken(r, t);
 
   TokenDelta& delta = deltaFor(out, r.id);
   delta.newTokenIds.push_back(s.tokenId);
   // The top-K of the raw distribution, best first, as `generate --json` and vLLM report them.
   if (r.sampling.logprobs > 0) delta.newLogprobs.push_back(s.topLogprobs);
-  const auto& stopIds = r.sampling.stopTokenIds;
-  const bool isEos = !r.sampling.ignoreEos &&
-                     std::find(modelStopIds.begin(), modelStopIds.end(), s.tokenId) != modelStopIds.end();
-  const bool isStopId = std::find(stopIds.begin(), stopIds.end(), s.tokenId) != stopIds.end();
-  const bool stopString = !isEos && !isStopId && er.text->push(s.tokenId);
+  const FinishReason reason = checkStop(er, s.tokenId);
   delta.newText += er.text->take(false);
+  if (reason != FinishReason::None) finish(er, reason, out);
+}
 
-  if (r.numTokens() >= maxModelLen || r.numOutputTokens() >= r.sampling.maxTokens)
-    finish(er, FinishReason::Length, out);
-  else if (isEos || isStopId || stopString)
-    finish(er, FinishReason::Stop, out);
+void Engine::Impl::addPlanTotals(const SchedulerOutput& plan) {
+  totals.prefixQueryRequests += plan.prefixQueryRequests;
+  totals.prefixQueryTokens += plan.prefixQueryTokens;
+  totals.prefixHitTokens += plan.prefixHitTokens;
+  totals.preemptedPrefixQueryTokens += plan.preemptedPrefixQueryTokens;
+  totals.preemptedPrefixHitTokens += plan.preemptedPrefixHitTokens;
+  totals.preemptions += int64_t(plan.preempted.size());
+  recentPrefix.observe(plan.prefixQueryRequests, plan.prefixQueryTokens, plan.prefixHitTokens);
+  totals.recentPrefixHitRate = recentPrefix.hitRate();
 }
 
 StepOutput Engine::step() {
@@ -257,9 +311,7 @@ StepOutput Engine::step() {
   SchedulerOutput plan = d.scheduler->schedule(t0);
   for (const RejectedRequest& rej : plan.rejected)
     d.finish(*d.requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);
-  d.totals.prefixQueryTokens += plan.prefixQueryTokens;
-  d.totals.prefixHitTokens += plan.prefixHitTokens;
-  d.totals.preemptions += int64_t(plan.preempted.size());
+  d.addPlanTotals(plan);
   if (plan.empty()) return out;
 
   ForwardResult result;
@@ -293,8 +345,7 @@ StepOutput Engine::step() {
 
 void Engine::setConfig(const EngineConfig& config) {
   Impl& d = *impl_;
-  config.validate();
-  config.effectiveMaxModelLen(d.model->config);  // throws when past the model's limit
+  config.validateFor(d.model->config);
   const EngineConfig old = d.config;
   d.config = config;
   if (!old.structuralDiffers(config)) {
@@ -323,6 +374,7 @@ const EngineConfig& Engine::config() const { return impl_->config; }
 const Model& Engine::model() const { return *impl_->model; }
 DeviceInfo Engine::deviceInfo() const { return impl_->executor->deviceInfo(); }
 double Engine::now() const { return impl_->now(); }
+double Engine::timeOf(std::chrono::steady_clock::time_point t) const { return impl_->timeOf(t); }
 int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
 int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }
 int Engine::maxModelLen() const { return impl_->maxModelLen; }

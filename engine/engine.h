@@ -1,7 +1,10 @@
 #pragma once
 // The serving engine: step() = schedule → execute → sample → append / finish → record.
 // Single-threaded; EngineLoop runs it on its own thread.
+#include <array>
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +22,9 @@ struct RequestInput {
   SamplingParams sampling;
   int priority = 0;                 // scheduling_policy=priority: lower value first (vLLM)
   std::string tag;                  // free text for the UI ("chat 2", "load"), exported
+  // When a front-end submitted it, stamped on the submitting thread (EngineLoop::submit);
+  // unset = when addRequest() runs. TTFT, e2e and queue time count from here.
+  std::optional<std::chrono::steady_clock::time_point> arrival;
 };
 
 // What one request produced in one step.
@@ -39,11 +45,17 @@ struct StepOutput {
   bool ranForward() const { return record.step >= 0; }  // false: only reports, nothing scheduled
 };
 
-// Running totals since the engine was created (over KV rebuilds).
+// Running totals since the engine was created (over KV rebuilds), as vLLM counts them.
 struct EngineTotals {
-  int64_t prefixQueryTokens = 0, prefixHitTokens = 0;
+  // Prefix cache (vLLM's PrefixCacheStats): never-preempted requests, caching on.
+  int64_t prefixQueryRequests = 0, prefixQueryTokens = 0, prefixHitTokens = 0;
+  int64_t preemptedPrefixQueryTokens = 0, preemptedPrefixHitTokens = 0;  // resumed requests
+  double recentPrefixHitRate = 0;  // over the most recent 1000 requests (CachingMetrics)
   int64_t preemptions = 0;
   int64_t generatedTokens = 0;
+  int64_t promptTokens = 0;        // counted at each request's first token
+  // vLLM's request_success: finished requests by finish_reason (index = FinishReason).
+  std::array<int64_t, kNumFinishReasons> requestSuccess{};
 };
 
 // A live view of one KV block, for the block map.
@@ -104,6 +116,7 @@ class Engine {
   // Output so far of a request (prompt and output ids, detokenized text).
   const std::vector<int>* outputTokenIds(RequestId id) const;
   double now() const;  // seconds since the engine was created
+  double timeOf(std::chrono::steady_clock::time_point t) const;  // the same clock
   int numRunning() const;
   int numWaiting() const;
   int maxModelLen() const;  // effective

@@ -35,6 +35,7 @@ std::string describeChange(const EngineConfig& a, const EngineConfig& b) {
   add("long_prefill_token_threshold", to_string(a.longPrefillTokenThreshold), to_string(b.longPrefillTokenThreshold));
   add("scheduling_policy", schedulingPolicyName(a.schedulingPolicy), schedulingPolicyName(b.schedulingPolicy));
   add("max_model_len", to_string(a.maxModelLen), to_string(b.maxModelLen));
+  add("scheduler_reserve_full_isl", onOff(a.schedulerReserveFullIsl), onOff(b.schedulerReserveFullIsl));
   add("block_size", to_string(a.blockSize), to_string(b.blockSize));
   add("kv_cache_memory_bytes", to_string(a.kvCacheMemoryBytes), to_string(b.kvCacheMemoryBytes));
   add("num_gpu_blocks_override", to_string(a.numGpuBlocksOverride), to_string(b.numGpuBlocksOverride));
@@ -139,6 +140,7 @@ void EngineLoop::Impl::publishSnapshot(bool isPaused) {
   s->totalPrefixHitTokens = t.prefixHitTokens;
   s->totalPreemptions = t.preemptions;
   s->totalGeneratedTokens = t.generatedTokens;
+  s->totals = t;
   std::lock_guard lock(snapMu);
   snap = std::move(s);
   lastSnapshot = engine->now();
@@ -157,7 +159,8 @@ void EngineLoop::Impl::finishOutside(const Command& c, FinishReason reason, cons
   fin.timeline.id = c.id;
   fin.timeline.priority = c.input.priority;
   fin.timeline.numPromptTokens = int(c.input.promptTokenIds.size());
-  fin.timeline.arrivalTime = fin.timeline.finishTime.emplace(engine->now());
+  fin.timeline.finishTime = engine->now();
+  fin.timeline.arrivalTime = c.input.arrival ? engine->timeOf(*c.input.arrival) : *fin.timeline.finishTime;
   fin.timeline.finishReason = reason;
   fin.timeline.error = error;
   push(std::move(fin));
@@ -295,7 +298,7 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
 EngineLoop::EngineLoop(std::shared_ptr<const Model> model, const EngineConfig& config)
     : impl_(std::make_unique<Impl>()) {
   check(model != nullptr, "EngineLoop: no model");
-  config.validate();
+  config.validateFor(model->config);
   impl_->model = std::move(model);
   impl_->config = config;
   std::promise<void> ready;
@@ -320,6 +323,9 @@ EngineLoop::~EngineLoop() {
 }
 
 RequestId EngineLoop::submit(RequestInput input) {
+  // Arrival is now, on the caller's thread: waiting for the lock, the step in flight or a
+  // pause is queueing time the request's TTFT must show.
+  if (!input.arrival) input.arrival = std::chrono::steady_clock::now();
   Impl& d = *impl_;
   std::lock_guard lock(d.mu);
   validateRequest(input.promptTokenIds, input.sampling, d.model->config.vocabSize,
@@ -349,8 +355,7 @@ void EngineLoop::abortAll() {
 void EngineLoop::setConfig(const EngineConfig& config, bool abortInFlight) {
   Impl& d = *impl_;
   std::lock_guard lock(d.mu);
-  config.validate();
-  config.effectiveMaxModelLen(d.model->config);
+  config.validateFor(d.model->config);
   Command c{Command::Kind::SetConfig};
   c.config = config;
   c.abortInFlight = abortInFlight;

@@ -25,6 +25,7 @@ struct EngineSnapshot {
   int64_t totalPrefixQueryTokens = 0, totalPrefixHitTokens = 0;
   int64_t totalPreemptions = 0;
   int64_t totalGeneratedTokens = 0;
+  EngineTotals totals;                     // all counters (recent hit rate, request_success, ...)
 };
 
 struct ConfigChangedEvent {

@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/common/error.h"
@@ -32,6 +33,17 @@ void BlockPool::pushBack(int id) {
   if (tail_ >= 0) blocks_[size_t(tail_)].nextFree = id;
   else head_ = id;
   tail_ = id;
+  b.inFreeQueue = true;
+  ++numFree_;
+}
+
+void BlockPool::pushFront(int id) {
+  KvBlock& b = blocks_[size_t(id)];
+  b.prevFree = -1;
+  b.nextFree = head_;
+  if (head_ >= 0) blocks_[size_t(head_)].prevFree = id;
+  else tail_ = id;
+  head_ = id;
   b.inFreeQueue = true;
   ++numFree_;
 }
@@ -76,26 +88,39 @@ void BlockPool::touch(int id) {
 }
 
 void BlockPool::freeBlocks(const std::vector<int>& ids) {
+  std::vector<int> unhashed;
   for (int id : ids) {
     KvBlock& b = blocks_[size_t(id)];
     check(b.refCount > 0, "KV cache: block " + std::to_string(id) + " freed with ref count 0");
-    if (--b.refCount == 0) pushBack(id);
+    if (--b.refCount > 0) continue;
+    if (b.hash) pushBack(id);
+    else unhashed.push_back(id);
   }
+  // Front-inserted in reverse, so the first given is the first handed out again.
+  for (auto it = unhashed.rbegin(); it != unhashed.rend(); ++it) pushFront(*it);
 }
 
 int BlockPool::getCachedBlock(uint64_t hash, const int* tokens, int numTokens) const {
   auto it = cached_.find(hash);
   if (it == cached_.end()) return -1;
-  const KvBlock& b = blocks_[size_t(it->second)];
-  if (int(b.tokenIds.size()) != numTokens) return -1;
-  if (std::memcmp(b.tokenIds.data(), tokens, sizeof(int) * size_t(numTokens)) != 0) return -1;
-  return b.id;
+  for (int id : it->second) {
+    const KvBlock& b = blocks_[size_t(id)];
+    if (int(b.tokenIds.size()) == numTokens &&
+        std::memcmp(b.tokenIds.data(), tokens, sizeof(int) * size_t(numTokens)) == 0)
+      return id;
+  }
+  return -1;
+}
+
+int BlockPool::numBlocksWithHash(uint64_t hash) const {
+  auto it = cached_.find(hash);
+  return it == cached_.end() ? 0 : int(it->second.size());
 }
 
 bool BlockPool::cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos) {
   KvBlock& b = blocks_[size_t(id)];
-  if (b.hash || cached_.count(hash)) return false;
-  cached_.emplace(hash, id);
+  if (b.hash) return false;
+  cached_[hash].push_back(id);
   b.hash = hash;
   b.tokenIds.assign(tokens, tokens + numTokens);
   b.firstTokenPos = firstTokenPos;
@@ -106,7 +131,11 @@ void BlockPool::uncacheBlock(int id) {
   KvBlock& b = blocks_[size_t(id)];
   if (!b.hash) return;
   auto it = cached_.find(*b.hash);
-  if (it != cached_.end() && it->second == id) cached_.erase(it);
+  if (it != cached_.end()) {
+    std::vector<int>& ids = it->second;
+    ids.erase(std::remove(ids.begin(), ids.end(), id), ids.end());
+    if (ids.empty()) cached_.erase(it);
+  }
   b.hash.reset();
   b.tokenIds.clear();
 }

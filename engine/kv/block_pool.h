@@ -4,8 +4,11 @@
 //
 // Invariants: a block is in the free queue iff its ref count is 0. A free block that
 // still has a hash is "cached-free": findable by getCachedBlock() until the free queue
-// hands it out again (then its hash is dropped = evicted). Blocks freed last are
-// handed out last (LRU).
+// hands it out again (then its hash is dropped = evicted). As vLLM V1: freed blocks
+// without a hash go to the FRONT of the queue (nothing to lose, reused first), hashed
+// ones to the back (evicted last, least recently freed first = LRU). Several blocks may
+// carry the same hash (vLLM keeps duplicates, e.g. two requests that computed the same
+// prefix before either registered it); a hit may use any copy whose tokens match.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -41,16 +44,19 @@ class BlockPool {
   std::vector<int> getNewBlocks(int n);
   // A prefix-cache hit: ref++ (and out of the free queue when it was cached-free).
   void touch(int id);
-  // ref--; blocks reaching 0 go to the free queue's tail in the order given.
+  // ref--; `ids` in eviction order (first = evict first). Blocks reaching 0 go to the
+  // free queue: unhashed ones to its front, keeping their order among themselves;
+  // hashed ones to its tail, in the order given.
   void freeBlocks(const std::vector<int>& ids);
 
-  // The cached block for `hash` whose tokens equal `tokens`, or -1 (a hash collision
-  // with different tokens is a miss).
+  // The first-registered cached block for `hash` whose tokens equal `tokens`, or -1 (a
+  // hash collision with different tokens is a miss, never a wrong hit).
   int getCachedBlock(uint64_t hash, const int* tokens, int numTokens) const;
-  // Registers an owned block under `hash` (its tokens are final). No-op, returning
-  // false, when the hash already maps to a block (a duplicate or a collision) or the
-  // block has a hash: the block then stays as it was.
+  // Registers an owned block under `hash` (its tokens are final), next to any other
+  // block with that hash. No-op, returning false, when the block already has a hash.
   bool cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos);
+  // How many blocks carry `hash` (duplicates included); for tests and the block map.
+  int numBlocksWithHash(uint64_t hash) const;
   // Drops block `id`'s hash (no eviction counted): its contents were never written.
   void uncacheBlock(int id);
 
@@ -59,12 +65,13 @@ class BlockPool {
 
  private:
   void pushBack(int id);
+  void pushFront(int id);
   void unlink(int id);
   void evict(KvBlock& b);
 
   std::vector<KvBlock> blocks_;
   int head_ = -1, tail_ = -1, numFree_ = 0;
-  std::unordered_map<uint64_t, int> cached_;  // hash → block id
+  std::unordered_map<uint64_t, std::vector<int>> cached_;  // hash → block ids, oldest first
   int64_t numEvictions_ = 0;
 };
 

@@ -34,18 +34,21 @@ PrefixHit KvCacheManager::findCachedPrefix(const std::vector<int>& tokens) const
 }
 
 bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit,
-                                   const std::vector<int>* tokens) {
+                                   const std::vector<int>* tokens, int numFullSequenceTokens) {
   auto it = reqs_.find(id);
   const bool fresh = it == reqs_.end() || it->second.blocks.empty();
   const PrefixHit* useHit = fresh && hit && !hit->blockIds.empty() ? hit : nullptr;
-  int have = fresh ? 0 : int(it->second.blocks.size());
-  int numHit = useHit ? int(useHit->blockIds.size()) : 0;
-  int numNew = std::max(0, blocksFor(numTotalTokens) - have - numHit);
+  const int have = fresh ? 0 : int(it->second.blocks.size());
+  const int numHit = useHit ? int(useHit->blockIds.size()) : 0;
+  auto numNewFor = [&](int numTokens) { return std::max(0, blocksFor(numTokens) - have - numHit); };
   // Hit blocks sitting in the free queue leave it when touched.
   int numHitFree = 0;
   if (useHit)
     for (int b : useHit->blockIds) numHitFree += pool_.block(b).refCount == 0 ? 1 : 0;
-  if (numNew > pool_.numFreeBlocks() - numHitFree) return false;
+  const int available = pool_.numFreeBlocks() - numHitFree;
+  if (numFullSequenceTokens > 0 && numNewFor(numFullSequenceTokens) > available) return false;
+  const int numNew = numNewFor(numTotalTokens);
+  if (numNew > available) return false;
   check(!tokens || int(tokens->size()) >= numTotalTokens,
         "KV cache: request " + std::to_string(id) + " allocates " + std::to_string(numTotalTokens) + " slots but has " +
             std::to_string(tokens ? tokens->size() : 0) + " tokens");

@@ -55,8 +55,11 @@ class KvCacheManager {
   // queue is too short. With `tokens` (the request's ids, at least numTotalTokens of
   // them: the prompt, or the decode token being computed) the blocks these tokens fill
   // are registered in the prefix cache at once, as unwritten (see the file comment).
+  // `numFullSequenceTokens` > 0 is vLLM's admission gate (scheduler_reserve_full_isl):
+  // also fail unless blocks for that many tokens (the whole current sequence) could be
+  // allocated now, though only numTotalTokens' blocks are taken.
   bool allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit = nullptr,
-                     const std::vector<int>* tokens = nullptr);
+                     const std::vector<int>* tokens = nullptr, int numFullSequenceTokens = 0);
   // The first `numComputedTokens` of `tokens` are in the cache now (the forward pass
   // ran): registers full blocks not registered yet (parent-chained hashes) and marks the
   // request's registered blocks up to there as written.

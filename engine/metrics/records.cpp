@@ -35,20 +35,23 @@ std::optional<double> RequestTimeline::ttft() const {
   return *firstTokenTime - arrivalTime;
 }
 
-// The last output token's time; tokenTimes is authoritative, firstTokenTime covers a
-// producer that only filled the first-token stamp.
 std::optional<double> RequestTimeline::e2e() const {
-  if (!tokenTimes.empty()) return tokenTimes.back() - arrivalTime;
-  return ttft();
+  if (!finishTime) return std::nullopt;
+  return *finishTime - arrivalTime;
 }
 
-// vLLM: TPOT is undefined for a single output token (no decode phase).
+int RequestTimeline::numTokensOut() const {
+  return tokenTimes.empty() ? numOutputTokens : static_cast<int>(tokenTimes.size());
+}
+
+// vLLM's mean_time_per_output_token: the first token is prefill's, so n − 1 decode gaps;
+// recorded as 0 for a finished request with at most one token.
 std::optional<double> RequestTimeline::tpot() const {
-  const int n = tokenTimes.empty() ? numOutputTokens : static_cast<int>(tokenTimes.size());
-  auto first = ttft();
-  auto last = e2e();
-  if (n < 2 || !first || !last) return std::nullopt;
-  return (*last - *first) / (n - 1);
+  if (!finishTime) return std::nullopt;
+  const int n = numTokensOut();
+  auto decode = decodeTime();
+  if (n <= 1 || !decode) return 0.0;
+  return *decode / (n - 1);
 }
 
 std::optional<double> RequestTimeline::prefillTime() const {
@@ -56,11 +59,18 @@ std::optional<double> RequestTimeline::prefillTime() const {
   return *firstTokenTime - *firstScheduledTime;
 }
 
+// tokenTimes is authoritative; firstTokenTime covers a producer that only filled the
+// first-token stamp (then there is no decode yet).
 std::optional<double> RequestTimeline::decodeTime() const {
-  auto first = ttft();
-  auto last = e2e();
-  if (!first || !last) return std::nullopt;
-  return *last - *first;
+  if (!firstTokenTime) return std::nullopt;
+  const double last = tokenTimes.empty() ? *firstTokenTime : tokenTimes.back();
+  return last - *firstTokenTime;
+}
+
+std::optional<double> RequestTimeline::inferenceTime() const {
+  if (!firstScheduledTime || !firstTokenTime) return std::nullopt;
+  const double last = tokenTimes.empty() ? *firstTokenTime : tokenTimes.back();
+  return last - *firstScheduledTime;
 }
 
 std::vector<double> RequestTimeline::itls() const {

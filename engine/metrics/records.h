@@ -12,6 +12,7 @@ using RequestId = int64_t;
 
 enum class RequestState { Waiting, Running, Preempted, Finished, Rejected };
 enum class FinishReason { None, Stop, Length, Abort, Error, Rejected };
+inline constexpr int kNumFinishReasons = 6;
 std::string requestStateName(RequestState s);   // "waiting", ...
 std::string finishReasonName(FinishReason r);   // "stop", "length", "abort", "error", "rejected"
 
@@ -29,14 +30,19 @@ struct RequestTimeline {
   FinishReason finishReason = FinishReason::None;
   std::string error;                   // reason when rejected / error
 
-  // vLLM's definitions; nullopt when not (yet) defined.
-  std::optional<double> queueTime() const;    // first scheduled − arrival
-  std::optional<double> ttft() const;         // first token − arrival
-  std::optional<double> e2e() const;          // last token − arrival
-  std::optional<double> tpot() const;         // (e2e − ttft) / (output − 1)
-  std::optional<double> prefillTime() const;  // first token − first scheduled
-  std::optional<double> decodeTime() const;   // last token − first token
-  std::vector<double> itls() const;           // gaps between successive tokens
+  // The metric definitions, as vLLM V1's IterationStats / FinishedRequestStats; every
+  // view, export, the bench JSON and the HTTP /metrics read these and nothing else.
+  // nullopt = not defined (yet). arrival = when a front-end submitted the request (on
+  // its thread), or the bench's intended arrival.
+  std::optional<double> queueTime() const;      // first scheduled − arrival
+  std::optional<double> ttft() const;           // first token − arrival (at the first token)
+  std::optional<double> e2e() const;            // finish − arrival (finished requests, aborted too)
+  std::optional<double> tpot() const;           // finished: decode time / (n − 1); 0 when n <= 1
+  std::optional<double> prefillTime() const;    // first token − first scheduled
+  std::optional<double> decodeTime() const;     // last token − first token
+  std::optional<double> inferenceTime() const;  // last token − first scheduled
+  std::vector<double> itls() const;             // every gap between successive tokens
+  int numTokensOut() const;                     // n: output tokens with a time, else the count
 };
 
 struct StepRecord {
@@ -51,7 +57,10 @@ struct StepRecord {
   int numBlocksUsed = 0;        // ref count > 0
   int numBlocksCachedFree = 0;  // ref count 0, hash kept (evictable)
   int numBlocksFree = 0;        // ref count 0, no hash
-  int64_t prefixQueryTokens = 0;  // this step's admissions
+  // This step's admissions of never-preempted requests, with caching on (vLLM's
+  // PrefixCacheStats: requests, queries, hits; tokens).
+  int64_t prefixQueryRequests = 0;
+  int64_t prefixQueryTokens = 0;
   int64_t prefixHitTokens = 0;
   int numPreemptions = 0;       // this step
   int tokenBudget = 0;          // max_num_batched_tokens in force

@@ -26,6 +26,9 @@ void SamplingParams::validate() const {
   check(std::isfinite(repetitionPenalty) && repetitionPenalty > 0.0f,
         "repetition_penalty: expected a value > 0 (1 = off), found " + num(repetitionPenalty));
   check(maxTokens >= 1, "max_tokens: expected at least 1, found " + std::to_string(maxTokens));
+  check(minTokens >= 0 && minTokens <= maxTokens, "min_tokens: expected 0 to max_tokens (" +
+                                                      std::to_string(maxTokens) + "), found " +
+                                                      std::to_string(minTokens));
   check(logprobs >= 0 && logprobs <= 20, "logprobs: expected 0 to 20, found " + std::to_string(logprobs));
   for (int id : stopTokenIds)
     check(id >= 0, "stop_token_ids: expected non-negative token ids, found " + std::to_string(id));

@@ -14,6 +14,7 @@ struct SamplingParams {
   float minP = 0.0f;               // [0, 1]
   float repetitionPenalty = 1.0f;  // > 0; 1 = off (prompt and output tokens, as vLLM)
   int maxTokens = 256;             // >= 1
+  int minTokens = 0;               // min_tokens: no EOS / stop id / stop string before this many
   bool ignoreEos = false;
   std::vector<int> stopTokenIds;   // in addition to the model's EOS ids
   std::vector<std::string> stop;   // stop strings (not included in the output text)

@@ -46,6 +46,22 @@ void EngineConfig::validate() const {
             " is out of range; expected (0, 1]");
 }
 
+int EngineConfig::validateFor(const ModelConfig& model) const {
+  validate();
+  const int maxLen = effectiveMaxModelLen(model);
+  const std::string tokens = "max_num_batched_tokens (" + std::to_string(maxNumBatchedTokens) + ")";
+  check(maxNumBatchedTokens >= maxNumSeqs,
+        tokens + " is smaller than max_num_seqs (" + std::to_string(maxNumSeqs) +
+            "); expected at least one token per sequence in a step. Increase max_num_batched_tokens or "
+            "decrease max_num_seqs");
+  check(enableChunkedPrefill || maxNumBatchedTokens >= maxLen,
+        tokens + " is smaller than max_model_len (" + std::to_string(maxLen) +
+            ") with enable_chunked_prefill off: a prompt must then fit one step, so longer sequences "
+            "could never run. Increase max_num_batched_tokens, decrease max_model_len or turn "
+            "enable_chunked_prefill on");
+  return maxLen;
+}
+
 bool EngineConfig::structuralDiffers(const EngineConfig& o) const {
   return blockSize != o.blockSize || kvCacheMemoryBytes != o.kvCacheMemoryBytes ||
          numGpuBlocksOverride != o.numGpuBlocksOverride || executor.backend != o.executor.backend ||

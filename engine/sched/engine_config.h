@@ -22,6 +22,9 @@ struct EngineConfig {
   int longPrefillTokenThreshold = 0;   // long_prefill_token_threshold (0 = off)
   SchedulingPolicy schedulingPolicy = SchedulingPolicy::Fcfs;  // scheduling_policy
   int maxModelLen = 0;                 // max_model_len (0 = the model's max_position_embeddings)
+  // scheduler_reserve_full_isl: admit a waiting request only if blocks for its whole
+  // current sequence can be allocated now (not just its first chunk).
+  bool schedulerReserveFullIsl = true;
 
   // Structural: changing these rebuilds the KV pool (in-flight work drains or is aborted).
   int blockSize = 16;                  // block_size: tokens per KV block, a power of two
@@ -31,6 +34,10 @@ struct EngineConfig {
 
   // Throws lwb::Error naming the knob (vLLM name), the value and the allowed range.
   void validate() const;
+  // validate() plus the checks that need the model (vLLM's SchedulerConfig): max_model_len
+  // within the model's; max_num_batched_tokens >= max_num_seqs; without chunked prefill
+  // max_num_batched_tokens >= max_model_len. Returns the effective max_model_len.
+  int validateFor(const ModelConfig& model) const;
   bool structuralDiffers(const EngineConfig& other) const;
   int effectiveMaxModelLen(const ModelConfig& model) const;
 };

@@ -15,12 +15,12 @@ OutputText::OutputText(const Tokenizer* tokenizer, std::vector<int> promptTail, 
   for (const std::string& s : stop_) maxStopLen_ = std::max(maxStopLen_, s.size());
 }
 
-bool OutputText::push(int id) {
+bool OutputText::push(int id, bool checkStop) {
   if (!detok_ || stopped_) return stopped_;
   if (id < 0 || id >= vocabSize_) return false;  // padded model vocabulary: no piece, no text
   const size_t before = text_.size();
   text_ += detok_->push(id);
-  if (stop_.empty()) return false;
+  if (stop_.empty() || !checkStop) return false;
   // A stop string can only end inside the new text: search from maxStopLen_ back.
   const size_t from = before >= maxStopLen_ ? before - maxStopLen_ + 1 : 0;
   size_t cut = std::string::npos;

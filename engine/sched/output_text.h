@@ -14,8 +14,9 @@ class OutputText {
   // `tokenizer` may be null (no text); `promptTail` keeps the first token's leading space.
   OutputText(const Tokenizer* tokenizer, std::vector<int> promptTail, std::vector<std::string> stop);
   // Adds one generated id; returns true when a stop string appeared (text truncated
-  // before it; nothing after it is ever emitted).
-  bool push(int id);
+  // before it; nothing after it is ever emitted). Without `checkStop` (vLLM: output
+  // still within min_tokens) the text grows but no stop string is looked for.
+  bool push(int id, bool checkStop = true);
   // New text safe to show now. With `final`, everything left (after flushing the
   // detokenizer unless a stop string already ended the text).
   std::string take(bool final);

@@ -18,13 +18,12 @@ void Scheduler::setConfig(const EngineConfig& config, int maxModelLen) {
   kv_->setPrefixCaching(config.enablePrefixCaching);
 }
 
-std::string Scheduler::neverSchedulableReason(const Request& r, int numNewTokens) const {
+// No budget reason: without chunked prefill the knobs guarantee max_num_batched_tokens
+// >= max_model_len (EngineConfig::validateFor), so every prompt fits one step.
+std::string Scheduler::neverSchedulableReason(const Request& r) const {
   if (r.numTokens() >= maxModelLen_)
     return "the request has " + std::to_string(r.numTokens()) + " tokens; max_model_len is " +
            std::to_string(maxModelLen_);
-  if (!config_.enableChunkedPrefill && capChunk(numNewTokens, numNewTokens) > config_.maxNumBatchedTokens)
-    return "the prompt needs " + std::to_string(numNewTokens) + " tokens in one step but max_num_batched_tokens is " +
-           std::to_string(config_.maxNumBatchedTokens) + " and enable_chunked_prefill is off";
   // The worst case it may grow to must fit the whole pool, or it could preempt itself forever.
   int64_t maxTokens = std::min<int64_t>(int64_t(r.numPromptTokens) + r.sampling.maxTokens, maxModelLen_);
   int needed = kv_->blocksFor(int(maxTokens));
@@ -36,7 +35,7 @@ std::string Scheduler::neverSchedulableReason(const Request& r, int numNewTokens
 }
 
 std::string Scheduler::addRequest(Request* r) {
-  std::string reason = neverSchedulableReason(*r, r->numTokens());
+  std::string reason = neverSchedulableReason(*r);
   if (!reason.empty()) return reason;
   r->arrivalSeq = nextArrivalSeq_++;
   r->state = RequestState::Waiting;
@@ -62,8 +61,11 @@ SchedulerOutput Scheduler::schedule(double now) {
     out.numPrefillTokens += s.numPrefillTokens();
   }
   out.numDecodeTokens = out.numScheduledTokens - out.numPrefillTokens;
+  totals_.prefixQueryRequests += out.prefixQueryRequests;
   totals_.prefixQueryTokens += out.prefixQueryTokens;
   totals_.prefixHitTokens += out.prefixHitTokens;
+  totals_.preemptedPrefixQueryTokens += out.preemptedPrefixQueryTokens;
+  totals_.preemptedPrefixHitTokens += out.preemptedPrefixHitTokens;
   totals_.preemptions += int64_t(out.preempted.size());
   return out;
 }
@@ -131,18 +133,23 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
          int(out.seqs.size()) < config_.maxNumSeqs) {
     auto it = nextWaiting();
     Request* r = *it;
-    PrefixHit hit = kv_->findCachedPrefix(r->tokenIds);
-    const int numNewTotal = r->numTokens() - hit.numTokens;
-    std::string reason = neverSchedulableReason(*r, numNewTotal);
+    // Knobs changed since it was queued (max_model_len) can leave it unschedulable for
+    // good; only a waiting request can be rejected, never a running one.
+    std::string reason = neverSchedulableReason(*r);
     if (!reason.empty()) {
       waiting_.erase(it);
       out.rejected.push_back({r, reason});
       continue;
     }
+    PrefixHit hit = kv_->findCachedPrefix(r->tokenIds);
+    const int numNewTotal = r->numTokens() - hit.numTokens;
     if (!config_.enableChunkedPrefill && capChunk(numNewTotal, numNewTotal) > budgetLeft_) break;
     const int numNew = capChunk(numNewTotal, budgetLeft_);
+    // vLLM's scheduler_reserve_full_isl: admit only if the whole current sequence fits
+    // now, not just this chunk (else it is admitted and preempted again later).
+    const int numFullSequence = config_.schedulerReserveFullIsl ? r->numTokens() : 0;
     // Registers the blocks this step fills at once: a later admission of this step hits them.
-    if (!kv_->allocateSlots(r->id, hit.numTokens + numNew, &hit, &r->tokenIds)) break;
+    if (!kv_->allocateSlots(r->id, hit.numTokens + numNew, &hit, &r->tokenIds, numFullSequence)) break;
 
     waiting_.erase(it);
     running_.push_back(r);
@@ -151,11 +158,24 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
     if (!r->timeline.firstScheduledTime) r->timeline.firstScheduledTime = now;
     if (!r->admittedOnce) r->timeline.numCachedPromptTokens = hit.numTokens;
     r->admittedOnce = true;
-    out.prefixQueryTokens += r->numTokens();
-    out.prefixHitTokens += hit.numTokens;
+    recordPrefixLookup(*r, hit.numTokens, out);
     out.seqs.push_back({r, numNew, hit.numTokens, hit.numTokens + numNew == r->numTokens()});
     budgetLeft_ -= numNew;
   }
+}
+
+// vLLM's PrefixCacheStats: only with caching on; a resumed request mostly hits its own
+// blocks, so it is kept apart and left out of the hit rate.
+void Scheduler::recordPrefixLookup(const Request& r, int numHitTokens, SchedulerOutput& out) {
+  if (!kv_->prefixCachingEnabled()) return;
+  if (r.timeline.numPreemptions > 0) {
+    out.preemptedPrefixQueryTokens += r.numTokens();
+    out.preemptedPrefixHitTokens += numHitTokens;
+    return;
+  }
+  out.prefixQueryRequests += 1;
+  out.prefixQueryTokens += r.numTokens();
+  out.prefixHitTokens += numHitTokens;
 }
 
 void Scheduler::commitStep(const SchedulerOutput& out) {

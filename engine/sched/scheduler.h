@@ -1,7 +1,9 @@
 #pragma once
 // The vLLM V1 scheduler: one token budget per step, RUNNING requests first (a decode
 // token or the next prompt chunk each), then WAITING ones while the budget and
-// max_num_seqs allow. Preempts (recompute) when a running request cannot get a block.
+// max_num_seqs allow, each only if blocks for its whole current sequence are free
+// (scheduler_reserve_full_isl). Preempts (recompute) when a running request cannot get
+// a block.
 // Decides only; the KvCacheManager keeps the books and the Engine runs the batch.
 // Blocks enter the prefix cache when allocated for the tokens that fill them (vLLM V1),
 // so an admission can hit blocks an earlier seq of the same step is about to write:
@@ -18,9 +20,14 @@
 
 namespace lwb {
 
+// Prefix-cache counters as vLLM's PrefixCacheStats: lookups of never-preempted
+// requests with caching on; resumed requests' lookups counted apart.
 struct SchedulerTotals {
+  int64_t prefixQueryRequests = 0;
   int64_t prefixQueryTokens = 0;
   int64_t prefixHitTokens = 0;
+  int64_t preemptedPrefixQueryTokens = 0;
+  int64_t preemptedPrefixHitTokens = 0;
   int64_t preemptions = 0;
 };
 
@@ -57,7 +64,8 @@ class Scheduler {
   const SchedulerTotals& totals() const { return totals_; }
 
  private:
-  std::string neverSchedulableReason(const Request& r, int numNewTokens) const;
+  std::string neverSchedulableReason(const Request& r) const;
+  void recordPrefixLookup(const Request& r, int numHitTokens, SchedulerOutput& out);
   void scheduleRunning(SchedulerOutput& out, double now);
   void scheduleWaiting(SchedulerOutput& out, double now);
   int capChunk(int numNewTokens, int budget) const;

@@ -31,8 +31,12 @@ struct SchedulerOutput {
   int numDecodeTokens = 0;
   std::vector<Request*> preempted;           // this step, in order
   std::vector<RejectedRequest> rejected;     // can never run under the current knobs
-  int64_t prefixQueryTokens = 0;             // admissions this step
+  // Admissions of never-preempted requests this step, with caching on (vLLM).
+  int64_t prefixQueryRequests = 0;
+  int64_t prefixQueryTokens = 0;
   int64_t prefixHitTokens = 0;
+  int64_t preemptedPrefixQueryTokens = 0;    // resumed requests' lookups, kept apart
+  int64_t preemptedPrefixHitTokens = 0;
   int tokenBudget = 0;
 
   bool empty() const { return seqs.empty(); }
