@@ -16,9 +16,29 @@ class TestBlockPool : public QObject {
     std::vector<int> a = pool.getNewBlocks(3);
     QCOMPARE(a, (std::vector<int>{0, 1, 2}));
     QCOMPARE(pool.numFreeBlocks(), 1);
-    pool.freeBlocks({2, 0});  // freed later = handed out later
+    const int t0[2] = {1, 2}, t2[2] = {3, 4};
+    pool.cacheBlock(0, hashBlockTokens(0, t0, 2), t0, 2, 0);
+    pool.cacheBlock(2, hashBlockTokens(0, t2, 2), t2, 2, 0);
+    pool.freeBlocks({2, 0});  // hashed: freed later = handed out (evicted) later
     QCOMPARE(pool.freeQueueOrder(), (std::vector<int>{3, 2, 0}));
     QCOMPARE(pool.getNewBlocks(2), (std::vector<int>{3, 2}));
+  }
+
+  // vLLM: a freed block without a hash has nothing worth keeping, so it goes to the
+  // FRONT of the free queue and is reused before any cached block is evicted; among
+  // themselves the unhashed blocks keep the order they were given in.
+  void unhashedBlocksAreReusedFirst() {
+    BlockPool pool(6);
+    std::vector<int> owned = pool.getNewBlocks(5);  // 0..4; 5 stays free
+    const int t[2] = {9, 9};
+    pool.cacheBlock(1, hashBlockTokens(0, t, 2), t, 2, 0);
+    pool.cacheBlock(3, hashBlockTokens(1, t, 2), t, 2, 2);
+    pool.freeBlocks({4, 3, 2, 1, 0});  // a request's blocks, tail first
+    QCOMPARE(pool.freeQueueOrder(), (std::vector<int>{4, 2, 0, 5, 3, 1}));
+    QCOMPARE(pool.getNewBlocks(4), (std::vector<int>{4, 2, 0, 5}));
+    QCOMPARE(pool.numEvictions(), int64_t(0));  // both cached blocks survived
+    QCOMPARE(pool.getNewBlocks(1), (std::vector<int>{3}));
+    QCOMPARE(pool.numEvictions(), int64_t(1));
   }
 
   void refCountsKeepSharedBlocksOwned() {
@@ -62,17 +82,40 @@ class TestBlockPool : public QObject {
     QVERIFY(hashBlockTokens(0, tokens, 2) != hashBlockTokens(0, other, 2));
   }
 
+  // Two blocks under one hash with different tokens (a forced collision): both stay
+  // registered, and each lookup finds the one whose tokens match, never the other.
   void collisionIsAMissNotAWrongHit() {
     BlockPool pool(3);
-    const int a[2] = {1, 2}, b[2] = {3, 4};
-    const uint64_t forced = 99;  // both blocks "hash" to the same value
+    const int a[2] = {1, 2}, b[2] = {3, 4}, c[2] = {5, 6};
+    const uint64_t forced = 99;  // every block "hashes" to the same value
     int blockA = pool.getNewBlocks(1)[0];
-    pool.cacheBlock(blockA, forced, a, 2, 0);
+    QVERIFY(pool.cacheBlock(blockA, forced, a, 2, 0));
     int blockB = pool.getNewBlocks(1)[0];
-    pool.cacheBlock(blockB, forced, b, 2, 0);  // collision: B stays unhashed
-    QVERIFY(!pool.block(blockB).hash.has_value());
+    QVERIFY(pool.cacheBlock(blockB, forced, b, 2, 0));
+    QCOMPARE(pool.numBlocksWithHash(forced), 2);
     QCOMPARE(pool.getCachedBlock(forced, a, 2), blockA);
-    QCOMPARE(pool.getCachedBlock(forced, b, 2), -1);
+    QCOMPARE(pool.getCachedBlock(forced, b, 2), blockB);
+    QCOMPARE(pool.getCachedBlock(forced, c, 2), -1);
+    QVERIFY(!pool.cacheBlock(blockA, 7, a, 2, 0));  // a block keeps its first hash
+  }
+
+  // vLLM keeps several blocks per hash (two requests computed the same block before
+  // either registered it); a hit takes the oldest copy, and when that one is evicted
+  // the other still hits.
+  void duplicateHashesAreKeptAndAnyCopyHits() {
+    BlockPool pool(3);
+    const int t[2] = {4, 2};
+    const uint64_t h = hashBlockTokens(0, t, 2);
+    const std::vector<int> ab = pool.getNewBlocks(2);  // 0 and 1
+    QVERIFY(pool.cacheBlock(ab[0], h, t, 2, 0));
+    QVERIFY(pool.cacheBlock(ab[1], h, t, 2, 0));
+    QCOMPARE(pool.numBlocksWithHash(h), 2);
+    QCOMPARE(pool.getCachedBlock(h, t, 2), ab[0]);
+    pool.freeBlocks({ab[0]});
+    pool.freeBlocks({ab[1]});
+    QCOMPARE(pool.getNewBlocks(2), (std::vector<int>{2, 0}));  // block 0's copy evicted
+    QCOMPARE(pool.numBlocksWithHash(h), 1);
+    QCOMPARE(pool.getCachedBlock(h, t, 2), ab[1]);
   }
 };
 

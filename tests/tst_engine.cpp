@@ -63,7 +63,9 @@ RunResult runAll(std::shared_ptr<const Model> model, const EngineConfig& config,
 EngineConfig knobs(int budget, bool chunked, bool caching, int blocks = 0) {
   EngineConfig c;
   c.maxNumBatchedTokens = budget;
+  c.maxNumSeqs = std::min(c.maxNumSeqs, budget);  // vLLM: budget >= max_num_seqs
   c.enableChunkedPrefill = chunked;
+  if (!chunked && budget < 256) c.maxModelLen = budget;  // vLLM: a prompt must fit one step
   c.enablePrefixCaching = caching;
   c.numGpuBlocksOverride = blocks;
   c.executor.backend = "cpu";
@@ -200,14 +202,26 @@ class TestEngine : public QObject {
              }());
   }
 
-  void unschedulableRequestIsRejectedAloneWithAReason() {
-    Engine engine(model_, knobs(32, false, true));
-    RequestId big = engine.addRequest(greedy(prompts_[4]));  // 40 + 21 tokens > 32, no chunking
+  // vLLM refuses chunked prefill off with a budget below max_model_len (a prompt must fit
+  // one step) instead of rejecting requests later, possibly mid-generation.
+  void chunkedPrefillOffWithASmallBudgetIsAConfigError() {
+    EngineConfig c = knobs(32, false, true);
+    c.maxModelLen = 0;  // the model's 256
+    try {
+      Engine engine(model_, c);
+      QFAIL("accepted max_num_batched_tokens 32 < max_model_len 256 without chunked prefill");
+    } catch (const lwb::Error& e) {
+      const std::string what = e.what();
+      QVERIFY2(what.find("max_num_batched_tokens (32)") != std::string::npos, e.what());
+      QVERIFY2(what.find("max_model_len (256)") != std::string::npos, e.what());
+    }
+    Engine engine(model_, knobs(2048, true, true));
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, engine.setConfig(c));
+    QCOMPARE(engine.config().maxNumBatchedTokens, 2048);  // the old knobs stay in force
+    c.maxModelLen = 32;
+    engine.setConfig(c);
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, engine.addRequest(greedy(prompts_[4])));  // 61 tokens > 32
     RequestId ok = engine.addRequest(greedy({1, 5, 6}));
-    StepOutput first = engine.step();
-    QVERIFY(std::count(first.newlyFinished.begin(), first.newlyFinished.end(), big) == 1);
-    QCOMPARE(int(engine.timeline(big)->finishReason), int(FinishReason::Rejected));
-    QVERIFY(engine.timeline(big)->error.find("max_num_batched_tokens") != std::string::npos);
     while (engine.hasUnfinishedRequests()) engine.step();
     QCOMPARE(engine.timeline(ok)->numOutputTokens, kMaxTokens);
   }

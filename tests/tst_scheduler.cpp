@@ -108,14 +108,6 @@ class TestScheduler : public QObject {
     QCOMPARE(Harness::tokensOf(s2, b), 6);
   }
 
-  void withoutChunkingATooLongPromptIsRejectedAlone() {
-    Harness h(knobs(10, 128, false), 64);
-    Request* big = h.add(11);
-    QCOMPARE(big->state, RequestState::Rejected);
-    Request* ok = h.add(5);
-    QCOMPARE(Harness::tokensOf(h.step(), ok), 5);
-  }
-
   void aRequestLargerThanThePoolIsRejected() {
     Harness h(knobs(64), 4);  // 16 tokens of KV in all
     Request* r = h.add(10, 10);
@@ -200,7 +192,10 @@ class TestScheduler : public QObject {
     SchedulerOutput s = h.step();
     // 9 tokens (8 prompt + 1 output). Its tail block was freed first, so it was the one
     // evicted when a grew; the head block still hits.
-    QCOMPARE(s.prefixHitTokens, int64_t(4));
+    QCOMPARE(s.preemptedPrefixHitTokens, int64_t(4));
+    QCOMPARE(s.preemptedPrefixQueryTokens, int64_t(9));
+    QCOMPARE(s.prefixHitTokens, int64_t(0));  // a resumed request stays out of the hit rate (vLLM)
+    QCOMPARE(s.prefixQueryTokens, int64_t(0));
     QCOMPARE(Harness::tokensOf(s, b), 9 - 4);
     QCOMPARE(b->timeline.numCachedPromptTokens, 0);  // recorded on first admission only
   }

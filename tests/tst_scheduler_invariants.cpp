@@ -49,15 +49,19 @@ struct Sim {
     return c;
   }
 
+  // Only knobs EngineConfig::validateFor accepts (vLLM's rules): budget >= max_num_seqs,
+  // and without chunked prefill budget >= max_model_len.
   void randomKnobs() {
     const int budgets[] = {1, 4, 16, 32, 64, 512};
     config.maxNumBatchedTokens = budgets[rng() % 6];
-    config.maxNumSeqs = 1 + int(rng() % 10);
+    config.maxNumSeqs = 1 + int(rng() % std::min(10, config.maxNumBatchedTokens));
     config.enableChunkedPrefill = rng() % 4 != 0;
     config.enablePrefixCaching = rng() % 4 != 0;
     config.longPrefillTokenThreshold = rng() % 3 == 0 ? 1 + int(rng() % 12) : 0;
     config.schedulingPolicy = rng() % 2 ? SchedulingPolicy::Priority : SchedulingPolicy::Fcfs;
+    config.schedulerReserveFullIsl = rng() % 4 != 0;
     maxModelLen = 48 + int(rng() % 64);
+    if (!config.enableChunkedPrefill) config.maxNumBatchedTokens = std::max(config.maxNumBatchedTokens, maxModelLen);
     sched.setConfig(config, maxModelLen);
   }
 
@@ -95,6 +99,9 @@ struct Sim {
     SchedulerOutput out = sched.schedule(0);
     for (const RejectedRequest& rj : out.rejected) {
       QVERIFY(!rj.reason.empty());
+      // Never a request that already ran (vLLM never ends one because of a budget).
+      QVERIFY(std::find(runningBefore.begin(), runningBefore.end(), rj.request) == runningBefore.end());
+      QVERIFY(rj.request->numOutputTokens() == 0 || rj.request->numTokens() >= maxModelLen);
       rj.request->state = RequestState::Rejected;
       rejected[rj.request->id] = rj.reason;
     }
