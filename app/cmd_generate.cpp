@@ -26,6 +26,7 @@ ArgParser makeParser() {
   p.flag("chat", "send the prompt as one user turn in the model's chat template");
   p.option("system", "TEXT", "with --chat: a system prompt");
   p.option("max-tokens", "N", "maximum tokens to generate");
+  p.option("min-tokens", "N", "generate at least N tokens before EOS, stop ids or stop strings can end it");
   p.option("temperature", "T", "sampling temperature, 0 = greedy");
   p.option("top-p", "P", "nucleus sampling: smallest set with this much probability, in (0, 1]");
   p.option("top-k", "K", "sample among the K most likely tokens (0 = off)");
@@ -49,6 +50,7 @@ SamplingParams samplingFrom(const ArgParser& args, const GenerationDefaults& d) 
   s.minP = float(args.number("min-p", d.minP.value_or(0.0f), 0, 1));
   s.repetitionPenalty = float(args.number("repetition-penalty", d.repetitionPenalty.value_or(1.0f), 1e-6, 1e6));
   s.maxTokens = int(args.integer("max-tokens", d.maxNewTokens.value_or(256), 1, 1 << 30));
+  s.minTokens = int(args.integer("min-tokens", 0, 0, 1 << 30));
   if (args.has("seed")) s.seed = uint64_t(args.integer("seed", 0, 0, (1LL << 62)));
   s.ignoreEos = args.has("ignore-eos");
   s.logprobs = int(args.integer("logprobs", 0, 0, 20));

@@ -50,6 +50,7 @@ class TestBenchRunner : public QObject {
     config.executor.backend = "cpu";
     config.executor.numThreads = 1;
     config.maxNumBatchedTokens = 64;  // several chunks per prompt
+    config.maxNumSeqs = 64;           // vLLM: at most the budget
     Engine engine(model_, config);
     const auto workload = makeWorkload(sharedPrefixWorkload(), model_->tokenizer->ordinaryIds(),
                                        model_->tokenizer->bosId());

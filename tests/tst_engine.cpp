@@ -220,6 +220,7 @@ class TestEngine : public QObject {
     QCOMPARE(engine.config().maxNumBatchedTokens, 2048);  // the old knobs stay in force
     c.maxModelLen = 32;
     engine.setConfig(c);
+    engine.step();  // non-structural knobs apply at the next step
     QVERIFY_THROWS_EXCEPTION(lwb::Error, engine.addRequest(greedy(prompts_[4])));  // 61 tokens > 32
     RequestId ok = engine.addRequest(greedy({1, 5, 6}));
     while (engine.hasUnfinishedRequests()) engine.step();
@@ -278,6 +279,78 @@ class TestEngine : public QObject {
     QCOMPARE(int(deltas.front().newLogprobs.size()), 1);
     QCOMPARE(deltas.front().newLogprobs[0][0].first, ref[0]);  // greedy: the best is the sampled token
     QCOMPARE(int(deltas.front().newLogprobs[0].size()), 3);
+  }
+
+  // min_tokens (vLLM): no stop token can be sampled before it (masked), so a stop id that
+  // greedy decoding would pick first is replaced by the next best token.
+  void minTokensHoldsBackStopTokens() {
+    Engine engine(model_, knobs(2048, true, true));
+    const std::vector<int>& ref = baseline_.tokens.at(1);
+    RequestInput in = greedy(prompts_[0], 6);
+    in.sampling.stopTokenIds = {ref[0]};
+    in.sampling.minTokens = 4;
+    const RequestId id = engine.addRequest(in);
+    while (engine.hasUnfinishedRequests()) engine.step();
+    const std::vector<int>& all = *engine.outputTokenIds(id);
+    const std::vector<int> out(all.begin() + long(prompts_[0].size()), all.end());
+    QVERIFY(out.size() >= 4);
+    QVERIFY(std::find(out.begin(), out.begin() + 4, ref[0]) == out.begin() + 4);
+    RequestInput bad = greedy(prompts_[0], 3);
+    bad.sampling.minTokens = 4;  // more than max_tokens
+    QVERIFY_THROWS_EXCEPTION(lwb::Error, engine.addRequest(bad));
+  }
+
+  // check_stop order: a stop token at the max_tokens-th token is a stop, not a length
+  // finish; a stop string completed by that token is a stop too.
+  void stopWinsOverLengthOnTheLastToken() {
+    const std::vector<int>& ref = baseline_.tokens.at(1);
+    const long firstAt = std::find(ref.begin(), ref.end(), ref[2]) - ref.begin();
+    QCOMPARE(firstAt, 2L);  // the baseline's third token is new (the fixture's seed)
+    Engine engine(model_, knobs(2048, true, true));
+    RequestInput in = greedy(prompts_[0], 3);
+    in.sampling.stopTokenIds = {ref[2]};
+    const RequestId byId = engine.addRequest(in);
+    // The text the third token adds, as a stop string.
+    RequestInput two = greedy(prompts_[0], 2), three = greedy(prompts_[0], 3);
+    const RequestId id2 = engine.addRequest(two), id3 = engine.addRequest(three);
+    std::map<RequestId, std::string> text;
+    while (engine.hasUnfinishedRequests())
+      for (const TokenDelta& d : engine.step().deltas) text[d.id] += d.newText;
+    QCOMPARE(engine.timeline(byId)->numOutputTokens, 3);
+    QCOMPARE(int(engine.timeline(byId)->finishReason), int(FinishReason::Stop));
+    QCOMPARE(int(engine.timeline(id3)->finishReason), int(FinishReason::Length));
+    QVERIFY(text[id3].size() > text[id2].size() && text[id3].rfind(text[id2], 0) == 0);
+    const std::string added = text[id3].substr(text[id2].size());
+    QVERIFY2(text[id2].find(added) == std::string::npos, added.c_str());
+    RequestInput byString = greedy(prompts_[0], 3);
+    byString.sampling.stop = {added};
+    const RequestId s = engine.addRequest(byString);
+    while (engine.hasUnfinishedRequests()) engine.step();
+    QCOMPARE(engine.timeline(s)->numOutputTokens, 3);
+    QCOMPARE(int(engine.timeline(s)->finishReason), int(FinishReason::Stop));
+  }
+
+  // Every finished request is recorded, aborted ones included; request_success counts
+  // them per finish_reason; prompt tokens are counted at a request's first token.
+  void abortedRequestsAreInTheMetrics() {
+    Engine engine(model_, knobs(2048, true, true));
+    const RequestId waiting = engine.addRequest(greedy(prompts_[0]));
+    engine.abortRequest(waiting);
+    const RequestId done = engine.addRequest(greedy(prompts_[1], 1));
+    while (engine.hasUnfinishedRequests()) engine.step();
+    const RequestTimeline& w = *engine.timeline(waiting);
+    QCOMPARE(int(w.finishReason), int(FinishReason::Abort));
+    QVERIFY(w.e2e().has_value());
+    QCOMPARE(*w.tpot(), 0.0);
+    QVERIFY(!w.ttft());
+    const RequestTimeline& d = *engine.timeline(done);
+    QCOMPARE(*d.tpot(), 0.0);  // one token: no decode
+    QCOMPARE(*d.e2e(), *d.finishTime - d.arrivalTime);
+    const EngineTotals t = engine.totals();
+    QCOMPARE(t.requestSuccess[size_t(FinishReason::Abort)], int64_t(1));
+    QCOMPARE(t.requestSuccess[size_t(FinishReason::Length)], int64_t(1));
+    QCOMPARE(t.promptTokens, int64_t(prompts_[1].size()));
+    QCOMPARE(t.generatedTokens, int64_t(1));
   }
 
   void abortFreesBlocks() {

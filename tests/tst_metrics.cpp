@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/common/error.h"
+#include "engine/metrics/caching_metrics.h"
 #include "engine/metrics/histogram.h"
 #include "engine/metrics/records.h"
 #include "engine/metrics/ring_buffer.h"
@@ -97,7 +98,7 @@ class TestMetrics : public QObject {
     QVERIFY_THROWS_EXCEPTION(Error, RingBuffer<int>(0));
   }
 
-  // arrival 1.0, scheduled 1.5, tokens at 2.0, 2.5, 3.5, 4.0.
+  // arrival 1.0, scheduled 1.5, tokens at 2.0, 2.5, 3.5, 4.0, finished at 4.25.
   void timelineDefinitions() {
     RequestTimeline t;
     t.arrivalTime = 1.0;
@@ -105,18 +106,20 @@ class TestMetrics : public QObject {
     t.firstTokenTime = 2.0;
     t.tokenTimes = {2.0, 2.5, 3.5, 4.0};
     t.numOutputTokens = 4;
-    t.finishTime = 4.0;
+    QVERIFY(!t.e2e());   // defined at the finish
+    QVERIFY(!t.tpot());
+    t.finishTime = 4.25;
     QCOMPARE(*t.queueTime(), 0.5);
     QCOMPARE(*t.ttft(), 1.0);
-    QCOMPARE(*t.e2e(), 3.0);
+    QCOMPARE(*t.e2e(), 3.25);  // finish − arrival
     QCOMPARE(*t.prefillTime(), 0.5);
     QCOMPARE(*t.decodeTime(), 2.0);
-    QCOMPARE(*t.tpot(), 2.0 / 3.0);  // (e2e − ttft) / (4 − 1)
+    QCOMPARE(*t.inferenceTime(), 2.5);  // last token − first scheduled
+    QCOMPARE(*t.tpot(), 2.0 / 3.0);     // decode time / (4 − 1)
     QCOMPARE(t.itls(), (std::vector<double>{0.5, 1.0, 0.5}));
-    // e2e = TTFT + decode time
-    QCOMPARE(*t.e2e(), *t.ttft() + *t.decodeTime());
   }
 
+  // vLLM records TPOT 0 for a finished request with one token (no decode).
   void timelineWithOneToken() {
     RequestTimeline t;
     t.arrivalTime = 0.0;
@@ -124,11 +127,28 @@ class TestMetrics : public QObject {
     t.firstTokenTime = 0.75;
     t.tokenTimes = {0.75};
     t.numOutputTokens = 1;
+    t.finishTime = 0.75;
     QCOMPARE(*t.ttft(), 0.75);
     QCOMPARE(*t.e2e(), 0.75);
-    QVERIFY(!t.tpot().has_value());  // undefined without a second token
+    QCOMPARE(*t.tpot(), 0.0);
     QVERIFY(t.itls().empty());
     QCOMPARE(*t.decodeTime(), 0.0);
+  }
+
+  // Aborted while waiting: every finished request is recorded (e2e, TPOT 0), with no
+  // TTFT, queue or prefill time.
+  void timelineAbortedBeforeItsFirstToken() {
+    RequestTimeline t;
+    t.arrivalTime = 2.0;
+    t.finishTime = 2.5;
+    t.finishReason = FinishReason::Abort;
+    QCOMPARE(*t.e2e(), 0.5);
+    QCOMPARE(*t.tpot(), 0.0);
+    QVERIFY(!t.ttft());
+    QVERIFY(!t.queueTime());
+    QVERIFY(!t.prefillTime());
+    QVERIFY(!t.decodeTime());
+    QVERIFY(!t.inferenceTime());
   }
 
   void timelineNotStarted() {
@@ -144,6 +164,27 @@ class TestMetrics : public QObject {
     t.firstScheduledTime = 3.5;  // scheduled, no token yet
     QCOMPARE(*t.queueTime(), 0.5);
     QVERIFY(!t.ttft());
+  }
+
+  // vLLM's CachingMetrics: hits / queries over the most recent requests; the oldest
+  // observations drop out past the limit, the newest always stays.
+  void recentHitRateCoversTheLastRequests() {
+    CachingMetrics m(10);
+    QCOMPARE(m.hitRate(), 0.0);
+    m.observe(0, 0, 0);  // a step without lookups: ignored
+    m.observe(4, 400, 400);
+    m.observe(4, 400, 0);
+    QCOMPARE(m.numRequests(), int64_t(8));
+    QCOMPARE(m.hitRate(), 0.5);
+    m.observe(4, 200, 100);  // 12 > 10: the first observation drops out
+    QCOMPARE(m.numRequests(), int64_t(8));
+    QCOMPARE(m.numQueryTokens(), int64_t(600));
+    QCOMPARE(m.hitRate(), 100.0 / 600.0);
+    m.observe(30, 300, 300);  // alone over the limit: kept
+    QCOMPARE(m.numRequests(), int64_t(30));
+    QCOMPARE(m.hitRate(), 1.0);
+    m.reset();
+    QCOMPARE(m.numRequests(), int64_t(0));
   }
 
   void names() {

@@ -54,8 +54,10 @@ RequestInput randomRequest(std::mt19937& rng, int vocab) {
 EngineConfig randomKnobs(std::mt19937& rng, EngineConfig c) {
   const int budgets[] = {8, 32, 64, 256, 2048};
   c.maxNumBatchedTokens = budgets[rng() % 5];
-  c.maxNumSeqs = 1 + int(rng() % 64);
+  c.maxNumSeqs = 1 + int(rng() % std::min(64, c.maxNumBatchedTokens));  // vLLM: budget >= max_num_seqs
   c.enableChunkedPrefill = rng() % 4 != 0;
+  // vLLM: without chunked prefill the budget must hold max_model_len (the model's 128).
+  if (!c.enableChunkedPrefill) c.maxNumBatchedTokens = std::max(c.maxNumBatchedTokens, 128);
   c.enablePrefixCaching = rng() % 2;
   c.schedulingPolicy = (rng() % 2) ? SchedulingPolicy::Priority : SchedulingPolicy::Fcfs;
   c.longPrefillTokenThreshold = (rng() % 3 == 0) ? 16 : 0;

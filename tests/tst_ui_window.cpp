@@ -260,6 +260,7 @@ void TestUiWindow::knobChangeReachesEngine() {
   KnobsPanel* knobs = window_->knobs();
   EngineConfig c = knobs->collect();
   c.maxNumBatchedTokens = 96;
+  c.maxNumSeqs = 64;  // vLLM: max_num_batched_tokens >= max_num_seqs
   c.enableChunkedPrefill = true;
   knobs->showConfig(c);
   QVERIFY2(knobs->apply(knobs->collect(), false), qPrintable(knobs->errorText()));

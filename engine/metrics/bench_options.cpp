@@ -94,6 +94,8 @@ const std::map<std::string, Apply>& switchFlags() {
       {"--no-enable-chunked-prefill", boolKnob(&EngineConfig::enableChunkedPrefill, false)},
       {"--enable-prefix-caching", boolKnob(&EngineConfig::enablePrefixCaching, true)},
       {"--no-enable-prefix-caching", boolKnob(&EngineConfig::enablePrefixCaching, false)},
+      {"--scheduler-reserve-full-isl", boolKnob(&EngineConfig::schedulerReserveFullIsl, true)},
+      {"--no-scheduler-reserve-full-isl", boolKnob(&EngineConfig::schedulerReserveFullIsl, false)},
       {"--ignore-eos", [](BenchOptions& o, const std::string&, const std::string&) { o.workload.ignoreEos = true; }},
   };
   return flags;
@@ -174,10 +176,13 @@ Workload:
   --background-input-len L        their prompt tokens (default 32)
   --background-output-len M       their output tokens, always exactly M (default 200)
 Engine knobs (vLLM names):
-  --max-num-batched-tokens N      token budget of one step (default 2048)
+  --max-num-batched-tokens N      token budget of one step (default 2048; at least
+                                  max_num_seqs, and max_model_len without chunked prefill)
   --max-num-seqs N                requests in one step (default 128)
   --enable-chunked-prefill | --no-enable-chunked-prefill           (default on)
   --enable-prefix-caching  | --no-enable-prefix-caching            (default on)
+  --scheduler-reserve-full-isl | --no-scheduler-reserve-full-isl    (default on)
+                                  admit a request only if its whole sequence fits in KV
   --block-size N                  tokens per KV block, a power of two (default 16)
   --num-gpu-blocks-override N     number of KV blocks (0 = from the memory budget)
   --kv-cache-memory-bytes N       KV-cache memory budget (0 = default)
@@ -205,6 +210,7 @@ nlohmann::json benchConfigJson(const WorkloadOptions& w, const EngineConfig& e) 
           {"max_num_batched_tokens", e.maxNumBatchedTokens}, {"max_num_seqs", e.maxNumSeqs},
           {"enable_chunked_prefill", e.enableChunkedPrefill}, {"enable_prefix_caching", e.enablePrefixCaching},
           {"long_prefill_token_threshold", e.longPrefillTokenThreshold},
+          {"scheduler_reserve_full_isl", e.schedulerReserveFullIsl},
           {"scheduling_policy", e.schedulingPolicy == SchedulingPolicy::Fcfs ? "fcfs" : "priority"},
           {"max_model_len", e.maxModelLen}, {"block_size", e.blockSize},
           {"kv_cache_memory_bytes", e.kvCacheMemoryBytes}, {"num_gpu_blocks_override", e.numGpuBlocksOverride},

@@ -33,11 +33,16 @@ namespace {
 bool completed(const RequestTimeline& t) {
   return t.finishReason == FinishReason::Stop || t.finishReason == FinishReason::Length;
 }
+// vLLM records every request that reached the engine and finished, aborted ones
+// included (a rejected request never ran); each metric is defined where it applies.
+bool recorded(const RequestTimeline& t) {
+  return t.finishReason != FinishReason::None && t.finishReason != FinishReason::Rejected;
+}
 template <typename F>
 std::vector<double> samplesMs(const RunData& run, F metric) {
   std::vector<double> out;
   for (const auto& t : run.requests)
-    if (completed(t))
+    if (recorded(t))
       if (auto v = metric(t)) out.push_back(*v * 1000.0);
   return out;
 }
@@ -56,7 +61,7 @@ std::vector<double> ttftSamplesMs(const RunData& run) {
 std::vector<double> itlSamplesMs(const RunData& run) {
   std::vector<double> out;
   for (const auto& t : run.requests)
-    if (completed(t))
+    if (recorded(t))
       for (double g : t.itls()) out.push_back(g * 1000.0);
   return out;
 }
@@ -98,6 +103,7 @@ json configToJson(const EngineConfig& c) {
               {"enable_chunked_prefill", c.enableChunkedPrefill},
               {"enable_prefix_caching", c.enablePrefixCaching},
               {"long_prefill_token_threshold", c.longPrefillTokenThreshold},
+              {"scheduler_reserve_full_isl", c.schedulerReserveFullIsl},
               {"scheduling_policy", schedulingPolicyName(c.schedulingPolicy)},
               {"max_model_len", c.maxModelLen},
               {"block_size", c.blockSize},
@@ -114,6 +120,7 @@ EngineConfig configFromJson(const json& j) {
   c.enableChunkedPrefill = j.value("enable_chunked_prefill", c.enableChunkedPrefill);
   c.enablePrefixCaching = j.value("enable_prefix_caching", c.enablePrefixCaching);
   c.longPrefillTokenThreshold = j.value("long_prefill_token_threshold", c.longPrefillTokenThreshold);
+  c.schedulerReserveFullIsl = j.value("scheduler_reserve_full_isl", c.schedulerReserveFullIsl);
   parseSchedulingPolicy(j.value("scheduling_policy", std::string("fcfs")), &c.schedulingPolicy);
   c.maxModelLen = j.value("max_model_len", c.maxModelLen);
   c.blockSize = j.value("block_size", c.blockSize);
@@ -178,11 +185,13 @@ json stepToJson(const StepRecord& s) {
   return json::array({s.step, s.startTime, s.duration, s.numPrefillTokens, s.numDecodeTokens,
                       s.numScheduledSeqs, s.numRunning, s.numWaiting, s.numBlocksUsed,
                       s.numBlocksCachedFree, s.numBlocksFree, s.prefixQueryTokens, s.prefixHitTokens,
-                      s.numPreemptions, s.tokenBudget});
+                      s.numPreemptions, s.tokenBudget, s.prefixQueryRequests});
 }
 
 StepRecord stepFromJson(const json& j) {
-  check(j.is_array() && j.size() == 15, "run file: each entry of \"steps\" must be an array of 15 numbers");
+  // 16 since prefix_query_requests (vLLM's recent hit rate); older files have 15.
+  check(j.is_array() && (j.size() == 15 || j.size() == 16),
+        "run file: each entry of \"steps\" must be an array of 16 numbers (15 in older files)");
   StepRecord s;
   s.step = j[0];
   s.startTime = j[1];
@@ -199,6 +208,7 @@ StepRecord stepFromJson(const json& j) {
   s.prefixHitTokens = j[12];
   s.numPreemptions = j[13];
   s.tokenBudget = j[14];
+  if (j.size() == 16) s.prefixQueryRequests = j[15];
   return s;
 }
 

@@ -11,7 +11,8 @@ PrefixCacheChart::PrefixCacheChart(QWidget* parent)
   auto* top = rects().first();
   top->axis(QCPAxis::atLeft)->setLabel(tr("hit rate (%)"));
   top->axis(QCPAxis::atLeft)->setRange(0, 105);
-  window_ = addLineGraph(top, theme::kCached, tr("hit rate, last %1 s").arg(kWindowSeconds));
+  recentGraph_ = addLineGraph(top, theme::kCached,
+                              tr("hit rate, last %1 requests").arg(CachingMetrics::kDefaultMaxRecentRequests));
   cumulative_ = addLineGraph(top, theme::kText, tr("hit rate, cumulative"));
   cumulative_->setPen(QPen(theme::kText, 1, Qt::DashLine));
 
@@ -23,13 +24,13 @@ PrefixCacheChart::PrefixCacheChart(QWidget* parent)
   hit_->setBrush(QColor(theme::kCached.red(), theme::kCached.green(), theme::kCached.blue(), 110));
 
   plot()->legend->setVisible(false);
-  addLegendInside(top, {window_, cumulative_});
+  addLegendInside(top, {recentGraph_, cumulative_});
   addLegendInside(bottom, {queried_, hit_});
 }
 
 void PrefixCacheChart::clear() {
   TimeChart::clear();
-  recent_.clear();
+  recent_.reset();
   totalQueried_ = totalHit_ = 0;
 }
 
@@ -40,20 +41,14 @@ void PrefixCacheChart::onFrame(const Frame& frame) {
     if (s.prefixQueryTokens == 0) continue;  // only admissions query the cache
     totalQueried_ += s.prefixQueryTokens;
     totalHit_ += s.prefixHitTokens;
-    recent_.push_back({s.startTime, s.prefixQueryTokens, s.prefixHitTokens});
+    recent_.observe(s.prefixQueryRequests, s.prefixQueryTokens, s.prefixHitTokens);
     any = true;
   }
   if (!frame.snapshot) return;
   const double now = frame.snapshot->time;
-  while (!recent_.empty() && recent_.front().time < now - kWindowSeconds) recent_.pop_front();
   if (any) {
-    int64_t q = 0, h = 0;
-    for (const auto& r : recent_) {
-      q += r.queried;
-      h += r.hit;
-    }
     // One point per tick with admissions: enough resolution, bounded cost.
-    if (q > 0) window_->addData(now, 100.0 * double(h) / double(q));
+    recentGraph_->addData(now, 100.0 * recent_.hitRate());
     cumulative_->addData(now, 100.0 * double(totalHit_) / double(totalQueried_));
     queried_->addData(now, double(totalQueried_));
     hit_->addData(now, double(totalHit_));

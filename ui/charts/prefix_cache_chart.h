@@ -1,7 +1,9 @@
 #pragma once
-// Prefix-cache effectiveness over time: hit rate (hit tokens / queried tokens) over a
-// sliding window and cumulatively; below, the cumulative queried and hit prompt tokens.
-#include <deque>
+// Prefix-cache effectiveness over time: hit rate (hit tokens / queried tokens) over the
+// most recent 1000 requests (the rate vLLM logs, CachingMetrics) and cumulatively (its
+// counters); below, the cumulative queried and hit prompt tokens. As vLLM counts them:
+// never-preempted requests, with caching on.
+#include "engine/metrics/caching_metrics.h"
 
 #include "ui/bridge/frame.h"
 #include "ui/charts/time_chart.h"
@@ -11,19 +13,16 @@ namespace lwb::ui {
 class PrefixCacheChart : public TimeChart {
   Q_OBJECT
  public:
-  static constexpr double kWindowSeconds = 10;
   explicit PrefixCacheChart(QWidget* parent = nullptr);
   void onFrame(const Frame& frame);
   void clear() override;
   int numPoints() const { return cumulative_->data()->size(); }
 
+  double recentHitRate() const { return recent_.hitRate(); }
+
  private:
-  struct Sample {
-    double time;
-    int64_t queried, hit;
-  };
-  QCPGraph *window_, *cumulative_, *queried_, *hit_;
-  std::deque<Sample> recent_;  // steps within the sliding window
+  QCPGraph *recentGraph_, *cumulative_, *queried_, *hit_;
+  CachingMetrics recent_;
   int64_t totalQueried_ = 0, totalHit_ = 0;
 };
 

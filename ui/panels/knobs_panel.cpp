@@ -73,6 +73,14 @@ KnobsPanel::KnobsPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent),
   addRow("scheduling_policy", policy_,
          tr("fcfs: first come, first served; preemption takes the newest running request.\npriority: "
             "lower priority value first; preemption takes the lowest priority."));
+  reserveFullIsl_ = new QCheckBox(this);
+  addRow("scheduler_reserve_full_isl", reserveFullIsl_,
+         tr("Admit a waiting request only if KV blocks for its whole prompt (after prefix-cache hits) "
+            "are free now, not just for its first chunk.
+On (vLLM's default) → fewer admissions under "
+            "memory pressure, no admit-then-preempt thrashing.
+Off → more requests start, and some are "
+            "preempted and recomputed later."));
   maxModelLen_ = spin(0, 1 << 20, tr("model max"), {});
   addRow("max_model_len", maxModelLen_,
          tr("Longest prompt + output accepted. Longer requests are rejected. 0 = the model's "
@@ -153,6 +161,7 @@ EngineConfig KnobsPanel::withPreset(EngineConfig c, Preset p) {
   c.enablePrefixCaching = d.enablePrefixCaching;
   c.longPrefillTokenThreshold = d.longPrefillTokenThreshold;
   c.schedulingPolicy = d.schedulingPolicy;
+  c.schedulerReserveFullIsl = d.schedulerReserveFullIsl;
   if (p == Preset::LowLatency) {
     c.maxNumBatchedTokens = 256;   // short steps: decodes never wait long
     c.maxNumSeqs = 64;
@@ -172,6 +181,7 @@ void KnobsPanel::showConfig(const EngineConfig& c) {
   longPrefill_->setValue(c.longPrefillTokenThreshold);
   policy_->setCurrentIndex(c.schedulingPolicy == SchedulingPolicy::Priority ? 1 : 0);
   maxModelLen_->setValue(c.maxModelLen);
+  reserveFullIsl_->setChecked(c.schedulerReserveFullIsl);
   if (const int i = blockSize_->findData(c.blockSize); i >= 0) blockSize_->setCurrentIndex(i);
   kvMiB_->setValue(double(c.kvCacheMemoryBytes) / kMiB);
   blockOverride_->setValue(c.numGpuBlocksOverride);
@@ -188,6 +198,7 @@ EngineConfig KnobsPanel::collect() const {
   c.longPrefillTokenThreshold = longPrefill_->value();
   c.schedulingPolicy = policy_->currentIndex() == 1 ? SchedulingPolicy::Priority : SchedulingPolicy::Fcfs;
   c.maxModelLen = maxModelLen_->value();
+  c.schedulerReserveFullIsl = reserveFullIsl_->isChecked();
   c.blockSize = blockSize_->currentData().toInt();
   const int64_t bytes = int64_t(kvMiB_->value() * kMiB);
   // Keep the exact byte count when the MiB field was not edited.

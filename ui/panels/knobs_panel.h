@@ -44,7 +44,7 @@ class KnobsPanel : public QWidget {
 
   EngineBridge* bridge_;
   QSpinBox *maxBatched_, *maxSeqs_, *longPrefill_, *maxModelLen_, *blockOverride_, *threads_;
-  QCheckBox *chunked_, *prefixCaching_;
+  QCheckBox *chunked_, *prefixCaching_, *reserveFullIsl_;
   QComboBox *policy_, *blockSize_, *backend_, *preset_;
   QDoubleSpinBox* kvMiB_;
   QLabel* error_;

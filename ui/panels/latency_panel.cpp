@@ -76,7 +76,7 @@ void LatencyPanel::refreshTable() {
   cost.start();
   std::vector<double> tpot, e2e;
   for (const auto& t : run.requests) {
-    if (t.finishReason != FinishReason::Stop && t.finishReason != FinishReason::Length) continue;
+    if (t.finishReason == FinishReason::Rejected) continue;  // never ran; aborted ones count (vLLM)
     if (auto v = t.tpot()) tpot.push_back(*v * 1000.0);
     if (auto v = t.e2e()) e2e.push_back(*v * 1000.0);
   }
