@@ -99,6 +99,9 @@ int runParsed(const BenchOptions& o) {
   run.report.config["device"] = device.backend + ": " + device.name;
   run.report.config["num_kv_blocks"] = engine.numKvBlocks();
   run.report.config["effective_max_model_len"] = engine.maxModelLen();
+  const EngineConfig effective = engine.effectiveConfig();  // vLLM's defaults for the device filled in
+  run.report.config["effective_max_num_batched_tokens"] = effective.maxNumBatchedTokens;
+  run.report.config["effective_max_num_seqs"] = effective.maxNumSeqs;
   std::fputs(formatBenchSummary(run.report).c_str(), stdout);
   std::fflush(stdout);
   reportFailures(run.report);

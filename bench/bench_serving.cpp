@@ -70,8 +70,8 @@ std::string command(const Case& c) {
          std::to_string(w.backgroundInputLen) + " --background-output-len " + std::to_string(w.backgroundOutputLen);
   if (w.ignoreEos) s += " --ignore-eos";
   s += " --seed " + std::to_string(w.seed);
-  s += " --max-num-batched-tokens " + std::to_string(e.maxNumBatchedTokens) + " --max-num-seqs " +
-       std::to_string(e.maxNumSeqs);
+  if (e.maxNumBatchedTokens > 0) s += " --max-num-batched-tokens " + std::to_string(e.maxNumBatchedTokens);
+  if (e.maxNumSeqs > 0) s += " --max-num-seqs " + std::to_string(e.maxNumSeqs);  // else vLLM's default
   s += e.enableChunkedPrefill ? " --enable-chunked-prefill" : " --no-enable-chunked-prefill";
   s += e.enablePrefixCaching ? " --enable-prefix-caching" : " --no-enable-prefix-caching";
   if (e.executor.backend != "auto") s += " --backend " + e.executor.backend;
@@ -106,6 +106,7 @@ void prefixCaching(const std::shared_ptr<const Model>& model, const Args& a) {
   // A modest step budget, so that the first step admits only the first prompt or two:
   // every later admission can then find its group's prefix already computed.
   c.engine.maxNumBatchedTokens = 512;
+  c.engine.maxNumSeqs = 64;  // all prompts fit; explicit, as vLLM wants budget >= max_num_seqs on any device
   c.workload.sharedPrefixLen = 256;
   c.workload.numPrefixGroups = a.quick ? 2 : 4;
   c.workload.inputLen = 32;
@@ -169,6 +170,7 @@ void chunkedPrefill(const std::shared_ptr<const Model>& model, const Args& a) {
   for (int chunked = 0; chunked < 2; ++chunked) {
     c.engine.enableChunkedPrefill = chunked == 1;
     c.engine.maxNumBatchedTokens = budgets[chunked];
+    c.engine.maxNumSeqs = 64;  // every request fits; budget >= max_num_seqs on any device
     c.label = std::string(chunked ? "chunked" : "unchunked") + ", max_num_batched_tokens " +
               std::to_string(budgets[chunked]);
     r[chunked] = run(model, c);

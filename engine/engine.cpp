@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <map>
 #include <random>
 
@@ -14,6 +13,7 @@
 #include "engine/sched/output_text.h"
 #include "engine/sched/request.h"
 #include "engine/sched/scheduler.h"
+#include "engine/sched/stop_check.h"
 
 namespace lwb {
 
@@ -43,6 +43,7 @@ struct Engine::Impl {
   bool configPending = false;   // non-structural change waiting for the next step
   int maxModelLen = 0;
   std::unique_ptr<Executor> executor;
+  DeviceInfo device;            // the executor's, when it was created (resolves 0 knobs)
   std::unique_ptr<Scheduler> scheduler;
   std::map<RequestId, std::unique_ptr<EngineRequest>> requests;  // finished ones kept until released
   StepOutput pending;           // finishes outside a step, reported by the next one
@@ -63,6 +64,17 @@ struct Engine::Impl {
     return std::chrono::duration<double>(t - start).count();
   }
   void buildKv();
+  void createExecutorFor(const EngineConfig& c) {
+    executor = createExecutor(model, c.executor);
+    device = executor->deviceInfo();
+  }
+  // The knobs in force: 0 in max_num_batched_tokens / max_num_seqs = vLLM's default
+  // for this device.
+  EngineConfig effective() const { return config.resolvedFor(device); }
+  BatchLimits batchLimits() const {
+    const EngineConfig e = effective();
+    return {e.maxNumBatchedTokens, e.maxNumSeqs, maxModelLen};
+  }
   void recordStep(const StepRecord& r) {
     ++numSteps;
     if (keepStepHistory) steps.push_back(r);
@@ -71,8 +83,6 @@ struct Engine::Impl {
   void abortAll(StepOutput& out);
   void applyPendingConfig();
   void processToken(EngineRequest& er, const float* logits, double t, StepOutput& out);
-  void maskStopTokens(const Request& r, float* logits) const;
-  FinishReason checkStop(EngineRequest& er, int tokenId) const;
   void recordToken(Request& r, double t);
   void addPlanTotals(const SchedulerOutput& plan);
   void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
@@ -83,7 +93,7 @@ struct Engine::Impl {
 // max_num_seqs × max_model_len capped by the executor's default budget.
 void Engine::Impl::buildKv() {
   const int bs = config.blockSize;
-  executor->setBatchLimits({config.maxNumBatchedTokens, config.maxNumSeqs, maxModelLen});  // before the KV budget
+  executor->setBatchLimits(batchLimits());  // before the KV budget
   const size_t perBlock = executor->kvBytesPerBlock(bs);
   int64_t numBlocks = config.numGpuBlocksOverride;
   std::string source = "num_gpu_blocks_override";
@@ -91,7 +101,7 @@ void Engine::Impl::buildKv() {
     size_t budget = size_t(config.kvCacheMemoryBytes);
     source = "kv_cache_memory_bytes " + std::to_string(budget);
     if (budget == 0) {
-      size_t wanted = perBlock * size_t(config.maxNumSeqs) * size_t((maxModelLen + bs - 1) / bs);
+      size_t wanted = perBlock * size_t(effective().maxNumSeqs) * size_t((maxModelLen + bs - 1) / bs);
       budget = std::min(wanted, executor->defaultKvBudgetBytes());
       source = "the default KV budget of " + std::to_string(budget) + " bytes";
     }
@@ -102,17 +112,18 @@ void Engine::Impl::buildKv() {
             " bytes (block_size " + std::to_string(bs) + "); expected at least 1");
   executor->allocateKvCache(int(numBlocks), bs);
   scheduler = std::make_unique<Scheduler>(
-      config, maxModelLen, std::make_unique<KvCacheManager>(int(numBlocks), bs, config.enablePrefixCaching));
+      effective(), maxModelLen, std::make_unique<KvCacheManager>(int(numBlocks), bs, config.enablePrefixCaching));
 }
 
 Engine::Engine(std::shared_ptr<const Model> model, const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
   check(model != nullptr, "Engine: no model");
+  config.validate();
   Impl& d = *impl_;
   d.model = std::move(model);
   d.config = config;
-  d.maxModelLen = config.validateFor(d.model->config);
+  d.createExecutorFor(config);
+  d.maxModelLen = config.validateFor(d.model->config, d.device);
   d.modelStopIds = d.model->stopTokenIds();
-  d.executor = createExecutor(d.model, config.executor);
   d.buildKv();
   d.pending.record.step = -1;
 }
@@ -194,12 +205,12 @@ void Engine::Impl::applyPendingConfig() {
   maxModelLen = config.effectiveMaxModelLen(model->config);
   // Bigger batches may need activation memory the KV pool took: then the pool is rebuilt
   // (what ran is aborted, as for a structural change).
-  if (executor->setBatchLimits({config.maxNumBatchedTokens, config.maxNumSeqs, maxModelLen})) {
+  if (executor->setBatchLimits(batchLimits())) {
     abortAll(pending);
     buildKv();
     return;
   }
-  scheduler->setConfig(config, maxModelLen);
+  scheduler->setConfig(effective(), maxModelLen);
 }
 
 StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, double t1) const {
@@ -229,40 +240,6 @@ void Engine::Impl::failStep(const SchedulerOutput& plan, const std::string& what
   for (const ScheduledSeq& s : plan.seqs) finish(*requests.at(s.request->id), FinishReason::Error, out, what);
 }
 
-// vLLM's min_tokens logits processor: while the output is shorter than min_tokens, no
-// stop token (the model's EOS unless ignore_eos, and stop_token_ids) can be sampled.
-void Engine::Impl::maskStopTokens(const Request& r, float* logits) const {
-  if (r.numOutputTokens() >= r.sampling.minTokens) return;
-  const int vocab = model->config.vocabSize;
-  auto mask = [&](int id) {
-    if (id >= 0 && id < vocab) logits[id] = -INFINITY;
-  };
-  if (!r.sampling.ignoreEos)
-    for (int id : modelStopIds) mask(id);
-  for (int id : r.sampling.stopTokenIds) mask(id);
-}
-
-// vLLM's check_stop order: min_tokens, then EOS, then stop_token_ids, then length; the
-// detokenizer's stop strings (checked once the output is past min_tokens) come before
-// length, so a stop string in the last token wins over a length finish. A stop token's
-// text is not part of the output; max_model_len is a hard limit even within min_tokens.
-FinishReason Engine::Impl::checkStop(EngineRequest& er, int tokenId) const {
-  const Request& r = er.req;
-  const SamplingParams& p = r.sampling;
-  const int n = r.numOutputTokens();
-  const bool atModelLimit = r.numTokens() >= maxModelLen;
-  auto has = [tokenId](const std::vector<int>& ids) { return std::find(ids.begin(), ids.end(), tokenId) != ids.end(); };
-  if (n < p.minTokens) {
-    er.text->push(tokenId, false);
-    return atModelLimit ? FinishReason::Length : FinishReason::None;
-  }
-  if (!p.ignoreEos && has(modelStopIds)) return FinishReason::Stop;
-  if (has(p.stopTokenIds)) return FinishReason::Stop;
-  if (er.text->push(tokenId, n > p.minTokens)) return FinishReason::Stop;
-  if (atModelLimit || n >= p.maxTokens) return FinishReason::Length;
-  return FinishReason::None;
-}
-
 // Timeline and counters at each new token (vLLM: TTFT and the prompt tokens at the first).
 void Engine::Impl::recordToken(Request& r, double t) {
   r.timeline.numOutputTokens = r.numOutputTokens();
@@ -278,7 +255,7 @@ void Engine::Impl::processToken(EngineRequest& er, const float* logits, double t
   Request& r = er.req;
   const int vocab = model->config.vocabSize;
   scratch.assign(logits, logits + vocab);
-  maskStopTokens(r, scratch.data());
+  maskStopTokens(r, modelStopIds, scratch.data(), vocab);
   SampleResult s = er.sampler->sample(scratch.data(), vocab, r.tokenIds);
   r.tokenIds.push_back(s.tokenId);
   recordToken(r, t);
@@ -287,7 +264,7 @@ void Engine::Impl::processToken(EngineRequest& er, const float* logits, double t
   delta.newTokenIds.push_back(s.tokenId);
   // The top-K of the raw distribution, best first, as `generate --json` and vLLM report them.
   if (r.sampling.logprobs > 0) delta.newLogprobs.push_back(s.topLogprobs);
-  const FinishReason reason = checkStop(er, s.tokenId);
+  const FinishReason reason = checkStop(r, modelStopIds, maxModelLen, *er.text);
   delta.newText += er.text->take(false);
   if (reason != FinishReason::None) finish(er, reason, out);
 }
@@ -345,7 +322,7 @@ StepOutput Engine::step() {
 
 void Engine::setConfig(const EngineConfig& config) {
   Impl& d = *impl_;
-  config.validateFor(d.model->config);
+  config.validateFor(d.model->config, d.device);
   const EngineConfig old = d.config;
   d.config = config;
   if (!old.structuralDiffers(config)) {
@@ -355,15 +332,19 @@ void Engine::setConfig(const EngineConfig& config) {
   d.abortAll(d.pending);
   d.maxModelLen = config.effectiveMaxModelLen(d.model->config);
   d.configPending = false;
+  const ExecutorOptions& a = old.executor;
+  const ExecutorOptions& b = config.executor;
+  const bool newExecutor = a.backend != b.backend || a.numThreads != b.numThreads || a.deviceIndex != b.deviceIndex ||
+                           a.gpuMemoryUtilization != b.gpuMemoryUtilization;
   try {
-    const ExecutorOptions& a = old.executor;
-    const ExecutorOptions& b = config.executor;
-    if (a.backend != b.backend || a.numThreads != b.numThreads || a.deviceIndex != b.deviceIndex ||
-        a.gpuMemoryUtilization != b.gpuMemoryUtilization)
-      d.executor = createExecutor(d.model, config.executor);
+    if (newExecutor) {
+      d.createExecutorFor(config);
+      config.validateFor(d.model->config, d.device);  // the budget defaults follow the device
+    }
     d.buildKv();
   } catch (...) {
     d.config = old;  // keep serving with the old knobs
+    if (newExecutor) d.createExecutorFor(old);
     d.maxModelLen = old.effectiveMaxModelLen(d.model->config);
     d.buildKv();
     throw;
@@ -371,6 +352,7 @@ void Engine::setConfig(const EngineConfig& config) {
 }
 
 const EngineConfig& Engine::config() const { return impl_->config; }
+EngineConfig Engine::effectiveConfig() const { return impl_->effective(); }
 const Model& Engine::model() const { return *impl_->model; }
 DeviceInfo Engine::deviceInfo() const { return impl_->executor->deviceInfo(); }
 double Engine::now() const { return impl_->now(); }

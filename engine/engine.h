@@ -94,7 +94,8 @@ class Engine {
   // Knobs: non-structural apply at the next step; structural ones rebuild the KV pool,
   // aborting in-flight requests (EngineLoop drains first when asked).
   void setConfig(const EngineConfig& config);
-  const EngineConfig& config() const;
+  const EngineConfig& config() const;  // as set (0 = vLLM's default for the device)
+  EngineConfig effectiveConfig() const;  // with the device's defaults filled in
   const Model& model() const;
   DeviceInfo deviceInfo() const;
 

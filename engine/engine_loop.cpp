@@ -18,6 +18,9 @@ namespace {
 constexpr size_t kMaxEvents = 100000;
 constexpr double kSnapshotInterval = 0.010;  // seconds
 
+// A "0" knob: vLLM's default for the device.
+std::string knobValue(int v) { return v == 0 ? std::string("default") : std::to_string(v); }
+
 // "max_num_batched_tokens 2048 → 512, enable_chunked_prefill on → off"
 std::string describeChange(const EngineConfig& a, const EngineConfig& b) {
   std::string out;
@@ -28,8 +31,8 @@ std::string describeChange(const EngineConfig& a, const EngineConfig& b) {
   };
   auto onOff = [](bool v) { return std::string(v ? "on" : "off"); };
   using std::to_string;
-  add("max_num_batched_tokens", to_string(a.maxNumBatchedTokens), to_string(b.maxNumBatchedTokens));
-  add("max_num_seqs", to_string(a.maxNumSeqs), to_string(b.maxNumSeqs));
+  add("max_num_batched_tokens", knobValue(a.maxNumBatchedTokens), knobValue(b.maxNumBatchedTokens));
+  add("max_num_seqs", knobValue(a.maxNumSeqs), knobValue(b.maxNumSeqs));
   add("enable_chunked_prefill", onOff(a.enableChunkedPrefill), onOff(b.enableChunkedPrefill));
   add("enable_prefix_caching", onOff(a.enablePrefixCaching), onOff(b.enablePrefixCaching));
   add("long_prefill_token_threshold", to_string(a.longPrefillTokenThreshold), to_string(b.longPrefillTokenThreshold));
@@ -298,7 +301,7 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
 EngineLoop::EngineLoop(std::shared_ptr<const Model> model, const EngineConfig& config)
     : impl_(std::make_unique<Impl>()) {
   check(model != nullptr, "EngineLoop: no model");
-  config.validateFor(model->config);
+  config.validate();  // the rest (model, device) when the engine is built
   impl_->model = std::move(model);
   impl_->config = config;
   std::promise<void> ready;
@@ -354,8 +357,9 @@ void EngineLoop::abortAll() {
 
 void EngineLoop::setConfig(const EngineConfig& config, bool abortInFlight) {
   Impl& d = *impl_;
+  const auto snap = snapshot();  // the device in use resolves vLLM's batch defaults
   std::lock_guard lock(d.mu);
-  config.validateFor(d.model->config);
+  config.validateFor(d.model->config, snap ? snap->device : DeviceInfo{});
   Command c{Command::Kind::SetConfig};
   c.config = config;
   c.abortInFlight = abortInFlight;

@@ -63,7 +63,7 @@ RunResult runAll(std::shared_ptr<const Model> model, const EngineConfig& config,
 EngineConfig knobs(int budget, bool chunked, bool caching, int blocks = 0) {
   EngineConfig c;
   c.maxNumBatchedTokens = budget;
-  c.maxNumSeqs = std::min(c.maxNumSeqs, budget);  // vLLM: budget >= max_num_seqs
+  c.maxNumSeqs = std::min(128, budget);  // vLLM: budget >= max_num_seqs
   c.enableChunkedPrefill = chunked;
   if (!chunked && budget < 256) c.maxModelLen = budget;  // vLLM: a prompt must fit one step
   c.enablePrefixCaching = caching;

@@ -92,6 +92,28 @@ class TestExport : public QObject {
     QCOMPARE(m["vllm:inter_token_latency_seconds"]["count"].get<int>(), 5);  // 3 + 2 gaps
     QCOMPARE(m["vllm:inter_token_latency_seconds"]["buckets"]["+Inf"].get<int>(), 5);
     QCOMPARE(m["vllm:kv_cache_usage_perc"].get<double>(), 6.0 / 10.0);  // last step: 6 of 10 blocks
+    // vLLM's request_success by finished_reason; the rejected request never ran, so it
+    // has no latency samples; prompt tokens count at the first token (10 + 16).
+    QCOMPARE(m["vllm:request_success"]["length"].get<int>(), 2);
+    QCOMPARE(m["vllm:request_success"]["rejected"].get<int>(), 1);
+    QCOMPARE(m["vllm:e2e_request_latency_seconds"]["count"].get<int>(), 2);
+    QCOMPARE(m["vllm:prompt_tokens"].get<int>(), 26);
+  }
+
+  // Every finished request is recorded, aborted ones included (vLLM's
+  // FinishedRequestStats): its e2e and a TPOT of 0 for at most one token.
+  void abortedRequestsAreRecorded() {
+    RequestTimeline aborted;
+    aborted.id = 9;
+    aborted.arrivalTime = 1.0;
+    aborted.finishTime = 1.5;
+    aborted.finishReason = FinishReason::Abort;
+    const json m = runToJson({aborted}, {})["metrics"];
+    QCOMPARE(m["vllm:e2e_request_latency_seconds"]["count"].get<int>(), 1);
+    QCOMPARE(m["vllm:request_time_per_output_token_seconds"]["count"].get<int>(), 1);
+    QCOMPARE(m["vllm:time_to_first_token_seconds"]["count"].get<int>(), 0);
+    QCOMPARE(m["vllm:request_success"]["abort"].get<int>(), 1);
+    QCOMPARE(m["vllm:prompt_tokens"].get<int>(), 0);
   }
 
   void kvUsageCountsCachedBlocksAsFree() {

@@ -248,6 +248,49 @@ class TestSchedulerScenarios : public QObject {
       QVERIFY2(std::string(e.what()).find("max_num_seqs (128)") != std::string::npos, e.what());
     }
   }
+
+  // vLLM's effective max_num_batched_tokens / max_num_seqs defaults for `vllm serve`
+  // depend on the device; 0 in the knobs means "vLLM's default", resolved per device.
+  void batchDefaultsFollowTheDevice() {
+    const size_t gib = size_t(1) << 30;
+    auto defaults = [](std::string backend, std::string name, size_t memory) {
+      DeviceInfo d;
+      d.backend = std::move(backend);
+      d.name = std::move(name);
+      d.totalMemory = memory;
+      return vllmBatchDefaults(d);
+    };
+    const BatchDefaults cpu = defaults("cpu", "AMD EPYC", 24 * gib);
+    QCOMPARE(cpu.maxNumBatchedTokens, 2048);
+    QCOMPARE(cpu.maxNumSeqs, 128);
+    const BatchDefaults h200 = defaults("cuda", "NVIDIA H200", 141 * gib);
+    QCOMPARE(h200.maxNumBatchedTokens, 8192);
+    QCOMPARE(h200.maxNumSeqs, 1024);
+    QVERIFY2(h200.source.find("NVIDIA H200") != std::string::npos, h200.source.c_str());
+    const BatchDefaults a100 = defaults("cuda", "NVIDIA A100-SXM4-80GB", 80 * gib);  // vLLM: not for A100
+    QCOMPARE(a100.maxNumBatchedTokens, 2048);
+    QCOMPARE(a100.maxNumSeqs, 256);
+    const BatchDefaults l4 = defaults("cuda", "NVIDIA L4", 22 * gib);
+    QCOMPARE(l4.maxNumBatchedTokens, 2048);
+    QCOMPARE(l4.maxNumSeqs, 256);
+
+    DeviceInfo gpu;
+    gpu.backend = "cuda";
+    gpu.name = "NVIDIA H200";
+    gpu.totalMemory = 141 * gib;
+    EngineConfig c;  // both knobs at 0 = vLLM's default
+    QCOMPARE(c.resolvedFor(gpu).maxNumBatchedTokens, 8192);
+    QCOMPARE(c.resolvedFor(DeviceInfo{}).maxNumSeqs, 128);
+    c.maxNumSeqs = 8;  // a set value wins
+    QCOMPARE(c.resolvedFor(gpu).maxNumSeqs, 8);
+    // Chunked prefill off with a 4096-token model: the CPU default budget is too small,
+    // the H200's is not.
+    ModelConfig model;
+    model.maxPositionEmbeddings = 4096;
+    c.enableChunkedPrefill = false;
+    QVERIFY_THROWS_EXCEPTION(Error, c.validateFor(model, DeviceInfo{}));
+    QCOMPARE(c.validateFor(model, gpu), 4096);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestSchedulerScenarios)

@@ -176,9 +176,11 @@ Workload:
   --background-input-len L        their prompt tokens (default 32)
   --background-output-len M       their output tokens, always exactly M (default 200)
 Engine knobs (vLLM names):
-  --max-num-batched-tokens N      token budget of one step (default 2048; at least
-                                  max_num_seqs, and max_model_len without chunked prefill)
-  --max-num-seqs N                requests in one step (default 128)
+  --max-num-batched-tokens N      token budget of one step (default: vLLM's for the device,
+                                  2048 on CPU, 2048 or 8192 on a GPU); at least max_num_seqs,
+                                  and max_model_len without chunked prefill
+  --max-num-seqs N                requests in one step (default: vLLM's for the device, 128
+                                  on CPU, 256 or 1024 on a GPU)
   --enable-chunked-prefill | --no-enable-chunked-prefill           (default on)
   --enable-prefix-caching  | --no-enable-prefix-caching            (default on)
   --scheduler-reserve-full-isl | --no-scheduler-reserve-full-isl    (default on)

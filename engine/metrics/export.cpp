@@ -16,8 +16,10 @@ using nlohmann::json;
 
 json optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-bool isSuccess(const RequestTimeline& t) {
-  return t.finishReason == FinishReason::Stop || t.finishReason == FinishReason::Length;
+// vLLM records every request that reached the engine and finished, aborted ones
+// included (a rejected request never ran); each metric where it is defined.
+bool isRecorded(const RequestTimeline& t) {
+  return t.finishReason != FinishReason::None && t.finishReason != FinishReason::Rejected;
 }
 
 // A histogram plus the summary statistics vLLM's bench prints, over samples in seconds.
@@ -37,7 +39,7 @@ template <typename Metric>
 std::vector<double> collect(const std::vector<RequestTimeline>& timelines, Metric metric) {
   std::vector<double> out;
   for (const auto& t : timelines)
-    if (isSuccess(t))
+    if (isRecorded(t))
       if (auto v = (t.*metric)()) out.push_back(*v);
   return out;
 }
@@ -73,7 +75,7 @@ json timelineToJson(const RequestTimeline& t) {
           {"finish_time", optional(t.finishTime)}, {"queue_time", optional(t.queueTime())},
           {"ttft", optional(t.ttft())}, {"tpot", optional(t.tpot())}, {"e2e", optional(t.e2e())},
           {"prefill_time", optional(t.prefillTime())}, {"decode_time", optional(t.decodeTime())},
-          {"token_times", t.tokenTimes}, {"preemption_times", t.preemptionTimes},
+          {"inference_time", optional(t.inferenceTime())}, {"token_times", t.tokenTimes}, {"preemption_times", t.preemptionTimes},
           {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error}};
 }
 
@@ -97,14 +99,15 @@ json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std
     maxUsage = std::max(maxUsage, kvCacheUsage(s));
   }
   std::vector<double> itls;
-  int64_t successes = 0;
+  json success = json::object();  // vLLM's request_success, by finished_reason
   for (const auto& t : timelines) {
-    if (t.firstScheduledTime) promptTokens += t.numPromptTokens;
+    if (t.firstTokenTime) promptTokens += t.numPromptTokens;  // counted at the first token
     generationTokens += t.numOutputTokens;
-    if (!isSuccess(t)) continue;
-    ++successes;
     const auto gaps = t.itls();
     itls.insert(itls.end(), gaps.begin(), gaps.end());
+    if (t.finishReason == FinishReason::None) continue;
+    const std::string reason = finishReasonName(t.finishReason);
+    success[reason] = success.value(reason, 0) + 1;
   }
   const auto ttft = Histogram::ttftBuckets();
   const auto itl = Histogram::itlBuckets();
@@ -116,13 +119,15 @@ json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std
       {"vllm:request_queue_time_seconds", histogramJson(collect(timelines, &RequestTimeline::queueTime), ttft)},
       {"vllm:request_prefill_time_seconds", histogramJson(collect(timelines, &RequestTimeline::prefillTime), ttft)},
       {"vllm:request_decode_time_seconds", histogramJson(collect(timelines, &RequestTimeline::decodeTime), ttft)},
+      {"vllm:request_inference_time_seconds",
+       histogramJson(collect(timelines, &RequestTimeline::inferenceTime), ttft)},
       {"vllm:request_time_per_output_token_seconds", histogramJson(collect(timelines, &RequestTimeline::tpot), itl)},
       {"vllm:prompt_tokens", promptTokens},
       {"vllm:generation_tokens", generationTokens},
       {"vllm:prefix_cache_queries", queries},
       {"vllm:prefix_cache_hits", hits},
       {"vllm:num_preemptions", preemptions},
-      {"vllm:request_success", successes},
+      {"vllm:request_success", success},
       {"vllm:kv_cache_usage_perc", kvCacheUsage(last)},
       {"vllm:num_requests_running", last.numRunning},
       {"vllm:num_requests_waiting", last.numWaiting},

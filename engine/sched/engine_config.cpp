@@ -1,5 +1,7 @@
 #include "engine/sched/engine_config.h"
 
+#include <cctype>
+
 #include "engine/common/error.h"
 #include "engine/model/model_config.h"
 
@@ -29,8 +31,8 @@ bool isPowerOfTwo(int v) { return v > 0 && (v & (v - 1)) == 0; }
 }  // namespace
 
 void EngineConfig::validate() const {
-  checkRange("max_num_batched_tokens", maxNumBatchedTokens, 1, 1 << 20);
-  checkRange("max_num_seqs", maxNumSeqs, 1, 1 << 16);
+  checkRange("max_num_batched_tokens", maxNumBatchedTokens, 0, 1 << 20);  // 0 = vLLM's default
+  checkRange("max_num_seqs", maxNumSeqs, 0, 1 << 16);
   checkRange("long_prefill_token_threshold", longPrefillTokenThreshold, 0, 1 << 20);
   checkRange("max_model_len", maxModelLen, 0, 1 << 24);
   checkRange("block_size", blockSize, 1, 256);
@@ -46,9 +48,36 @@ void EngineConfig::validate() const {
             " is out of range; expected (0, 1]");
 }
 
-int EngineConfig::validateFor(const ModelConfig& model) const {
+BatchDefaults vllmBatchDefaults(const DeviceInfo& device) {
+  BatchDefaults d;
+  if (device.backend != "cuda") {
+    d.source = "vLLM's default on CPU";
+    return d;
+  }
+  std::string name = device.name;
+  for (char& ch : name) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  const size_t gib = size_t(1) << 30;
+  const bool large = device.totalMemory >= 70 * gib && name.find("a100") == std::string::npos;
+  d.maxNumBatchedTokens = large ? 8192 : 2048;
+  d.maxNumSeqs = large ? 1024 : 256;
+  d.source = "vLLM's default on " + device.name + " (" + std::to_string(device.totalMemory / gib) + " GiB" +
+             (large ? ", >= 70 GiB" : "") + ")";
+  return d;
+}
+
+EngineConfig EngineConfig::resolvedFor(const DeviceInfo& device) const {
+  EngineConfig c = *this;
+  const BatchDefaults d = vllmBatchDefaults(device);
+  if (c.maxNumBatchedTokens == 0) c.maxNumBatchedTokens = d.maxNumBatchedTokens;
+  if (c.maxNumSeqs == 0) c.maxNumSeqs = d.maxNumSeqs;
+  return c;
+}
+
+int EngineConfig::validateFor(const ModelConfig& model, const DeviceInfo& device) const {
   validate();
   const int maxLen = effectiveMaxModelLen(model);
+  const EngineConfig r = resolvedFor(device);
+  const int maxNumBatchedTokens = r.maxNumBatchedTokens, maxNumSeqs = r.maxNumSeqs;
   const std::string tokens = "max_num_batched_tokens (" + std::to_string(maxNumBatchedTokens) + ")";
   check(maxNumBatchedTokens >= maxNumSeqs,
         tokens + " is smaller than max_num_seqs (" + std::to_string(maxNumSeqs) +

@@ -13,10 +13,20 @@ enum class SchedulingPolicy { Fcfs, Priority };
 std::string schedulingPolicyName(SchedulingPolicy p);          // "fcfs" | "priority"
 bool parseSchedulingPolicy(const std::string& s, SchedulingPolicy* out);
 
+// vLLM's effective defaults of max_num_batched_tokens / max_num_seqs for `vllm serve`,
+// which depend on the platform: CPU 2048 / 128; GPUs 2048 / 256, and 8192 / 1024 on
+// GPUs with at least 70 GiB that are not A100s (H100 / H200 class).
+struct BatchDefaults {
+  int maxNumBatchedTokens = 2048;
+  int maxNumSeqs = 128;
+  std::string source;  // "vLLM's default on CPU", "vLLM's default on NVIDIA H200 (141 GiB)"
+};
+BatchDefaults vllmBatchDefaults(const DeviceInfo& device);
+
 struct EngineConfig {
   // Applied at the next step boundary.
-  int maxNumBatchedTokens = 2048;      // max_num_batched_tokens: token budget of one step
-  int maxNumSeqs = 128;                // max_num_seqs: requests in one step
+  int maxNumBatchedTokens = 0;         // max_num_batched_tokens: token budget of one step (0 = vLLM's default for the device)
+  int maxNumSeqs = 0;                  // max_num_seqs: requests in one step (0 = vLLM's default for the device)
   bool enableChunkedPrefill = true;    // enable_chunked_prefill
   bool enablePrefixCaching = true;     // enable_prefix_caching
   int longPrefillTokenThreshold = 0;   // long_prefill_token_threshold (0 = off)
@@ -37,7 +47,11 @@ struct EngineConfig {
   // validate() plus the checks that need the model (vLLM's SchedulerConfig): max_model_len
   // within the model's; max_num_batched_tokens >= max_num_seqs; without chunked prefill
   // max_num_batched_tokens >= max_model_len. Returns the effective max_model_len.
-  int validateFor(const ModelConfig& model) const;
+  // Budget checks use the values resolved for `device` (default: CPU).
+  int validateFor(const ModelConfig& model, const DeviceInfo& device = {}) const;
+  // A copy with 0 (vLLM's default) in max_num_batched_tokens / max_num_seqs replaced by
+  // the defaults for `device`; what the scheduler and the KV sizing use.
+  EngineConfig resolvedFor(const DeviceInfo& device) const;
   bool structuralDiffers(const EngineConfig& other) const;
   int effectiveMaxModelLen(const ModelConfig& model) const;
 };

@@ -46,16 +46,22 @@ KnobsPanel::KnobsPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent),
   preset_->addItems({tr("— preset —"), tr("vLLM defaults"), tr("low latency"), tr("high throughput")});
   preset_->setToolTip(tr("Fill the scheduling knobs from a preset; press Apply to send them"));
 
-  maxBatched_ = spin(16, 65536, {}, {});
+  maxBatched_ = spin(0, 65536, tr("default"), {});
   addRow("max_num_batched_tokens", maxBatched_,
          tr("Token budget of one step (prefill chunks + decode tokens).\nSmaller → each step is short, so "
             "running requests get their next token sooner (smoother ITL) but long prompts take more steps "
             "(slower TTFT).\nLarger → prompts finish prefill in fewer steps (faster TTFT) but decodes "
             "wait behind big prefill steps (ITL spikes)."));
-  maxSeqs_ = spin(1, 1024, {}, {});
+  maxSeqs_ = spin(0, 1024, tr("default"), {});
   addRow("max_num_seqs", maxSeqs_,
          tr("Most requests in one step. More → higher throughput (decode is memory-bound, so batching "
             "is almost free) but more KV memory in use and more preemption risk."));
+  defaultsNote_ = new QLabel(this);
+  defaultsNote_->setWordWrap(true);
+  defaultsNote_->setToolTip(tr("vLLM's effective defaults depend on the platform: CPU 2048 / 128; GPUs "
+                               "2048 / 256, and 8192 / 1024 on GPUs with at least 70 GiB (H100 / H200 "
+                               "class, not A100). Set a value to override."));
+  form_->addRow(QString(), defaultsNote_);
   chunked_ = new QCheckBox(this);
   addRow("enable_chunked_prefill", chunked_,
          tr("Cut long prompts into chunks that ride along with decodes, so a long prompt never stalls "
@@ -173,7 +179,19 @@ EngineConfig KnobsPanel::withPreset(EngineConfig c, Preset p) {
   return c;
 }
 
+void KnobsPanel::showBatchDefaults() {
+  const auto snap = bridge_->loop() ? bridge_->loop()->snapshot() : nullptr;
+  const BatchDefaults d = vllmBatchDefaults(snap ? snap->device : DeviceInfo{});
+  maxBatched_->setSpecialValueText(tr("default (%1)").arg(d.maxNumBatchedTokens));
+  maxSeqs_->setSpecialValueText(tr("default (%1)").arg(d.maxNumSeqs));
+  defaultsNote_->setText(tr("default = %1: %2 tokens, %3 sequences")
+                             .arg(QString::fromStdString(d.source))
+                             .arg(d.maxNumBatchedTokens)
+                             .arg(d.maxNumSeqs));
+}
+
 void KnobsPanel::showConfig(const EngineConfig& c) {
+  showBatchDefaults();
   maxBatched_->setValue(c.maxNumBatchedTokens);
   maxSeqs_->setValue(c.maxNumSeqs);
   chunked_->setChecked(c.enableChunkedPrefill);

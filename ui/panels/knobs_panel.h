@@ -41,13 +41,16 @@ class KnobsPanel : public QWidget {
  private:
   QSpinBox* spin(int lo, int hi, const QString& special, const QString& tip);
   void addRow(const QString& name, QWidget* field, const QString& tip);
+  // "default (2048)" in the two batch knobs and, below them, where that default comes
+  // from (vLLM's default for the device the engine runs on).
+  void showBatchDefaults();
 
   EngineBridge* bridge_;
   QSpinBox *maxBatched_, *maxSeqs_, *longPrefill_, *maxModelLen_, *blockOverride_, *threads_;
   QCheckBox *chunked_, *prefixCaching_, *reserveFullIsl_;
   QComboBox *policy_, *blockSize_, *backend_, *preset_;
   QDoubleSpinBox* kvMiB_;
-  QLabel* error_;
+  QLabel *error_, *defaultsNote_;
   QFormLayout* form_;
 };
 
