@@ -102,6 +102,27 @@ class TestBenchCli : public QObject {
       QVERIFY2(j.contains(key), key);
   }
 
+  void reserveFullIslSwitch() {
+    QVERIFY(parse({}).engine.schedulerReserveFullIsl);  // vLLM's default
+    const BenchOptions o = parse({"--no-scheduler-reserve-full-isl"});
+    QVERIFY(!o.engine.schedulerReserveFullIsl);
+    QCOMPARE(benchConfigJson(o.workload, o.engine)["scheduler_reserve_full_isl"].get<bool>(), false);
+    QVERIFY(parse({"--no-scheduler-reserve-full-isl", "--scheduler-reserve-full-isl"}).engine.schedulerReserveFullIsl);
+  }
+
+  // vLLM refuses chunked prefill off with a budget below max_model_len: the knobs are
+  // an error (exit non-zero, both names in the message), not a reason to reject prompts.
+  void chunkedPrefillOffWithASmallBudgetIsRefused() {
+    if (const QString why = whyNotRunnable(); !why.isEmpty()) QSKIP(qPrintable(why));
+    const test::CliResult r = test::runWorkbench(
+        {"bench", "--model", test::defaultModelInBuildTree(), "--num-prompts", "1", "--input-len", "8",
+         "--output-len", "2", "--no-enable-chunked-prefill", "--max-num-batched-tokens", "256", "--backend", "cpu"},
+        120000);
+    QVERIFY2(r.exitCode != 0 && !r.crashed, r.out.constData());
+    QVERIFY2(r.err.contains("max_num_batched_tokens (256)") && r.err.contains("max_model_len (1024)"),
+             r.err.constData());
+  }
+
   void badFlagsExitTwo() {
     if (!QFileInfo::exists(test::workbenchExecutable())) QSKIP("llm-workbench is not built in this build tree");
     for (const QStringList& args : {QStringList{"bench", "--num-prompts", "-3"}, QStringList{"bench", "--frobnicate"},

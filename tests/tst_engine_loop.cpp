@@ -159,7 +159,7 @@ class TestEngineLoop : public QObject {
     RequestInput bad;
     QVERIFY_THROWS_EXCEPTION(lwb::Error, loop.submit(bad));
     EngineConfig c = baseConfig();
-    c.maxNumSeqs = 0;
+    c.maxNumSeqs = -1;  // 0 = vLLM's default for the device
     QVERIFY_THROWS_EXCEPTION(lwb::Error, loop.setConfig(c));
     c = baseConfig();
     c.maxModelLen = 100000;

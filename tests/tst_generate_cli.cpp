@@ -58,6 +58,10 @@ class TestGenerateCli : public QObject {
     QTest::newRow("no prompt") << QStringList{"generate"} << "--prompt";
     QTest::newRow("bad ids") << QStringList{"generate", "--prompt-token-ids", "1,x"} << "--prompt-token-ids";
     QTest::newRow("missing value") << QStringList{"generate", "--prompt"} << "--prompt";
+    QTest::newRow("negative min-tokens") << QStringList{"generate", "--prompt", "x", "--min-tokens", "-1"}
+                                         << "--min-tokens";
+    QTest::newRow("min-tokens above max-tokens")
+        << QStringList{"generate", "--prompt", "x", "--max-tokens", "3", "--min-tokens", "5"} << "min_tokens";
   }
   void badArgumentsGiveOneLineAndExit2() {
     QFETCH(QStringList, args);

@@ -82,10 +82,8 @@ KnobsPanel::KnobsPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent),
   reserveFullIsl_ = new QCheckBox(this);
   addRow("scheduler_reserve_full_isl", reserveFullIsl_,
          tr("Admit a waiting request only if KV blocks for its whole prompt (after prefix-cache hits) "
-            "are free now, not just for its first chunk.
-On (vLLM's default) → fewer admissions under "
-            "memory pressure, no admit-then-preempt thrashing.
-Off → more requests start, and some are "
+            "are free now, not just for its first chunk.\nOn (vLLM's default) → fewer admissions under "
+            "memory pressure, no admit-then-preempt thrashing.\nOff → more requests start, and some are "
             "preempted and recomputed later."));
   maxModelLen_ = spin(0, 1 << 20, tr("model max"), {});
   addRow("max_model_len", maxModelLen_,
