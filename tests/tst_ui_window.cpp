@@ -258,6 +258,8 @@ void TestUiWindow::stopAbortsTheAnswer() {
 
 void TestUiWindow::knobChangeReachesEngine() {
   KnobsPanel* knobs = window_->knobs();
+  // Unset batch knobs are vLLM's default for the device the engine runs on (CPU here).
+  QCOMPARE(knobs->maxNumBatchedTokens()->specialValueText(), QString("default (2048)"));
   EngineConfig c = knobs->collect();
   c.maxNumBatchedTokens = 96;
   c.maxNumSeqs = 64;  // vLLM: max_num_batched_tokens >= max_num_seqs
