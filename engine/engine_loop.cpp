@@ -67,8 +67,9 @@ struct EngineLoop::Impl {
   RequestId nextId = 1;
   std::vector<std::thread> loaders;
 
-  std::mutex outMu;  // events
+  std::mutex outMu;  // events and subscribers
   std::deque<EngineEvent> events;
+  std::vector<std::weak_ptr<EventSubscriber>> subscribers;
   size_t numStepEvents = 0;
   mutable std::mutex snapMu;
   std::shared_ptr<const EngineSnapshot> snap;
@@ -94,6 +95,11 @@ struct EngineLoop::Impl {
 
 void EngineLoop::Impl::push(EngineEvent e) {
   std::lock_guard lock(outMu);
+  std::erase_if(subscribers, [&e](const std::weak_ptr<EventSubscriber>& w) {
+    auto s = w.lock();
+    if (s) s->push(e);
+    return !s;
+  });
   if (std::holds_alternative<StepRecord>(e)) ++numStepEvents;
   events.push_back(std::move(e));
   while (events.size() > kMaxEvents) {  // drop the oldest step record first
@@ -401,6 +407,18 @@ std::vector<EngineEvent> EngineLoop::drainEvents() {
   impl_->events.clear();
   impl_->numStepEvents = 0;
   return out;
+}
+
+std::shared_ptr<EventSubscriber> EngineLoop::subscribe(size_t capacity) {
+  auto s = std::make_shared<EventSubscriber>(capacity);
+  std::lock_guard lock(impl_->outMu);
+  impl_->subscribers.push_back(s);
+  return s;
+}
+
+std::shared_ptr<const Model> EngineLoop::model() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->model;
 }
 
 std::shared_ptr<const EngineSnapshot> EngineLoop::snapshot() const {
