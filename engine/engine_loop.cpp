@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -66,6 +67,7 @@ struct EngineLoop::Impl {
   std::shared_ptr<const Model> model;   // the one serving (or about to)
   RequestId nextId = 1;
   std::vector<std::thread> loaders;
+  std::map<RequestId, std::string> tags;  // of unfinished requests
 
   std::mutex outMu;  // events and subscribers
   std::deque<EngineEvent> events;
@@ -91,7 +93,17 @@ struct EngineLoop::Impl {
   void publish(const StepOutput& out);
   void push(EngineEvent e);
   void publishSnapshot(bool isPaused);
+  std::string takeTag(RequestId id);
 };
+
+std::string EngineLoop::Impl::takeTag(RequestId id) {
+  std::lock_guard lock(mu);
+  auto it = tags.find(id);
+  if (it == tags.end()) return {};
+  std::string tag = std::move(it->second);
+  tags.erase(it);
+  return tag;
+}
 
 void EngineLoop::Impl::push(EngineEvent e) {
   std::lock_guard lock(outMu);
@@ -123,6 +135,7 @@ void EngineLoop::Impl::publish(const StepOutput& out) {
     const std::vector<int>& all = *engine->outputTokenIds(id);
     fin.outputTokenIds.assign(all.begin() + fin.timeline.numPromptTokens, all.end());
     engine->releaseRequest(id);  // everything about it now travels in the event
+    fin.tag = takeTag(id);
     push(std::move(fin));
   }
   dirty = true;
@@ -166,6 +179,7 @@ void EngineLoop::Impl::finishOutside(const Command& c, FinishReason reason, cons
   fin.timeline.arrivalTime = fin.timeline.finishTime.emplace(engine->now());
   fin.timeline.finishReason = reason;
   fin.timeline.error = error;
+  fin.tag = takeTag(c.id);
   push(std::move(fin));
 }
 
@@ -332,6 +346,7 @@ RequestId EngineLoop::submit(RequestInput input) {
                   d.config.effectiveMaxModelLen(d.model->config));
   Command c{Command::Kind::Submit};
   c.id = d.nextId++;
+  if (!input.tag.empty()) d.tags[c.id] = input.tag;
   c.input = std::move(input);
   d.inbox.push_back(std::move(c));
   d.cv.notify_one();
@@ -344,6 +359,12 @@ void EngineLoop::abort(RequestId id) {
   c.id = id;
   impl_->inbox.push_back(std::move(c));
   impl_->cv.notify_one();
+}
+
+std::string EngineLoop::tagOf(RequestId id) const {
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->tags.find(id);
+  return it == impl_->tags.end() ? std::string() : it->second;
 }
 
 void EngineLoop::abortAll() {

@@ -39,6 +39,7 @@ struct ConfigChangedEvent {
 struct RequestFinishedEvent {
   RequestTimeline timeline;
   std::vector<int> outputTokenIds;
+  std::string tag;  // RequestInput.tag: which front-end sent it ("chat 1", "load", "api")
 };
 struct EngineErrorEvent {
   double time = 0;
@@ -85,6 +86,9 @@ class EngineLoop {
   RequestId submit(RequestInput input);
   void abort(RequestId id);
   void abortAll();
+  // RequestInput.tag of a request not finished yet ("" once finished: the finished
+  // event carries it), so any front-end can label requests another one sent.
+  std::string tagOf(RequestId id) const;
   // Non-structural changes apply at the next step; structural ones drain (or, with
   // abortInFlight, abort) running work and rebuild. Invalid values throw lwb::Error.
   void setConfig(const EngineConfig& config, bool abortInFlight = false);
