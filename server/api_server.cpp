@@ -2,6 +2,8 @@
 // and the serving thread's lifecycle.
 #include "server/api_server.h"
 
+#include <sys/socket.h>
+
 #include <filesystem>
 #include <thread>
 
@@ -54,6 +56,7 @@ struct ApiServer::Impl {
   httplib::Server http;
   std::thread thread;
   int port = 0;
+  int listenFd = -1;  // captured when httplib creates it, to widen its backlog
 
   Impl(EngineLoop& l, ServerOptions o)
       : loop(l),
@@ -70,6 +73,11 @@ void ApiServer::Impl::configure() {
   const int threads = o.numThreads;
   http.new_task_queue = [threads] { return new httplib::ThreadPool(size_t(threads)); };
   http.set_payload_max_length(o.maxBodyBytes);
+  http.set_socket_options([this](socket_t fd) {
+    const int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);  // restart without TIME_WAIT trouble
+    listenFd = fd;
+  });
   http.set_read_timeout(o.readTimeoutSeconds, 0);
   http.set_write_timeout(o.writeTimeoutSeconds, 0);
   http.set_keep_alive_timeout(o.keepAliveSeconds);
@@ -107,6 +115,9 @@ int ApiServer::start() {
                                  : d.http.bind_to_port(o.host, o.port) && (d.port = o.port) > 0;
   check(bound, "cannot listen on " + o.host + ":" + std::to_string(o.port) +
                    " (address in use, not a local address, or not permitted)");
+  // httplib listens with a backlog of 5: a burst of clients (64 streams connecting at
+  // once) would overflow it and see their connections dropped. Linux lets us widen it.
+  if (d.listenFd >= 0) ::listen(d.listenFd, SOMAXCONN);
   d.ctx.stopping = false;
   d.thread = std::thread([&d] { d.http.listen_after_bind(); });
   for (int i = 0; i < 5000 && !d.http.is_running(); ++i)  // bounded: stop() must see it running

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <regex>
@@ -26,6 +27,11 @@ using namespace lwb;
 using nlohmann::json;
 
 namespace {
+
+// One Prometheus sample line: name{label="value",...} number (a plain string: moc trips
+// over raw string literals).
+const char* const kSampleLine =
+    "^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([a-zA-Z_][a-zA-Z0-9_]*=\"(\\\\.|[^\"\\\\])*\",?)*\\})? (\\S+)$";
 
 EngineConfig testConfig() {
   EngineConfig c;
@@ -264,20 +270,27 @@ class TestServer : public QObject {
     constexpr int kClients = 64;
     std::vector<std::string> prompts, answers(kClients), expected(kClients);
     std::vector<int> finished(kClients, 0);
+    std::vector<std::string> problems(kClients);
     for (int i = 0; i < kClients; ++i) prompts.push_back("Chapter " + std::to_string(i + 1) + ". Mrs. Bennet");
     std::vector<std::thread> threads;
     for (int i = 0; i < kClients; ++i)
       threads.emplace_back([&, i] {
         auto r = post("/v1/completions", {{"prompt", prompts[i]}, {"max_tokens", 12}, {"temperature", 0},
                                           {"stream", true}});
-        if (!r || r->status != 200) return;
+        if (!r || r->status != 200) {
+          problems[i] = r ? "status " + std::to_string(r->status) + ": " + r->body : httplib::to_string(r.error());
+          return;
+        }
         const Sse sse = parseSse(r->body);
+        if (!sse.done) problems[i] = "no [DONE] in: " + r->body;
         finished[i] = sse.wellFormed && sse.done && !finishReasonOf(sse).empty();
         answers[i] = streamedText(sse);
       });
     for (auto& t : threads) t.join();
+    for (int i = 0; i < kClients; ++i)
+      if (!problems[i].empty()) qWarning("client %d: %s", i, problems[i].c_str());
     for (int i = 0; i < kClients; ++i) {
-      QVERIFY2(finished[i], qPrintable(QString("client %1 did not finish cleanly").arg(i)));
+      QVERIFY2(finished[i], qPrintable(QString("client %1 did not finish cleanly: %2").arg(i).arg(problems[i].c_str())));
       QCOMPARE(answers[i], engineGreedy(model_->encodePrompt(prompts[i]), 12));
     }
     QVERIFY(waitIdle());
@@ -354,7 +367,7 @@ class TestServer : public QObject {
     QVERIFY(waitIdle());
     QThread::msleep(300);  // the dispatcher has seen every finish
     const std::string text = client().Get("/metrics")->body;
-    const std::regex sample(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*",?)*\})? (\S+)$)");
+    const std::regex sample(kSampleLine);
     std::map<std::string, double> values;
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {

@@ -4,6 +4,8 @@
 // skip) when Node or the package is missing: CI installs both.
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include "common/cli_runner.h"
 #include "engine/engine.h"
 #include "engine/engine_loop.h"
