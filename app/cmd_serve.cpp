@@ -74,7 +74,10 @@ ServeOptions parseServeArgs(const std::vector<std::string>& args) {
     std::string flag = args[i], value;
     const size_t eq = flag.find('=');
     const bool inlineValue = flag.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inlineValue) value = flag.substr(eq + 1), flag = flag.substr(0, eq);
+    if (inlineValue) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    }
     if (flag == "--help" || flag == "-h") o.help = true;
     if (flag == "--host" || flag == "--port" || flag == "--served-model-name" || flag == "--api-key") {
       if (!inlineValue && i + 1 >= args.size()) throw UsageError(flag + ": missing value");

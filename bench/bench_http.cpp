@@ -6,6 +6,7 @@
 // <= 2 ms. Never part of the test suite.
 // Usage: bench_http [--model DIR] [--streams 32] [--requests 96] [--input-len 64] [--output-len 64]
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -42,7 +43,7 @@ struct Result {
 std::vector<std::vector<int>> makePrompts(const Model& model, int n, int len) {
   std::mt19937 rng(7);
   const auto ids = model.tokenizer->ordinaryIds();
-  std::vector<std::vector<int>> out(size_t(n));
+  std::vector<std::vector<int>> out(static_cast<size_t>(n));
   for (auto& p : out) {
     p.push_back(model.tokenizer->bosId());
     for (int i = 0; i < len; ++i) p.push_back(ids[rng() % ids.size()]);
@@ -54,7 +55,7 @@ std::vector<std::vector<int>> makePrompts(const Model& model, int n, int len) {
 template <typename F>
 Result runClosedLoop(int streams, int requests, F one) {
   std::atomic<int> next{0};
-  std::vector<Result> perThread(size_t(streams));
+  std::vector<Result> perThread(static_cast<size_t>(streams));
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   for (int t = 0; t < streams; ++t)

@@ -1,5 +1,6 @@
 #include "server/api_request.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -43,7 +44,7 @@ void parseLogprobs(const json& body, ApiRequest& r) {
   if (r.endpoint == Endpoint::Completions) {
     if (auto k = optInt(body, "logprobs", 0, 20)) {
       r.wantLogprobs = true;
-      r.sampling.logprobs = *k;
+      r.sampling.logprobs = std::max(1, *k);  // 0 still asks for the sampled token's logprob
     }
     return;
   }

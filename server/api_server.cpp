@@ -130,6 +130,10 @@ void ApiServer::stop() {
   if (!d.thread.joinable()) return;
   d.ctx.stopping = true;
   d.hub.abortOpen();  // waiting handlers and streams see their requests finish
+  // Bounded grace so every stream can send its "abort" chunk and [DONE] before the
+  // sockets close.
+  for (int i = 0; i < 500 && (d.hub.numOpen() > 0 || d.ctx.numStreams > 0); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   d.http.stop();
   d.thread.join();
 }

@@ -113,10 +113,12 @@ void answerStream(ServerContext& ctx, Submitted s, httplib::Response& res) {
   state->s = std::move(s);
   state->loop = &ctx.loop;
   res.set_header("Cache-Control", "no-cache");
+  ++ctx.numStreams;
   res.set_chunked_content_provider(
       "text/event-stream", [state](size_t, httplib::DataSink& sink) { return state->provide(sink); },
-      [state](bool) {
+      [state, &ctx](bool) {
         if (!state->finished) state->loop->abort(state->s.stream->id());  // hung up: free its blocks
+        --ctx.numStreams;
       });
 }
 

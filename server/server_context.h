@@ -20,6 +20,7 @@ struct ServerContext {
   ServerOptions options;
   std::string modelName;
   std::atomic<bool> stopping{false};
+  std::atomic<int> numStreams{0};  // SSE responses still being written
 };
 
 void sendJson(httplib::Response& res, int status, const nlohmann::json& body);
