@@ -64,34 +64,16 @@ class Writer {
 ServerMetrics::ServerMetrics(int maxModelLen)
     : ttft_(Histogram::ttftBuckets()),
       itl_(Histogram::itlBuckets()),
-      e2e_(requestLatencyBuckets()),
-      queue_(requestLatencyBuckets()),
-      prefill_(requestLatencyBuckets()),
-      decode_(requestLatencyBuckets()),
-      promptLen_(oneTwoFiveBuckets(maxModelLen)),
-      generationLen_(oneTwoFiveBuckets(maxModelLen)),
-      iterationTokens_(iterationTokenBuckets()) {
+      e2e_(Histogram::requestLatencyBuckets()),
+      queue_(Histogram::requestLatencyBuckets()),
+      prefill_(Histogram::requestLatencyBuckets()),
+      decode_(Histogram::requestLatencyBuckets()),
+      promptLen_(Histogram::oneTwoFiveBuckets(maxModelLen)),
+      generationLen_(Histogram::oneTwoFiveBuckets(maxModelLen)),
+      iterationTokens_(Histogram::iterationTokenBuckets()) {
   for (FinishReason r : {FinishReason::Stop, FinishReason::Length, FinishReason::Abort, FinishReason::Error,
                          FinishReason::Rejected})
     finishedByReason_[finishReasonName(r)] = 0;
-}
-
-std::vector<double> ServerMetrics::oneTwoFiveBuckets(int max) {
-  std::vector<double> out;
-  for (double scale = 1;; scale *= 10)
-    for (double m : {1.0, 2.0, 5.0}) {
-      if (m * scale > std::max(max, 1)) return out;
-      out.push_back(m * scale);
-    }
-}
-
-std::vector<double> ServerMetrics::requestLatencyBuckets() {
-  return {0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0,
-          40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
-}
-
-std::vector<double> ServerMetrics::iterationTokenBuckets() {
-  return {1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
 }
 
 void ServerMetrics::observeStep(const StepRecord& step) {

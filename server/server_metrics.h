@@ -31,11 +31,6 @@ class ServerMetrics {
   std::string render(const EngineSnapshot& snapshot, const std::string& modelName) const;
   TokenCounts tokenCounts() const;
 
-  // vLLM's build_1_2_5_buckets: 1, 2, 5, 10, 20, 50, ... up to max.
-  static std::vector<double> oneTwoFiveBuckets(int max);
-  static std::vector<double> requestLatencyBuckets();
-  static std::vector<double> iterationTokenBuckets();
-
  private:
   mutable std::mutex mu_;
   TokenCounts counts_;

@@ -391,6 +391,16 @@ class TestServer : public QObject {
     QCOMPARE(values["vllm:num_requests_running" + labels], 0.0);
     QVERIFY(values.count("vllm:iteration_tokens_total_bucket{model_name=\"austen\",engine=\"0\",le=\"16384\"}"));
     QVERIFY(values.count("vllm:time_to_first_token_seconds_bucket{model_name=\"austen\",engine=\"0\",le=\"2560\"}"));
+    // vLLM's boundaries: request latencies up to 7680 s, token counts 1-2-5 up to max_model_len.
+    QVERIFY(values.count("vllm:e2e_request_latency_seconds_bucket{model_name=\"austen\",engine=\"0\",le=\"7680\"}"));
+    QVERIFY(values.count("vllm:inter_token_latency_seconds_bucket{model_name=\"austen\",engine=\"0\",le=\"80\"}"));
+    const int maxLen = snap->config.effectiveMaxModelLen(model_->config);
+    int top125 = 1;
+    for (int v = 1; v <= maxLen; v *= 10)
+      for (int m : {1, 2, 5})
+        if (m * v <= maxLen) top125 = m * v;
+    QVERIFY(values.count("vllm:request_prompt_tokens_bucket{model_name=\"austen\",engine=\"0\",le=\"" +
+                         std::to_string(top125) + "\"}"));
   }
 };
 
