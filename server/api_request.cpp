@@ -103,8 +103,16 @@ ApiRequest parseApiRequest(Endpoint endpoint, std::string_view body) {
     if (!m->is_string()) throw badRequest("model: expected a string, found " + describe(*m), "model");
     r.model = m->get<std::string>();
   }
-  if (endpoint == Endpoint::Completions) parsePrompt(doc, r);
-  else r.messages = parseMessages(doc);
+  if (endpoint == Endpoint::Completions) {
+    parsePrompt(doc, r);
+  } else {
+    r.messages = parseMessages(doc);
+    if (const json* kw = field(doc, "chat_template_kwargs")) {
+      if (!kw->is_object())
+        throw badRequest("chat_template_kwargs: expected an object, found " + describe(*kw), "chat_template_kwargs");
+      r.chatTemplateKwargs = *kw;
+    }
+  }
   parseSampling(doc, r);
   parseLogprobs(doc, r);
   parseStreaming(doc, r);
@@ -114,7 +122,7 @@ ApiRequest parseApiRequest(Endpoint endpoint, std::string_view body) {
 
 RequestInput toRequestInput(const ApiRequest& r, const Model& model, int maxModelLen) {
   RequestInput in;
-  if (r.endpoint == Endpoint::ChatCompletions) in.promptTokenIds = model.encodeChat(r.messages, true);
+  if (r.endpoint == Endpoint::ChatCompletions) in.promptTokenIds = model.encodeChat(r.messages, true, r.chatTemplateKwargs);
   else if (r.promptText) in.promptTokenIds = model.encodePrompt(*r.promptText);
   else in.promptTokenIds = r.promptTokenIds;
   const int vocab = model.config.vocabSize;

@@ -25,6 +25,7 @@ struct ApiRequest {
   std::optional<std::string> promptText;  // completions: a string prompt
   std::vector<int> promptTokenIds;        // completions: a token-id prompt
   std::vector<ChatMessage> messages;      // chat
+  nlohmann::json chatTemplateKwargs = nlohmann::json::object();  // chat: vLLM's chat_template_kwargs
   // Sampling as sent; absent fields take the model's generation_config defaults later.
   std::optional<float> temperature, topP, minP, repetitionPenalty;
   std::optional<int> topK, maxTokens;
