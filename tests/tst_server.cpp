@@ -334,6 +334,8 @@ class TestServer : public QObject {
     verifyError(post("/v1/chat/completions", {{"messages", {{{"role", "robot"}, {"content", "x"}}}}}), 400,
                 "messages[0].role");
     verifyError(post("/v1/completions", {{"prompt", {1, 2, 99999999}}}), 400, "vocabulary");
+    verifyError(post("/v1/chat/completions", {{"messages", {{{"role", "user"}, {"content", "x"}}}},
+                                              {"chat_template_kwargs", 5}}), 400, "chat_template_kwargs");
     verifyError(post("/v1/completions", {{"prompt", "a"}, {"model", "gpt-4"}}), 404, "gpt-4");
     verifyError(c.Get("/v1/nothing"), 404, "/v1/nothing");
     verifyError(c.Post("/v1/completions", std::string(2 << 20, ' '), "application/json"), 413, "exceeds");
