@@ -57,9 +57,6 @@ void parseLogprobs(const json& body, ApiRequest& r) {
 void parseUnsupported(const json& body) {
   if (auto n = optInt(body, "n", 1, std::numeric_limits<int>::max()); n && *n != 1)
     throw badRequest("n: " + std::to_string(*n) + " is not supported; expected 1", "n");
-  if (auto m = optInt(body, "min_tokens", 0, std::numeric_limits<int>::max()); m && *m != 0)
-    throw badRequest("min_tokens: " + std::to_string(*m) + " is not supported by this engine; expected 0",
-                     "min_tokens");
   for (const char* name : {"presence_penalty", "frequency_penalty"})
     if (auto v = optNumber(body, name, -2, 2); v && *v != 0)
       throw badRequest(std::string(name) + ": " + formatNumber(*v) + " is not supported; expected 0", name);
@@ -85,6 +82,7 @@ void parseSampling(const json& body, ApiRequest& r) {
                                  ? "max_completion_tokens" : "max_tokens", 1, std::numeric_limits<int>::max());
   if (auto seed = optInt64(body, "seed")) r.sampling.seed = uint64_t(*seed);
   r.sampling.ignoreEos = optBool(body, "ignore_eos").value_or(false);
+  r.sampling.minTokens = optInt(body, "min_tokens", 0, std::numeric_limits<int>::max()).value_or(0);
   r.sampling.stop = stopStrings(body);
   if (const json* ids = field(body, "stop_token_ids"))
     r.sampling.stopTokenIds = intList(*ids, "stop_token_ids", 0, std::numeric_limits<int>::max(), true);

@@ -111,16 +111,17 @@ json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std
   }
   const auto ttft = Histogram::ttftBuckets();
   const auto itl = Histogram::itlBuckets();
+  const auto latency = Histogram::requestLatencyBuckets();  // vLLM's buckets for the per-request times
   const StepRecord last = steps.empty() ? StepRecord{} : steps.back();
   return {
       {"vllm:time_to_first_token_seconds", histogramJson(collect(timelines, &RequestTimeline::ttft), ttft)},
       {"vllm:inter_token_latency_seconds", histogramJson(itls, itl)},
-      {"vllm:e2e_request_latency_seconds", histogramJson(collect(timelines, &RequestTimeline::e2e), ttft)},
-      {"vllm:request_queue_time_seconds", histogramJson(collect(timelines, &RequestTimeline::queueTime), ttft)},
-      {"vllm:request_prefill_time_seconds", histogramJson(collect(timelines, &RequestTimeline::prefillTime), ttft)},
-      {"vllm:request_decode_time_seconds", histogramJson(collect(timelines, &RequestTimeline::decodeTime), ttft)},
+      {"vllm:e2e_request_latency_seconds", histogramJson(collect(timelines, &RequestTimeline::e2e), latency)},
+      {"vllm:request_queue_time_seconds", histogramJson(collect(timelines, &RequestTimeline::queueTime), latency)},
+      {"vllm:request_prefill_time_seconds", histogramJson(collect(timelines, &RequestTimeline::prefillTime), latency)},
+      {"vllm:request_decode_time_seconds", histogramJson(collect(timelines, &RequestTimeline::decodeTime), latency)},
       {"vllm:request_inference_time_seconds",
-       histogramJson(collect(timelines, &RequestTimeline::inferenceTime), ttft)},
+       histogramJson(collect(timelines, &RequestTimeline::inferenceTime), latency)},
       {"vllm:request_time_per_output_token_seconds", histogramJson(collect(timelines, &RequestTimeline::tpot), itl)},
       {"vllm:prompt_tokens", promptTokens},
       {"vllm:generation_tokens", generationTokens},
