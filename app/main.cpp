@@ -1,4 +1,4 @@
-// llm-workbench: the window by default; `generate` and `bench` run headless.
+// llm-workbench: the window by default; `generate`, `bench` and `serve` run headless.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -13,6 +13,7 @@ const char* kUsage =
     "                                   open the workbench window\n"
     "  llm-workbench generate [OPTIONS]  generate text for one prompt (see generate --help)\n"
     "  llm-workbench bench [OPTIONS]     run a synthetic serving benchmark (see bench --help)\n"
+    "  llm-workbench serve [OPTIONS]     serve an OpenAI-compatible HTTP API (see serve --help)\n"
     "  llm-workbench --version | --help\n"
     "\n"
     "A workbench that runs an LLM inference engine and shows what it does inside:\n"
@@ -34,8 +35,9 @@ int main(int argc, char** argv) {
     }
     if (first == "generate") return lwb::app::runGenerate(argc - 1, argv + 1);
     if (first == "bench") return lwb::app::runBench(argc - 1, argv + 1);
+    if (first == "serve") return lwb::app::runServe(argc - 1, argv + 1);
     if (first.rfind("--", 0) != 0) {
-      std::fprintf(stderr, "llm-workbench: unknown command '%s' (expected generate, bench or options; see --help)\n",
+      std::fprintf(stderr, "llm-workbench: unknown command '%s' (expected generate, bench, serve or options; see --help)\n",
                    argv[1]);
       return 2;
     }

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -70,9 +71,11 @@ struct EngineLoop::Impl {
   std::shared_ptr<const Model> model;   // the one serving (or about to)
   RequestId nextId = 1;
   std::vector<std::thread> loaders;
+  std::map<RequestId, std::string> tags;  // of unfinished requests
 
-  std::mutex outMu;  // events
+  std::mutex outMu;  // events and subscribers
   std::deque<EngineEvent> events;
+  std::vector<std::weak_ptr<EventSubscriber>> subscribers;
   size_t numStepEvents = 0;
   mutable std::mutex snapMu;
   std::shared_ptr<const EngineSnapshot> snap;
@@ -94,10 +97,25 @@ struct EngineLoop::Impl {
   void publish(const StepOutput& out);
   void push(EngineEvent e);
   void publishSnapshot(bool isPaused);
+  std::string takeTag(RequestId id);
 };
+
+std::string EngineLoop::Impl::takeTag(RequestId id) {
+  std::lock_guard lock(mu);
+  auto it = tags.find(id);
+  if (it == tags.end()) return {};
+  std::string tag = std::move(it->second);
+  tags.erase(it);
+  return tag;
+}
 
 void EngineLoop::Impl::push(EngineEvent e) {
   std::lock_guard lock(outMu);
+  std::erase_if(subscribers, [&e](const std::weak_ptr<EventSubscriber>& w) {
+    auto s = w.lock();
+    if (s) s->push(e);
+    return !s;
+  });
   if (std::holds_alternative<StepRecord>(e)) ++numStepEvents;
   events.push_back(std::move(e));
   while (events.size() > kMaxEvents) {  // drop the oldest step record first
@@ -121,6 +139,7 @@ void EngineLoop::Impl::publish(const StepOutput& out) {
     const std::vector<int>& all = *engine->outputTokenIds(id);
     fin.outputTokenIds.assign(all.begin() + fin.timeline.numPromptTokens, all.end());
     engine->releaseRequest(id);  // everything about it now travels in the event
+    fin.tag = takeTag(id);
     push(std::move(fin));
   }
   dirty = true;
@@ -166,6 +185,7 @@ void EngineLoop::Impl::finishOutside(const Command& c, FinishReason reason, cons
   fin.timeline.arrivalTime = c.input.arrival ? engine->timeOf(*c.input.arrival) : *fin.timeline.finishTime;
   fin.timeline.finishReason = reason;
   fin.timeline.error = error;
+  fin.tag = takeTag(c.id);
   push(std::move(fin));
 }
 
@@ -335,6 +355,7 @@ RequestId EngineLoop::submit(RequestInput input) {
                   d.config.effectiveMaxModelLen(d.model->config));
   Command c{Command::Kind::Submit};
   c.id = d.nextId++;
+  if (!input.tag.empty()) d.tags[c.id] = input.tag;
   c.input = std::move(input);
   d.inbox.push_back(std::move(c));
   d.cv.notify_one();
@@ -347,6 +368,12 @@ void EngineLoop::abort(RequestId id) {
   c.id = id;
   impl_->inbox.push_back(std::move(c));
   impl_->cv.notify_one();
+}
+
+std::string EngineLoop::tagOf(RequestId id) const {
+  std::lock_guard lock(impl_->mu);
+  auto it = impl_->tags.find(id);
+  return it == impl_->tags.end() ? std::string() : it->second;
 }
 
 void EngineLoop::abortAll() {
@@ -410,6 +437,18 @@ std::vector<EngineEvent> EngineLoop::drainEvents() {
   impl_->events.clear();
   impl_->numStepEvents = 0;
   return out;
+}
+
+std::shared_ptr<EventSubscriber> EngineLoop::subscribe(size_t capacity) {
+  auto s = std::make_shared<EventSubscriber>(capacity);
+  std::lock_guard lock(impl_->outMu);
+  impl_->subscribers.push_back(s);
+  return s;
+}
+
+std::shared_ptr<const Model> EngineLoop::model() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->model;
 }
 
 std::shared_ptr<const EngineSnapshot> EngineLoop::snapshot() const {

@@ -2,7 +2,11 @@
 // The engine on its own thread. Any thread may submit, abort and change knobs; the GUI
 // pulls at a fixed rate: events since the last pull (token deltas, finished requests,
 // step records) and the latest immutable snapshot. No callback per token.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <variant>
 #include <vector>
@@ -36,6 +40,7 @@ struct ConfigChangedEvent {
 struct RequestFinishedEvent {
   RequestTimeline timeline;
   std::vector<int> outputTokenIds;
+  std::string tag;  // RequestInput.tag: which front-end sent it ("chat 1", "load", "api")
 };
 struct EngineErrorEvent {
   double time = 0;
@@ -48,6 +53,30 @@ struct ModelLoadedEvent {
 using EngineEvent = std::variant<TokenDelta, StepRecord, RequestFinishedEvent, ConfigChangedEvent,
                                  EngineErrorEvent, ModelLoadedEvent>;
 
+// A second (third, ...) reader of the event stream, beside drainEvents(): every event
+// the loop publishes is copied into each live subscriber's own bounded queue, and a
+// waiting thread (an HTTP handler) sleeps on the subscriber's condition variable
+// instead of polling. Dropping the last shared_ptr unsubscribes.
+class EventSubscriber {
+ public:
+  explicit EventSubscriber(size_t capacity) : capacity_(capacity) {}
+  // Returns the queued events, waiting up to `timeout` for the first one (or close()).
+  std::vector<EngineEvent> waitAndDrain(std::chrono::milliseconds timeout);
+  std::vector<EngineEvent> drain();
+  void close();                    // wakes waiters; later events are ignored
+  bool isClosed() const;
+  uint64_t numDropped() const;     // events lost to a full queue (steps go first)
+  void push(const EngineEvent& e); // called by the loop
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<EngineEvent> queue_;
+  size_t capacity_;
+  uint64_t dropped_ = 0;
+  bool closed_ = false;
+};
+
 class EngineLoop {
  public:
   // Builds the Engine on the loop's thread; throws lwb::Error if the first build fails.
@@ -58,6 +87,9 @@ class EngineLoop {
   RequestId submit(RequestInput input);
   void abort(RequestId id);
   void abortAll();
+  // RequestInput.tag of a request not finished yet ("" once finished: the finished
+  // event carries it), so any front-end can label requests another one sent.
+  std::string tagOf(RequestId id) const;
   // Non-structural changes apply at the next step; structural ones drain (or, with
   // abortInFlight, abort) running work and rebuild. Invalid values throw lwb::Error.
   void setConfig(const EngineConfig& config, bool abortInFlight = false);
@@ -70,6 +102,11 @@ class EngineLoop {
   // Pull side.
   std::vector<EngineEvent> drainEvents();               // bounded queue: oldest steps dropped first
   std::shared_ptr<const EngineSnapshot> snapshot() const;  // latest published
+  // Another consumer of the same events (the window keeps drainEvents()); events from
+  // now on. The loop holds it weakly: drop the pointer to unsubscribe.
+  std::shared_ptr<EventSubscriber> subscribe(size_t capacity = 100000);
+  // The model serving now (front-ends tokenize with it).
+  std::shared_ptr<const Model> model() const;
 
  private:
   struct Impl;

@@ -217,7 +217,8 @@ class TestPackage : public QObject {
     QCOMPARE(gz.exitCode, 0);
     const QString man = QString::fromUtf8(gz.out).replace("\\-", "-");
     QVERIFY(man.contains(".TH LLM-WORKBENCH 1"));
-    for (const QStringList& args : {QStringList{"--help"}, QStringList{"generate", "--help"}, QStringList{"bench", "--help"}}) {
+    for (const QStringList& args : {QStringList{"--help"}, QStringList{"generate", "--help"}, QStringList{"bench", "--help"},
+                                  QStringList{"serve", "--help"}}) {
       const Run help = run(installedProgram(), args, 30000);
       QVERIFY2(help.exitCode == 0, qPrintable(args.join(' ') + ": " + help.describe()));
       for (const QString& option : longOptions(help.out))

@@ -6,7 +6,7 @@ pkgs=(build-essential cmake pkg-config ninja-build
       qt6-base-dev libqt6svg6-dev libgl-dev libqcustomplot-dev
       libsentencepiece-dev sentencepiece nlohmann-json3-dev libxxhash-dev
       xvfb xauth dpkg-dev file desktop-file-utils appstream
-      clang libclang-rt-14-dev
+      clang libclang-rt-14-dev libcpp-httplib-dev
       python3-jinja2)
 command -v npm >/dev/null || pkgs+=(npm)  # nodejs from elsewhere may bring its own npm
 if [ "${1:-}" = "--training" ]; then
@@ -33,4 +33,15 @@ if [ ! -f "$stamp" ]; then
   mkdir -p "$npm_dir"
   npm install --prefix "$npm_dir" --no-audit --no-fund --ignore-scripts "${npm_pkgs[@]}" >&2
   touch "$stamp"
+fi
+
+# The official OpenAI client for Node (pinned), outside the repository, in its own
+# prefix: tst_server_openai runs it unmodified against `serve`.
+openai_dir="${LWB_CACHE_DIR:-$HOME/.cache/llm-workbench}/npm/openai"
+openai_version=4.95.0
+if ! grep -qs "\"version\": \"$openai_version\"" "$openai_dir/node_modules/openai/package.json"; then
+  echo "install-deps: fetching openai@$openai_version (npm) into $openai_dir" >&2
+  mkdir -p "$openai_dir"
+  npm install --prefix "$openai_dir" --no-audit --no-fund --silent "openai@$openai_version" ||
+    echo "install-deps: npm could not fetch openai@$openai_version; tst_server_openai will fail" >&2
 fi

@@ -22,6 +22,7 @@
 #include "ui/panels/kv_panel.h"
 #include "ui/panels/latency_panel.h"
 #include "ui/panels/runs_panel.h"
+#include "ui/panels/serve_dialog.h"
 
 namespace lwb::ui {
 
@@ -87,6 +88,10 @@ void MainWindow::buildMenus() {
     latency_->timeline()->clear();
     statusBar()->showMessage(tr("Aborted all requests and cleared the history"), 5000);
   });
+  auto* serve = new ServeController(bridge_, this);
+  serve->setObjectName(QStringLiteral("serveController"));
+  engine->addAction(tr("Serve &API…"), serve, &ServeController::showDialog);
+  statusBar()->addPermanentWidget(serve->statusLabel());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, [this] {

@@ -46,4 +46,22 @@ std::vector<double> Histogram::itlBuckets() {
           1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0};
 }
 
+std::vector<double> Histogram::requestLatencyBuckets() {
+  return {0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0,
+          40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
+}
+
+std::vector<double> Histogram::iterationTokenBuckets() {
+  return {1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+}
+
+std::vector<double> Histogram::oneTwoFiveBuckets(int max) {
+  std::vector<double> out;
+  for (double scale = 1;; scale *= 10)
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (m * scale > std::max(max, 1)) return out;
+      out.push_back(m * scale);
+    }
+}
+
 }  // namespace lwb

@@ -26,6 +26,12 @@ class Histogram {
   // vllm:inter_token_latency_seconds.
   static std::vector<double> ttftBuckets();
   static std::vector<double> itlBuckets();
+  // vllm:e2e_request_latency_seconds, request_queue/prefill/decode_time_seconds.
+  static std::vector<double> requestLatencyBuckets();
+  // vllm:iteration_tokens_total (tokens per engine step).
+  static std::vector<double> iterationTokenBuckets();
+  // vLLM's build_1_2_5_buckets: 1, 2, 5, 10, 20, 50, ... up to `max` (request token counts).
+  static std::vector<double> oneTwoFiveBuckets(int max);
 
  private:
   std::vector<double> bounds_;

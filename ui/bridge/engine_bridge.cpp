@@ -43,7 +43,7 @@ RequestId EngineBridge::submit(RequestInput input) {
 QString EngineBridge::tag(RequestId id) const {
   if (auto it = liveTags_.find(id); it != liveTags_.end()) return QString::fromStdString(it->second);
   if (auto it = run_.tags.find(id); it != run_.tags.end()) return QString::fromStdString(it->second);
-  return {};
+  return loop_ ? QString::fromStdString(loop_->tagOf(id)) : QString();  // sent by another front-end (API)
 }
 
 void EngineBridge::setWorkload(const WorkloadOptions& w) {
@@ -89,6 +89,8 @@ void EngineBridge::record(Frame& frame) {
     if (auto it = liveTags_.find(f.timeline.id); it != liveTags_.end()) {
       run_.tags[f.timeline.id] = it->second;
       liveTags_.erase(it);
+    } else if (!f.tag.empty()) {
+      run_.tags[f.timeline.id] = f.tag;
     }
   }
   for (const auto& c : frame.configChanges) run_.knobChanges.push_back({c.time, c.description, c.newConfig});

@@ -32,6 +32,7 @@ class EngineBridge : public QObject {
   void attach(std::shared_ptr<const Model> model, std::shared_ptr<EngineLoop> loop);
   bool attached() const { return loop_ != nullptr; }
   EngineLoop* loop() const { return loop_.get(); }
+  std::shared_ptr<EngineLoop> sharedLoop() const { return loop_; }  // for a second front-end (the API)
   const Model* model() const { return model_.get(); }
   std::shared_ptr<const Model> sharedModel() const { return model_; }
   std::shared_ptr<const EngineSnapshot> lastSnapshot() const { return lastSnapshot_; }

@@ -1,0 +1,86 @@
+// The official OpenAI client for Node (npm `openai`, pinned in tools/install-deps.sh and
+// fetched into ${LWB_CACHE_DIR:-~/.cache/llm-workbench}/npm/openai) streams a chat and
+// completes a prompt against the server, unmodified, with an API key. Fails (does not
+// skip) when Node or the package is missing: CI installs both.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "common/cli_runner.h"
+#include "engine/engine.h"
+#include "engine/engine_loop.h"
+#include "engine/model/model.h"
+#include "server/api_server.h"
+
+using namespace lwb;
+using nlohmann::json;
+
+class TestServerOpenai : public QObject {
+  Q_OBJECT
+
+  static QString nodeModulesDir() {
+    QString cache = qEnvironmentVariable("LWB_CACHE_DIR");
+    if (cache.isEmpty()) cache = QDir::homePath() + "/.cache/llm-workbench";
+    return cache + "/npm/openai/node_modules";
+  }
+
+  static std::string greedy(std::shared_ptr<const Model> model, const std::vector<int>& prompt, int maxTokens) {
+    EngineConfig c;
+    c.executor.backend = "cpu";
+    c.executor.numThreads = 1;
+    Engine engine(model, c);
+    RequestInput in;
+    in.promptTokenIds = prompt;
+    in.sampling.temperature = 0;
+    in.sampling.maxTokens = maxTokens;
+    const RequestId id = engine.addRequest(in);
+    std::string text;
+    while (engine.hasUnfinishedRequests())
+      for (const TokenDelta& d : engine.step().deltas)
+        if (d.id == id) text += d.newText;
+    return text;
+  }
+
+ private slots:
+  void officialClientStreamsAndCompletes() {
+    const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
+    QVERIFY2(!node.isEmpty(), "Node.js (node) is not installed; run tools/install-deps.sh");
+    QVERIFY2(QFileInfo::exists(nodeModulesDir() + "/openai/package.json"),
+             qPrintable("the openai npm package is missing from " + nodeModulesDir() + "; run tools/install-deps.sh"));
+    const QString dir = test::defaultModelInBuildTree();
+    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
+    auto model = loadModel(dir.toStdString());
+    EngineConfig c;
+    c.executor.backend = "cpu";
+    c.executor.numThreads = 1;
+    EngineLoop loop(model, c);
+    server::ServerOptions o;
+    o.port = 0;
+    o.apiKey = "sdk-key";
+    server::ApiServer api(loop, o);
+    api.start();
+
+    QProcess proc;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("LWB_OPENAI_NODE_MODULES"), nodeModulesDir());
+    proc.setProcessEnvironment(env);
+    proc.start(node, {QStringLiteral(LWB_TEST_DATA_DIR "/openai_client.cjs"), QString::fromStdString(api.address()),
+                      QStringLiteral("sdk-key")});
+    QVERIFY(proc.waitForFinished(180000));
+    const QByteArray err = proc.readAllStandardError();
+    QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 0, err.constData());
+    const json out = json::parse(proc.readAllStandardOutput().toStdString(), nullptr, false);
+    QVERIFY2(!out.is_discarded(), err.constData());
+
+    QCOMPARE(out["models"][0].get<std::string>(), api.modelName());
+    QCOMPARE(out["role"].get<std::string>(), std::string("assistant"));
+    QVERIFY(out["finishReason"].is_string());
+    QCOMPARE(out["chatText"].get<std::string>(), greedy(model, model->encodeChat({{"user", "Who is Emma?"}}, true), 16));
+    QCOMPARE(out["usage"]["completion_tokens"].get<int>() + out["usage"]["prompt_tokens"].get<int>(),
+             out["usage"]["total_tokens"].get<int>());
+    QCOMPARE(out["completionText"].get<std::string>(), greedy(model, model->encodePrompt("Mr. Darcy said"), 8));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestServerOpenai)
+#include "tst_server_openai.moc"
