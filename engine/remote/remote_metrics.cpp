@@ -1,7 +1,6 @@
 #include "engine/remote/remote_metrics.h"
 
 #include <initializer_list>
-#include <map>
 
 namespace lwb::remote {
 namespace {
@@ -101,18 +100,5 @@ RemoteServerState readServerState(const PromText& m) {
   return s;
 }
 
-std::string metricNameFor(ServerKind kind, const std::string& field) {
-  static const std::map<std::string, std::map<ServerKind, std::string>> names = {
-      {"num_preemptions", {{ServerKind::Vllm, "vllm:num_preemptions"}}},
-      {"prefix_cache_hits", {{ServerKind::Vllm, "vllm:prefix_cache_hits"}, {ServerKind::Sglang, "sglang:cached_tokens"}}},
-      {"kv_cache_usage", {{ServerKind::Vllm, "vllm:kv_cache_usage_perc"}, {ServerKind::Sglang, "sglang:token_usage"},
-                          {ServerKind::LlamaCpp, "llamacpp:kv_cache_usage_ratio"}}},
-      {"num_steps", {{ServerKind::Vllm, "vllm:iteration_tokens_total"}, {ServerKind::LlamaCpp, "llamacpp:n_decode_total"}}},
-  };
-  auto f = names.find(field);
-  if (f == names.end()) return "";
-  auto k = f->second.find(kind);
-  return k == f->second.end() ? "" : k->second;
-}
 
 }  // namespace lwb::remote

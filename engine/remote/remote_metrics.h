@@ -35,7 +35,4 @@ struct RemoteServerState {
 
 RemoteServerState readServerState(const PromText& metrics);
 
-// The names each kind exports for a field, for the README and the "not exported" texts.
-std::string metricNameFor(ServerKind kind, const std::string& field);
-
 }  // namespace lwb::remote

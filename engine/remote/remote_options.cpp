@@ -1,6 +1,7 @@
 #include "engine/remote/remote_options.h"
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <set>
@@ -28,9 +29,11 @@ Apply seconds(double RemoteCliOptions::*field, double lo, double hi) {
       s = std::stod(v, &used);
     } catch (const std::exception&) {
     }
-    if (used != v.size() || !(s >= lo && s <= hi))
-      throw UsageError(f + " '" + v + "': expected seconds in " + std::to_string(lo).substr(0, 4) + ".." +
-                       std::to_string(static_cast<int>(hi)));
+    if (used != v.size() || !(s >= lo && s <= hi)) {
+      char range[64];
+      std::snprintf(range, sizeof range, "%g..%g", lo, hi);
+      throw UsageError(f + " '" + v + "': expected seconds in " + range);
+    }
     o.*field = s;
   };
 }
