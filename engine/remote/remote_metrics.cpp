@@ -100,5 +100,4 @@ RemoteServerState readServerState(const PromText& m) {
   return s;
 }
 
-
 }  // namespace lwb::remote
