@@ -295,7 +295,7 @@ class TestRemote : public QObject {
     o.warmUp = false;
     const auto t0 = std::chrono::steady_clock::now();
     const RemoteBenchRun run = runRemoteBenchmark(o, workload(3, 1000.0, 8));
-    QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(4));  // bounded, not a hang
+    QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));  // bounded by the read timeout, not a hang
     verifyAllFailed(run, 3, "stalled stream");
     for (const auto& r : run.report.requests) QVERIFY(r.timeline.ttft().has_value());  // the first chunk did come
   }
