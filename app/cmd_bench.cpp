@@ -5,8 +5,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
