@@ -1,9 +1,12 @@
 // `llm-workbench bench`: a synthetic serving benchmark in the manner of
-// `vllm bench serve`, run against the in-process engine (see engine/metrics/bench_*).
+// `vllm bench serve`, run against the in-process engine (see engine/metrics/bench_*), or
+// with --endpoint against a running OpenAI-compatible server (see engine/remote/).
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,10 @@
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
 #include "engine/model/model.h"
+#include "engine/model/tokenizer.h"
+#include "engine/remote/remote_bench.h"
+#include "engine/remote/remote_options.h"
+#include "engine/remote/remote_report.h"
 
 namespace lwb::app {
 namespace {
@@ -109,14 +116,74 @@ int runParsed(const BenchOptions& o) {
   return 0;
 }
 
+// The served model's tokenizer when given, else the bundled model's: prompts travel as ids.
+std::unique_ptr<Tokenizer> remoteTokenizer(const std::string& dir) {
+  const std::string folder = dir.empty() ? defaultModelDir() : dir;
+  if (!std::filesystem::exists(folder + "/tokenizer.model") && std::filesystem::exists(folder + "/tokenizer.json"))
+    throw UsageError("--tokenizer " + folder + ": only SentencePiece tokenizer.model is read so far (found tokenizer.json)");
+  return Tokenizer::load(folder + "/tokenizer.model");
+}
+
+std::string servedModel(const remote::RemoteCliOptions& r, const remote::ClientOptions& client) {
+  if (!r.servedModelName.empty()) return r.servedModelName;
+  remote::OpenAiClient c(client);
+  return c.listModels().front();
+}
+
+void writeRemoteOutputs(const BenchOptions& o, const remote::RemoteBenchRun& run) {
+  std::vector<RequestTimeline> timelines;
+  for (const auto& r : run.report.requests) timelines.push_back(r.timeline);
+  if (!o.jsonPath.empty()) writeTextFile(o.jsonPath, remote::remoteBenchJson(run).dump(2) + "\n");
+  if (!o.tracePath.empty()) writeTextFile(o.tracePath, chromeTrace(timelines, {}).dump() + "\n");
+  if (!o.csvPrefix.empty()) writeTextFile(o.csvPrefix + "_requests.csv", requestsCsv(timelines));
+}
+
+int runRemote(std::vector<std::string> args) {
+  const remote::RemoteCliOptions r = remote::takeRemoteArgs(args);
+  const BenchOptions o = parseBenchArgs(args);
+  if (o.help) {
+    std::fputs((benchUsage() + "\n" + remote::remoteBenchUsage()).c_str(), stdout);
+    return 0;
+  }
+  remote::RemoteBenchOptions ro;
+  ro.client = {r.endpoint, r.apiKey, 5.0, r.readTimeoutSeconds};
+  ro.client.url = remote::parseEndpoint(r.endpoint).url();  // a bad URL is a usage error, before any I/O
+  ro.maxConcurrency = r.maxConcurrency;
+  ro.scrapeIntervalSeconds = r.metricsIntervalSeconds;
+  const auto tokenizer = remoteTokenizer(r.tokenizerDir);
+  ro.model = servedModel(r, ro.client);
+  const auto workload = makeWorkload(o.workload, tokenizer->ordinaryIds(), tokenizer->bosId());
+  if (!o.quiet)
+    std::fprintf(stderr, "bench: %d requests to %s (model %s)\n", o.workload.numPrompts, ro.client.url.c_str(),
+                 ro.model.c_str());
+  ProgressPrinter progress(!o.quiet);
+  remote::RemoteBenchRun run = remote::runRemoteBenchmark(ro, workload, std::ref(progress));
+  run.report.config = benchConfigJson(o.workload, EngineConfig{});
+  for (const char* knob : {"max_num_batched_tokens", "max_num_seqs", "enable_chunked_prefill", "enable_prefix_caching",
+                           "long_prefill_token_threshold", "scheduling_policy", "max_model_len", "block_size",
+                           "kv_cache_memory_bytes", "num_gpu_blocks_override", "backend", "threads"})
+    run.report.config.erase(knob);  // the server's, not known here
+  run.report.config["endpoint"] = ro.client.url;
+  run.report.config["model"] = ro.model;
+  run.report.config["server_kind"] = remote::serverKindName(run.server.kind);
+  run.report.config["max_concurrency"] = r.maxConcurrency > 0 ? nlohmann::json(r.maxConcurrency) : nlohmann::json(nullptr);
+  std::fputs(remote::formatRemoteSummary(run).c_str(), stdout);
+  std::fflush(stdout);
+  reportFailures(run.report);
+  writeRemoteOutputs(o, run);
+  return 0;
+}
+
 }  // namespace
 
 int runBench(int argc, char** argv) {
   BenchOptions options;
   try {
-    options = parseBenchArgs(std::vector<std::string>(argv + 1, argv + argc));
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (remote::hasEndpointFlag(args)) return runRemote(args);
+    options = parseBenchArgs(args);
     if (options.help) {
-      std::fputs(benchUsage().c_str(), stdout);
+      std::fputs((benchUsage() + "\n" + remote::remoteBenchUsage()).c_str(), stdout);
       return 0;
     }
     try {

@@ -1,5 +1,6 @@
 #include "engine/metrics/bench_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "engine/metrics/export.h"
@@ -51,11 +52,16 @@ void addStats(json& j, const std::string& name, const Summary& s) {
   j["p99_" + name + "_ms"] = s.p99;
 }
 
+// A remote run knows how many tokens came (the usage chunk), not their ids.
+int numOutputTokens(const BenchRequestRecord& r) {
+  return std::max(static_cast<int>(r.outputTokenIds.size()), r.timeline.numOutputTokens);
+}
+
 json msOrNull(const std::optional<double>& seconds) { return seconds ? json(*seconds * 1000.0) : json(nullptr); }
 
 json requestJson(const BenchRequestRecord& r) {
   const RequestTimeline& t = r.timeline;
-  return {{"prompt_len", t.numPromptTokens}, {"output_len", static_cast<int>(r.outputTokenIds.size())},
+  return {{"prompt_len", t.numPromptTokens}, {"output_len", numOutputTokens(r)},
           {"cached_tokens", t.numCachedPromptTokens}, {"queue_ms", msOrNull(t.queueTime())},
           {"ttft_ms", msOrNull(t.ttft())}, {"tpot_ms", msOrNull(t.tpot())}, {"e2el_ms", msOrNull(t.e2e())},
           {"itl_ms", toMs(t.itls())}, {"num_preemptions", t.numPreemptions},
@@ -78,7 +84,7 @@ BenchReport makeBenchReport(std::vector<BenchRequestRecord> requests, const std:
     }
     ++r.completed;
     r.totalInputTokens += req.timeline.numPromptTokens;
-    r.totalOutputTokens += static_cast<int64_t>(req.outputTokenIds.size());
+    r.totalOutputTokens += numOutputTokens(req);
     addSamples(req.timeline, s);
   }
   if (duration > 0) {

@@ -1,5 +1,7 @@
 #include "engine/metrics/records.h"
 
+#include <algorithm>
+
 namespace lwb {
 
 std::string requestStateName(RequestState s) {
@@ -40,8 +42,10 @@ std::optional<double> RequestTimeline::e2e() const {
   return *finishTime - arrivalTime;
 }
 
+// A remote stream may carry several tokens in one chunk (one token time per chunk): the
+// token count, not the chunk count, divides (as `vllm bench serve` does).
 int RequestTimeline::numTokensOut() const {
-  return tokenTimes.empty() ? numOutputTokens : static_cast<int>(tokenTimes.size());
+  return std::max(numOutputTokens, static_cast<int>(tokenTimes.size()));
 }
 
 // vLLM's mean_time_per_output_token: the first token is prefill's, so n − 1 decode gaps;

@@ -1,0 +1,48 @@
+#pragma once
+// `llm-workbench bench --endpoint URL`: the same synthetic workload as the local bench
+// (engine/metrics/workload.h: prompts, Poisson arrival times, seed), sent as token-id
+// prompts to a remote server's streaming /v1/completions over many concurrent streams.
+// Each request is timed on the client: arrival = when it was sent, a token time per
+// streamed chunk that carried text (as `vllm bench serve` does), output tokens from the
+// final usage chunk. The result is the local bench's BenchReport, plus what the
+// server's /metrics said (scraped about once a second).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/metrics/bench_report.h"
+#include "engine/metrics/bench_runner.h"
+#include "engine/metrics/workload.h"
+#include "engine/remote/metrics_scraper.h"
+#include "engine/remote/openai_client.h"
+
+namespace lwb::remote {
+
+constexpr int kMaxStreams = 256;  // concurrent streams when --max-concurrency is not given
+
+struct RemoteBenchOptions {
+  ClientOptions client;
+  std::string model;                 // the served model name to ask for
+  int maxConcurrency = 0;            // max_concurrency; 0 = min(num_prompts, kMaxStreams)
+  double scrapeIntervalSeconds = 1.0;
+  bool warmUp = true;                // one short request first; its failure aborts the run
+};
+
+struct RemoteBenchRun {
+  BenchReport report;
+  ServerObservation server;
+};
+
+// The body of one request: model, token-id prompt, max_tokens, temperature, ignore_eos, seed.
+nlohmann::json completionBody(const SyntheticRequest& request, const std::string& model);
+
+// Throws lwb::Error when the warm-up request fails; every later failure (refused
+// connection, HTTP errors, streams cut short or stalled) is recorded per request.
+RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& options, const std::vector<SyntheticRequest>& workload,
+                                  const BenchProgress& progress = {});
+
+// The client's view of one stream as a request record (times relative to the run).
+BenchRequestRecord toRequestRecord(const StreamResult& stream, int numPromptTokens, RequestId id);
+
+}  // namespace lwb::remote

@@ -1,0 +1,347 @@
+// The remote bench end to end over loopback HTTP: `llm-workbench serve`'s server library
+// started in-process on an ephemeral port, driven by the remote load runner. The
+// client-side TTFT / ITL / E2E agree with the server's own histograms (within their
+// buckets) and the counts equal the server's counters. Failure cases — refused
+// connection, HTTP 500, a stalled stream, the server stopped mid-run, malformed
+// /metrics — are reported per request and in the report, in bounded time.
+#include <QtTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <thread>
+
+#include "common/cli_runner.h"
+#include "engine/common/error.h"
+#include "engine/engine_loop.h"
+#include "engine/metrics/stats.h"
+#include "engine/model/model.h"
+#include "engine/model/tokenizer.h"
+#include "engine/remote/remote_bench.h"
+#include "engine/remote/remote_report.h"
+#include "server/api_server.h"
+
+using namespace lwb;
+using namespace lwb::remote;
+using nlohmann::json;
+
+namespace {
+
+EngineConfig testConfig() {
+  EngineConfig c;
+  c.executor.backend = "cpu";
+  c.executor.numThreads = 1;
+  return c;
+}
+
+// A port nothing listens on: bound once, then closed.
+int closedPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// A misbehaving server written for the failure cases; stops in bounded time.
+struct FakeServer {
+  httplib::Server http;
+  std::thread thread;
+  std::atomic<bool> stopping{false};
+  int port = 0;
+
+  void start() {
+    http.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"object":"list","data":[{"id":"fake","object":"model"}]})", "application/json");
+    });
+    port = http.bind_to_any_port("127.0.0.1");
+    thread = std::thread([this] { http.listen_after_bind(); });
+    for (int i = 0; i < 500 && !http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ~FakeServer() {
+    stopping = true;
+    http.stop();
+    if (thread.joinable()) thread.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+};
+
+template <class F>
+bool throwsError(F f) {
+  try {
+    f();
+  } catch (const lwb::Error&) {
+    return true;
+  }
+  return false;
+}
+
+// Bucket index holding v (the +Inf bucket is the last).
+int bucketOf(const std::vector<double>& bounds, double v) {
+  for (size_t i = 0; i < bounds.size(); ++i)
+    if (v <= bounds[i]) return static_cast<int>(i);
+  return static_cast<int>(bounds.size()) - 1;
+}
+
+// The run's own part of a server histogram: after − before, bucket by bucket.
+PromHistogram runPart(const std::optional<PromHistogram>& before, const std::optional<PromHistogram>& after) {
+  PromHistogram h = after.value();
+  if (!before) return h;
+  for (size_t i = 0; i < h.cumulativeCounts.size(); ++i) h.cumulativeCounts[i] -= before->cumulativeCounts.at(i);
+  h.count -= before->count;
+  h.sum -= before->sum;
+  return h;
+}
+
+int medianBucket(const PromHistogram& h) {
+  for (size_t i = 0; i < h.cumulativeCounts.size(); ++i)
+    if (h.cumulativeCounts[i] >= 0.5 * h.count) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<SyntheticRequest> workload(int n, double rate, int outputLen, int sharedPrefix = 0, int inputLen = 24) {
+  static const auto tok = Tokenizer::load(test::defaultModelInBuildTree().toStdString() + "/tokenizer.model");
+  WorkloadOptions w;
+  w.numPrompts = n;
+  w.requestRate = rate;
+  w.inputLen = inputLen;
+  w.outputLen = outputLen;
+  w.ignoreEos = true;
+  w.sharedPrefixLen = sharedPrefix;
+  w.seed = 3;
+  return makeWorkload(w, tok->ordinaryIds(), tok->bosId());
+}
+
+RemoteBenchOptions optionsFor(const std::string& url, double readTimeout = 30) {
+  RemoteBenchOptions o;
+  o.client.url = url;
+  o.client.readTimeoutSeconds = readTimeout;
+  o.model = "austen";
+  o.scrapeIntervalSeconds = 0.2;
+  return o;
+}
+
+void verifyAllFailed(const RemoteBenchRun& run, int n, const std::string& mustMention) {
+  QCOMPARE(run.report.numRequests, n);
+  QCOMPARE(run.report.completed, 0);
+  QCOMPARE(run.report.numFailed, n);
+  for (const auto& r : run.report.requests) {
+    QVERIFY2(r.timeline.error.find(mustMention) != std::string::npos, r.timeline.error.c_str());
+    QVERIFY(r.timeline.finishReason == FinishReason::Error || r.timeline.finishReason == FinishReason::Abort);
+  }
+  const json j = remoteBenchJson(run);
+  QCOMPARE(j["failed"].get<int>(), n);
+  QVERIFY(j["requests"][0]["error"].get<std::string>().find(mustMention) != std::string::npos);
+}
+
+}  // namespace
+
+class TestRemote : public QObject {
+  Q_OBJECT
+
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<EngineLoop> loop_;
+  std::unique_ptr<server::ApiServer> server_;
+  std::string url_;
+
+ private slots:
+  void initTestCase() {
+    const QString dir = test::defaultModelInBuildTree();
+    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
+    model_ = loadModel(dir.toStdString());
+  }
+  void init() {
+    loop_ = std::make_unique<EngineLoop>(model_, testConfig());
+    server::ServerOptions o;
+    o.port = 0;
+    o.servedModelName = "austen";
+    server_ = std::make_unique<server::ApiServer>(*loop_, o);
+    url_ = "http://127.0.0.1:" + std::to_string(server_->start());
+  }
+  void cleanup() {
+    server_.reset();
+    loop_.reset();
+  }
+
+  void modelsAndEndpoint() {
+    OpenAiClient c({url_ + "/v1/"});
+    QCOMPARE(c.listModels(), std::vector<std::string>{"austen"});
+    QCOMPARE(c.endpoint().url(), url_);
+    QVERIFY(throwsError([] { parseEndpoint("ftp://x"); }));
+    QVERIFY(throwsError([] { parseEndpoint("http://host:8000?x=1"); }));
+    QCOMPARE(parseEndpoint("https://h.example/proxy/v1").basePath, std::string("/proxy"));
+  }
+
+  // The client's numbers against the server's own histograms and counters.
+  void agreesWithServerMetrics() {
+    // All at once with long prompts: the server's queueing puts most TTFTs in the wide
+    // buckets (0.1, 0.25, 0.5 s), where the client's own overhead (connect, threads on a
+    // busy CI machine: a few to tens of ms) cannot move a median by more than one.
+    const auto w = workload(16, std::numeric_limits<double>::infinity(), 12, 16, 200);
+    const RemoteBenchRun run = runRemoteBenchmark(optionsFor(url_), w);
+    const BenchReport& r = run.report;
+    QCOMPARE(r.completed, 16);
+    QCOMPARE(r.numFailed, 0);
+    QCOMPARE(r.totalOutputTokens, int64_t(16 * 12));
+    const ServerObservation& s = run.server;
+    QCOMPARE(s.kind, ServerKind::Vllm);
+    QVERIFY(s.before && s.after);
+    const ServerFigures f = serverFigures(s);
+    QCOMPARE(f.generationTokens.value(), double(r.totalOutputTokens));
+    QCOMPARE(f.promptTokens.value(), double(r.totalInputTokens));
+    QCOMPARE(f.numRequestsFinished.value(), double(r.completed));
+    QVERIFY(f.prefixCacheHits.value() > 0);  // 16-token shared prefix: the server says it hit
+    QCOMPARE(f.numPreemptions.value(), 0.0);
+    QVERIFY(f.numSteps.value() > 0);
+
+    std::vector<double> ttft, e2e, gaps;
+    int64_t tokenGaps = 0;
+    for (const auto& req : r.requests) {
+      ttft.push_back(*req.timeline.ttft());
+      e2e.push_back(*req.timeline.e2e());
+      for (double g : req.timeline.itls()) gaps.push_back(g);
+      tokenGaps += req.timeline.numOutputTokens - 1;
+    }
+    const PromHistogram sTtft = runPart(s.before->ttft, s.after->ttft);
+    const PromHistogram sE2e = runPart(s.before->e2e, s.after->e2e);
+    const PromHistogram sItl = runPart(s.before->itl, s.after->itl);
+    QCOMPARE(sTtft.count, 16.0);
+    QCOMPARE(sE2e.count, 16.0);
+    QCOMPARE(sItl.count, double(tokenGaps));            // the server counts every token gap
+    QVERIFY(double(gaps.size()) <= sItl.count);          // the client one per chunk
+    // The client sends before the server stamps arrival and reads after it stamps the
+    // first token, so its TTFT is never below the server's: bucket by bucket at most
+    // as many client samples fall below each bound.
+    for (size_t i = 0; i < sTtft.upperBounds.size(); ++i) {
+      const auto below = std::count_if(ttft.begin(), ttft.end(), [&](double v) { return v <= sTtft.upperBounds[i]; });
+      QVERIFY2(double(below) <= sTtft.cumulativeCounts[i], qPrintable(QString("le=%1").arg(sTtft.upperBounds[i])));
+    }
+    qInfo("TTFT median client %.4f s, server bucket le=%g (%.4f s by interpolation); e2e %.4f / %.4f; ITL %.4f / %.4f",
+          percentile(ttft, 50), sTtft.upperBounds[medianBucket(sTtft)], histogramQuantile(sTtft, 0.5).value(),
+          percentile(e2e, 50), histogramQuantile(sE2e, 0.5).value(), percentile(gaps, 50),
+          histogramQuantile(sItl, 0.5).value());
+    // Medians agree within one bucket.
+    QVERIFY(std::abs(bucketOf(sTtft.upperBounds, percentile(ttft, 50)) - medianBucket(sTtft)) <= 1);
+    QVERIFY(std::abs(bucketOf(sE2e.upperBounds, percentile(e2e, 50)) - medianBucket(sE2e)) <= 1);
+    QVERIFY(std::abs(bucketOf(sItl.upperBounds, percentile(gaps, 50)) - medianBucket(sItl)) <= 1);
+
+    const json j = remoteBenchJson(run);
+    QCOMPARE(j["completed"].get<int>(), 16);
+    QCOMPARE(j["num_preemptions"].get<double>(), 0.0);
+    QVERIFY(j["prefix_cache_hit_rate"].get<double>() > 0);
+    QVERIFY(j["server"]["metrics_scrapes"].get<int>() >= 2);
+    QVERIFY(j["server"]["not_exported"].empty());
+    const json local = benchReportJson(BenchReport{});
+    for (const auto& [key, value] : local.items()) QVERIFY2(j.contains(key), key.c_str());  // the local bench's keys
+  }
+
+  void refusedConnection() {
+    RemoteBenchOptions o = optionsFor("http://127.0.0.1:" + std::to_string(closedPort()));
+    o.warmUp = false;
+    const RemoteBenchRun run = runRemoteBenchmark(o, workload(3, 1000.0, 4));
+    verifyAllFailed(run, 3, "cannot connect");
+    QCOMPARE(run.server.kind, ServerKind::Unknown);
+    QVERIFY(run.server.numScrapeErrors >= 1);
+    const json j = remoteBenchJson(run);
+    QVERIFY(j["num_preemptions"].is_null() && j["max_kv_cache_usage"].is_null() && j["prefix_cache_hits"].is_null());
+    o.warmUp = true;  // with the warm-up, as the CLI runs: one clear error, no run
+    QVERIFY(throwsError([&] { runRemoteBenchmark(o, workload(3, 1000.0, 4)); }));
+  }
+
+  void serverErrorsAndBadMetrics() {
+    FakeServer fake;
+    fake.http.Post("/v1/completions", [](const httplib::Request&, httplib::Response& res) {
+      res.status = 500;
+      res.set_content(R"({"error":{"message":"out of GPU memory","type":"InternalServerError","code":500}})",
+                      "application/json");
+    });
+    fake.http.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("vllm:num_requests_running 1\nvllm:kv_cache_usage_perc{engine=\"0\" 0.5\n", "text/plain");
+    });
+    fake.start();
+    RemoteBenchOptions o = optionsFor(fake.url());
+    o.warmUp = false;
+    const RemoteBenchRun run = runRemoteBenchmark(o, workload(4, 1000.0, 4));
+    verifyAllFailed(run, 4, "HTTP 500: out of GPU memory");
+    QVERIFY(run.server.numScrapeErrors >= 2);
+    QVERIFY2(run.server.lastScrapeError.find("/metrics line 2:") != std::string::npos, run.server.lastScrapeError.c_str());
+    QVERIFY(!run.server.after);
+  }
+
+  void stalledStream() {
+    FakeServer fake;
+    fake.http.Post("/v1/completions", [&fake](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("text/event-stream", [&fake](size_t offset, httplib::DataSink& sink) {
+        if (offset == 0) {
+          const std::string first = "data: {\"choices\":[{\"index\":0,\"text\":\" Hello\"}]}\n\n";
+          return sink.write(first.data(), first.size());
+        }
+        for (int i = 0; i < 250 && !fake.stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return false;  // then hang up
+      });
+    });
+    fake.start();
+    RemoteBenchOptions o = optionsFor(fake.url(), 0.5);
+    o.warmUp = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    const RemoteBenchRun run = runRemoteBenchmark(o, workload(3, 1000.0, 8));
+    QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));  // bounded by the read timeout, not a hang
+    verifyAllFailed(run, 3, "stalled stream");
+    for (const auto& r : run.report.requests) QVERIFY(r.timeline.ttft().has_value());  // the first chunk did come
+  }
+
+  void serverStoppedMidRun() {
+    RemoteBenchOptions o = optionsFor(url_, 5);
+    o.warmUp = false;
+    RemoteBenchRun run;
+    std::thread bench([&] { run = runRemoteBenchmark(o, workload(8, 4.0, 200)); });
+    for (int i = 0; i < 1000 && server_->numOpenRequests() == 0; ++i) QThread::msleep(10);
+    QThread::msleep(300);
+    server_->stop();
+    bench.join();
+    QCOMPARE(run.report.numRequests, 8);
+    QVERIFY(run.report.numFailed >= 1);
+    QCOMPARE(run.report.completed + run.report.numFailed, 8);
+    for (const auto& r : run.report.requests)
+      if (r.timeline.finishReason != FinishReason::Length) QVERIFY2(!r.timeline.error.empty(), "a failure without a reason");
+    QCOMPARE(remoteBenchJson(run)["failed"].get<int>(), run.report.numFailed);
+  }
+
+  void cli() {
+    const QString url = QString::fromStdString(url_);
+    const QString jsonPath = QDir::temp().filePath("tst_remote_bench.json");
+    auto ok = test::runWorkbench({"bench", "--endpoint", url, "--num-prompts", "4", "--input-len", "16", "--output-len",
+                                  "6", "--ignore-eos", "--quiet", "--json", jsonPath});
+    QVERIFY2(ok.exitCode == 0, ok.err.constData());
+    QVERIFY(ok.out.contains("Server /metrics (vllm)"));
+    QFile f(jsonPath);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const json j = json::parse(f.readAll().toStdString());
+    QCOMPARE(j["completed"].get<int>(), 4);
+    QCOMPARE(j["total_output_tokens"].get<int>(), 24);
+    QCOMPARE(j["config"]["model"].get<std::string>(), std::string("austen"));
+
+    auto refused = test::runWorkbench({"bench", "--endpoint", QString("http://127.0.0.1:%1").arg(closedPort())});
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY2(refused.err.contains("cannot connect"), refused.err.constData());
+    auto knob = test::runWorkbench({"bench", "--endpoint", url, "--max-num-seqs", "4"});
+    QCOMPARE(knob.exitCode, 2);
+    QVERIFY2(knob.err.contains("--max-num-seqs: not a remote bench option"), knob.err.constData());
+    auto badUrl = test::runWorkbench({"bench", "--endpoint", "localhost:8000"});
+    QCOMPARE(badUrl.exitCode, 1);
+    QVERIFY2(badUrl.err.contains("expected http://host"), badUrl.err.constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRemote)
+#include "tst_remote.moc"
