@@ -12,6 +12,7 @@
 #include "common/reference_llama.h"
 #include "engine/common/error.h"
 #include "engine/exec/cpu/cpu_executor.h"
+#include "engine/exec/executor.h"
 #include "engine/model/model.h"
 
 using namespace lwb;
@@ -205,6 +206,28 @@ class TestQwenModels : public QObject {
       QFAIL("no error");
     } catch (const Error& e) {
       QVERIFY2(QString(e.what()).contains("missing tensor " + tensor), e.what());
+    }
+  }
+
+  // Until the CUDA kernels have the biases and q/k norms, auto picks the CPU and says why.
+  void cudaBackendRefusesQwenWithAReason() {
+    QTemporaryDir tmp;
+    RandomModelSpec spec;
+    spec.architecture = "Qwen3ForCausalLM";
+    auto model = openWeights(writeRandomLlamaModel(tmp.filePath("m").toStdString(), spec));
+    ExecutorOptions options;
+    options.numThreads = 1;
+    std::string notice;
+    auto ex = createExecutor(model, options, &notice);
+    QCOMPARE(ex->deviceInfo().backend, std::string("cpu"));
+    QVERIFY2(QString::fromStdString(notice).contains("Qwen3ForCausalLM is not supported by the CUDA executor"),
+             notice.c_str());
+    options.backend = "cuda";
+    try {
+      createExecutor(model, options, nullptr);
+      QFAIL("no error");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).contains("per-head q/k RMSNorm"), e.what());
     }
   }
 
