@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -27,15 +28,28 @@ float candidateFloor(float zMax, float minP) {
   return floor;
 }
 
-// Ids with z >= floor. With top-k the buffer never holds much more than 2k: when it
+// Rows are scanned in blocks of kLanes with independent lanes, a form the compiler turns
+// into packed compares and max (x > m ? x : m is exactly maxps), with no carried dependency.
+constexpr int kLanes = 16;
+
+// Ids with z >= floor; blocks without one are skipped after one packed compare. With top-k the buffer never holds much more than 2k: when it
 // fills, the best k stay and the floor rises to the k-th (a threshold pass, not a sort).
 void gatherCandidates(const float* z, int n, float floor, int topK, std::vector<int>& ids) {
   ids.clear();
   const size_t cap = topK > 0 ? std::max<size_t>(2 * size_t(topK), 1024) : std::numeric_limits<size_t>::max();
-  for (int i = 0; i < n; ++i) {
-    if (!(z[i] >= floor)) continue;
-    ids.push_back(i);
-    if (ids.size() < cap) continue;
+  for (int block = 0; block < n; block += kLanes) {
+    const int end = std::min(n, block + kLanes);
+    int hits = 0;
+    for (int i = block; i < end; ++i) hits |= int(z[i] >= floor);
+    if (!hits) continue;
+    size_t count = ids.size();
+    ids.resize(count + size_t(end - block));
+    for (int i = block; i < end; ++i) {  // branch-free: a flat row keeps most of them
+      ids[count] = i;
+      count += size_t(z[i] >= floor);
+    }
+    ids.resize(count);
+    if (count < cap) continue;
     std::nth_element(ids.begin(), ids.begin() + (topK - 1), ids.end(), Ranked{z});
     ids.resize(size_t(topK));
     floor = z[ids.back()];
@@ -104,81 +118,123 @@ class Buckets {
   float zMax_;
 };
 
-// The (z, id) rank of the last token kept: a token is kept when it ranks at or above it.
-struct Cut {
-  float z = -std::numeric_limits<float>::infinity();
-  int id = std::numeric_limits<int>::max();
-  bool keeps(float zi, int i) const { return zi > z || (zi == z && i <= id); }
-};
+using Masses = std::array<double, Buckets::kCount>;
 
-// The kept candidates of bucket b, in rank order.
-const std::vector<int>& bucketInRankOrder(const float* z, const Buckets& buckets, int b, const Cut& cut, DrawScratch& s) {
-  s.bucketIds.clear();
-  for (int id : s.ids)
-    if (buckets.of(z[id]) == b && cut.keeps(z[id], id)) s.bucketIds.push_back(id);
-  std::sort(s.bucketIds.begin(), s.bucketIds.end(), Ranked{z});
-  return s.bucketIds;
-}
-
-std::array<double, Buckets::kCount> bucketMasses(const float* z, const Buckets& buckets, const Cut& cut,
-                                                 const DrawScratch& s) {
-  std::array<double, Buckets::kCount> mass{};
-  for (size_t i = 0; i < s.ids.size(); ++i)
-    if (cut.keeps(z[s.ids[i]], s.ids[i])) mass[size_t(buckets.of(z[s.ids[i]]))] += s.probs[i];
-  return mass;
-}
-
-double total(const std::array<double, Buckets::kCount>& mass) {
+double total(const Masses& mass) {
   double sum = 0.0;
   for (double m : mass) sum += m;
   return sum;
 }
 
+// p = exp(z - z_max) and the bucket of every candidate (kCount: dropped by min-p), and
+// each bucket's mass.
+Masses weigh(const float* z, float zMax, float minP, const Buckets& buckets, DrawScratch& s) {
+  const size_t n = s.ids.size();
+  s.probs.resize(n);
+  s.buckets.resize(n);
+  for (size_t i = 0; i < n; ++i) s.probs[i] = double(z[s.ids[i]]) - zMax;
+  expNonPositiveInPlace(s.probs.data(), n);
+  Masses mass{};
+  for (size_t i = 0; i < n; ++i) {
+    const bool dropped = minP > 0.0f && s.probs[i] < double(minP);  // p_max is exactly 1
+    s.buckets[i] = uint16_t(dropped ? Buckets::kCount : buckets.of(z[s.ids[i]]));
+    if (!dropped) mass[s.buckets[i]] += s.probs[i];
+  }
+  return mass;
+}
+
+// The candidates of bucket b, in rank order.
+const std::vector<int>& bucketInRankOrder(const float* z, int b, DrawScratch& s) {
+  s.bucketIds.clear();
+  for (size_t i = 0; i < s.ids.size(); ++i)
+    if (s.buckets[i] == b) s.bucketIds.push_back(s.ids[i]);
+  std::sort(s.bucketIds.begin(), s.bucketIds.end(), Ranked{z});
+  return s.bucketIds;
+}
+
 // Many candidates and no top-k: the full sort's min-p, top-p and draw, with the rank-order
 // walks done bucket by bucket.
 int bucketedDraw(const float* z, float zMax, const FilterSettings& f, double u, DrawScratch& s) {
-  std::vector<int>& ids = s.ids;
-  s.probs.resize(ids.size());
-  size_t n = 0;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const double p = std::exp(double(z[ids[i]]) - zMax);
-    if (f.minP > 0.0f && p < double(f.minP)) continue;  // p_max is exactly 1
-    ids[n] = ids[i];
-    s.probs[n++] = p;
-  }
-  ids.resize(n);
-  s.probs.resize(n);
   const Buckets buckets(zMax);
-  Cut cut;
+  Masses mass = weigh(z, zMax, f.minP, buckets, s);
+  int cutBucket = Buckets::kCount;  // top-p keeps buckets before it and cutPrefix of it
+  size_t cutPrefix = 0;
   double cum = 0.0;
   if (f.topP < 1.0f) {  // the smallest rank prefix whose mass reaches top_p of the kept mass
-    const auto mass = bucketMasses(z, buckets, cut, s);
     const double target = f.topP * total(mass);
-    const int b = buckets.crossing(mass, target, false, cum);
-    for (int id : bucketInRankOrder(z, buckets, b, cut, s)) {
-      cut = {z[id], id};
-      if ((cum += std::exp(double(z[id]) - zMax)) >= target) break;
+    cutBucket = buckets.crossing(mass, target, false, cum);
+    const double before = cum;
+    for (int id : bucketInRankOrder(z, cutBucket, s)) {
+      ++cutPrefix;
+      if ((cum += expNonPositive(double(z[id]) - zMax)) >= target) break;
     }
+    std::fill(mass.begin() + cutBucket, mass.end(), 0.0);
+    mass[size_t(cutBucket)] = cum - before;
   }
-  const auto mass = bucketMasses(z, buckets, cut, s);
   const double r = u * total(mass);
-  const int b = buckets.crossing(mass, r, true, cum);
-  int last = ids.empty() ? 0 : ids[0];
-  for (int id : bucketInRankOrder(z, buckets, b, cut, s)) {
-    last = id;
-    if (r < (cum += std::exp(double(z[id]) - zMax))) return id;
-  }
-  return last;
+  const int b = std::min(buckets.crossing(mass, r, true, cum), cutBucket);  // rounding never walks past the cut
+  const std::vector<int>& ranked = b == cutBucket ? s.bucketIds : bucketInRankOrder(z, b, s);
+  const size_t end = b == cutBucket ? cutPrefix : ranked.size();
+  for (size_t i = 0; i < end; ++i)
+    if (r < (cum += expNonPositive(double(z[ranked[i]]) - zMax))) return ranked[i];
+  return end > 0 ? ranked[end - 1] : s.ids[0];
 }
 
 }  // namespace
 
+namespace {
+
+inline double expKernel(double x) {
+  constexpr double kShift = 0x1.8p52, kLog2e = 1.4426950408889634074;
+  constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;  // hi has trailing zeros
+  const double t = x * kLog2e + kShift;  // k = round(x / ln2) lands in the low bits of t
+  const double kd = t - kShift;
+  const double r = (x - kd * kLn2Hi) - kd * kLn2Lo;  // |r| <= ln2 / 2
+  double p = 1.0 / 6227020800.0;                      // 1/13!
+  for (double f : {479001600.0, 39916800.0, 3628800.0, 362880.0, 40320.0, 5040.0, 720.0, 120.0, 24.0, 6.0, 2.0, 1.0, 1.0})
+    p = p * r + 1.0 / f;
+  const int64_t k = std::bit_cast<int64_t>(t) - std::bit_cast<int64_t>(kShift);
+  return p * std::bit_cast<double>(uint64_t(k + 1023) << 52);
+}
+
+}  // namespace
+
+double expNonPositive(double x) { return expKernel(x); }
+
+// The same arithmetic in every clone (no contraction into FMA under -std=c++20), so the
+// result does not depend on the CPU; AVX2 just does four at a time.
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void expNonPositiveInPlace(double* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] = expKernel(x[i]);
+}
+
+float rowMax(const float* z, int n) {
+  float lane[kLanes];
+  std::fill(lane, lane + kLanes, -std::numeric_limits<float>::infinity());
+  int i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lane[j] = z[i + j] > lane[j] ? z[i + j] : lane[j];
+  float m = -std::numeric_limits<float>::infinity();
+  for (; i < n; ++i) m = z[i] > m ? z[i] : m;
+  for (float v : lane) m = v > m ? v : m;
+  return m;
+}
+
+int rowArgmax(const float* z, int n) {
+  const float m = rowMax(z, n);
+  for (int block = 0; block < n; block += kLanes) {
+    const int end = std::min(n, block + kLanes);
+    int hits = 0;
+    for (int i = block; i < end; ++i) hits |= int(z[i] == m);
+    if (!hits) continue;
+    for (int i = block; i < end; ++i)
+      if (z[i] == m) return i;
+  }
+  return 0;  // every value NaN
+}
+
 int filteredDraw(const float* z, int vocabSize, const FilterSettings& f, double u, DrawScratch& s) {
-  float zMax = -std::numeric_limits<float>::infinity();
-  int best = 0;
-  for (int i = 0; i < vocabSize; ++i)
-    if (z[i] > zMax) zMax = z[best = i];
-  if (!std::isfinite(zMax)) return best;  // all -inf (or +inf): nothing to weigh
+  const float zMax = rowMax(z, vocabSize);
+  if (!std::isfinite(zMax)) return rowArgmax(z, vocabSize);  // all -inf (or an +inf): nothing to weigh
   gatherCandidates(z, vocabSize, candidateFloor(zMax, f.minP), f.topK, s.ids);
   if (f.topK > 0 && s.ids.size() > size_t(f.topK)) {
     std::nth_element(s.ids.begin(), s.ids.begin() + (f.topK - 1), s.ids.end(), Ranked{z});

@@ -12,8 +12,10 @@
 // are sorted: the result is bit-identical to the full sort. When more than
 // kMaxSortedCandidates survive and no top-k bounds them (flat distributions, high
 // temperature), the rank-order walks of top-p and of the draw go bucket by bucket of z
-// and sort only the bucket where they stop: the same token as the full sort unless u
-// lands within rounding (~1e-16 of the mass) of a boundary between two tokens.
+// and sort only the bucket where they stop, with exp evaluated by expNonPositive: the
+// same token as the full sort unless u lands within rounding (~1e-15 of the mass) of a
+// boundary between two tokens.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -32,7 +34,18 @@ struct DrawScratch {
   std::vector<int> ids;
   std::vector<double> probs;
   std::vector<int> bucketIds;
+  std::vector<uint16_t> buckets;
 };
+
+// exp(x) for -700 < x <= 0 within 2 ulp of std::exp, without a library call, so a loop
+// of them runs packed (the many-candidate path weighs up to the whole vocabulary).
+double expNonPositive(double x);
+void expNonPositiveInPlace(double* x, size_t n);
+
+// The largest value of a row (NaN ignored; -inf when there is none) and the lowest id
+// holding it (0 when every value is NaN): packed scans, for a 152k-entry row.
+float rowMax(const float* z, int n);
+int rowArgmax(const float* z, int n);
 
 // `z`: temperature-scaled logits [vocabSize] (read only). `u`: uniform in [0, 1).
 int filteredDraw(const float* z, int vocabSize, const FilterSettings& f, double u, DrawScratch& scratch);

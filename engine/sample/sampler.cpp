@@ -20,13 +20,6 @@ double logSumExp(const float* x, int n) {
   return m + std::log(s);
 }
 
-int argmax(const float* x, int n) {
-  int best = 0;
-  for (int i = 1; i < n; ++i)
-    if (x[i] > x[best]) best = i;  // ties keep the lower id
-  return best;
-}
-
 // vLLM's repetition penalty: every id seen in prompt or output is penalised once.
 void applyRepetitionPenalty(float* logits, int vocabSize, const std::vector<int>& history, float penalty) {
   std::unordered_set<int> seen(history.begin(), history.end());
@@ -70,7 +63,7 @@ SampleResult RequestSampler::sample(float* logits, int vocabSize, const std::vec
     if (wantLogprobs) raw.assign(logits, logits + vocabSize);
     applyRepetitionPenalty(logits, vocabSize, history, params_.repetitionPenalty);
   }
-  result.tokenId = params_.temperature < 1e-5f ? argmax(logits, vocabSize) : sampleFiltered(logits, vocabSize);
+  result.tokenId = params_.temperature < 1e-5f ? rowArgmax(logits, vocabSize) : sampleFiltered(logits, vocabSize);
   if (wantLogprobs) {
     const float rawChosen = raw.empty() ? logits[result.tokenId] : raw[result.tokenId];
     result.logprob = float(double(rawChosen) - rawLse);
