@@ -1,7 +1,8 @@
 // The model families beyond the default Llama: the real config.json files of Qwen2.5,
 // Qwen3, SmolLM2 and Llama 3.2 parse to the published shapes and parameter counts;
 // architecture and weight errors name what is wrong; greedy decoding of random Qwen2 and
-// Qwen3 models picks the same ids as the float64 reference.
+// Qwen3 models picks the same ids as the float64 reference; generation_config.json
+// (Qwen2.5's) becomes the sampling defaults, each field with its source.
 #include <QtTest>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "engine/common/error.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/executor.h"
+#include "engine/model/generation_config.h"
 #include "engine/model/model.h"
 
 using namespace lwb;
@@ -228,6 +230,44 @@ class TestQwenModels : public QObject {
       QFAIL("no error");
     } catch (const Error& e) {
       QVERIFY2(QString(e.what()).contains("per-head q/k RMSNorm"), e.what());
+    }
+  }
+
+  // Qwen2.5-0.5B-Instruct's generation_config.json (eos ids shrunk to the test vocabulary).
+  void generationConfigBecomesTheSamplingDefaults() {
+    QTemporaryDir tmp;
+    RandomModelSpec spec;
+    spec.architecture = "Qwen2ForCausalLM";
+    const std::string dir = writeRandomLlamaModel(tmp.filePath("m").toStdString(), spec);
+    QFile gc(QString::fromStdString(dir + "/generation_config.json"));
+    QVERIFY(gc.open(QIODevice::WriteOnly));
+    gc.write(R"({"bos_token_id": 1, "pad_token_id": 1, "do_sample": true, "eos_token_id": [7, 2],
+                 "repetition_penalty": 1.1, "temperature": 0.7, "top_p": 0.8, "top_k": 20,
+                 "transformers_version": "4.37.0"})");
+    gc.close();
+    const auto model = loadModel(dir);
+    QCOMPARE(model->stopTokenIds(), (std::vector<int>{2, 7}));
+    SamplingParams builtIn;
+    builtIn.maxTokens = 160;
+    const SamplingDefaults d = samplingDefaults(model->generationDefaults, builtIn);
+    QCOMPARE(d.params.temperature, 0.7f);
+    QCOMPARE(d.params.topP, 0.8f);
+    QCOMPARE(d.params.topK, 20);
+    QCOMPARE(d.params.repetitionPenalty, 1.1f);
+    QCOMPARE(d.params.minP, 0.0f);     // not in the file: built in
+    QCOMPARE(d.params.maxTokens, 160);  // not in the file: built in
+    QCOMPARE(d.fromModel, (std::vector<std::string>{"temperature", "top_p", "top_k", "repetition_penalty"}));
+    QVERIFY(d.isFromModel("top_k") && !d.isFromModel("max_tokens"));
+
+    gc.open(QIODevice::WriteOnly);
+    gc.write(R"({"top_p": 1.5})");
+    gc.close();
+    try {
+      loadModel(dir);
+      QFAIL("no error");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).contains("generation_config.json: top_p: expected a value in (0, 1], found 1.5"),
+               e.what());
     }
   }
 
