@@ -100,7 +100,9 @@ std::string parseArchitecture(const FieldReader& f, const std::string& file) {
   const std::string type = f.string("model_type", "");
   for (const Architecture& known : kArchitectures)
     if (type == known.modelType) return known.name;
-  f.fail("model_type", f.at("model_type"), "\"llama\", \"mistral\", \"qwen2\" or \"qwen3\"");
+  std::string types;
+  for (const Architecture& known : kArchitectures) types += std::string(types.empty() ? "" : ", ") + '"' + known.modelType + '"';
+  f.fail("model_type", f.at("model_type"), "one of " + types);
 }
 
 RopeScaling parseRopeScaling(const FieldReader& top, const std::string& file) {
@@ -171,7 +173,12 @@ void validateShapes(const ModelConfig& c, const std::string& file) {
 }  // namespace
 
 const char* supportedArchitectures() {
-  return "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM";
+  static const std::string list = [] {
+    std::string names;
+    for (const Architecture& known : kArchitectures) names += std::string(names.empty() ? "" : ", ") + known.name;
+    return names;
+  }();
+  return list.c_str();
 }
 
 long long ModelConfig::numParameters() const {
