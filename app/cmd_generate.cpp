@@ -7,6 +7,7 @@
 #include "app/args.h"
 #include "app/commands.h"
 #include "engine/engine.h"
+#include "engine/model/generation_config.h"
 #include "engine/model/model.h"
 
 namespace lwb::app {
@@ -42,14 +43,16 @@ ArgParser makeParser() {
   return p;
 }
 
+// Flags the user gives win; generation_config.json fills the rest (vLLM's --generation-config auto).
 SamplingParams samplingFrom(const ArgParser& args, const GenerationDefaults& d) {
+  const SamplingParams base = samplingDefaults(d).params;
   SamplingParams s;
-  s.temperature = float(args.number("temperature", d.temperature.value_or(1.0f), 0, 1e6));
-  s.topP = float(args.number("top-p", d.topP.value_or(1.0f), 1e-9, 1));
-  s.topK = int(args.integer("top-k", d.topK.value_or(0), -1, 1 << 30));
-  s.minP = float(args.number("min-p", d.minP.value_or(0.0f), 0, 1));
-  s.repetitionPenalty = float(args.number("repetition-penalty", d.repetitionPenalty.value_or(1.0f), 1e-6, 1e6));
-  s.maxTokens = int(args.integer("max-tokens", d.maxNewTokens.value_or(256), 1, 1 << 30));
+  s.temperature = float(args.number("temperature", base.temperature, 0, 1e6));
+  s.topP = float(args.number("top-p", base.topP, 1e-9, 1));
+  s.topK = int(args.integer("top-k", base.topK, -1, 1 << 30));
+  s.minP = float(args.number("min-p", base.minP, 0, 1));
+  s.repetitionPenalty = float(args.number("repetition-penalty", base.repetitionPenalty, 1e-6, 1e6));
+  s.maxTokens = int(args.integer("max-tokens", base.maxTokens, 1, 1 << 30));
   s.minTokens = int(args.integer("min-tokens", 0, 0, 1 << 30));
   if (args.has("seed")) s.seed = uint64_t(args.integer("seed", 0, 0, (1LL << 62)));
   s.ignoreEos = args.has("ignore-eos");

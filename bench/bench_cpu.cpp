@@ -1,7 +1,8 @@
 // CPU executor benchmark: prefill and decode throughput of the default model (f32 and a
-// bf16 copy) and of a random bf16 model larger than the CPU caches, against a measured
-// memory-bandwidth bound. Never part of the test suite.
-//   bench_cpu [--threads N] [--quick] [--model DIR]
+// bf16 copy), of a random bf16 model larger than the CPU caches, and of a random bf16
+// model with Qwen2.5-0.5B's shape (biases, 151,936-token tied vocabulary), against a
+// measured memory-bandwidth bound. Never part of the test suite.
+//   bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|large|qwen]
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -83,6 +84,15 @@ std::shared_ptr<const Model> makeModel(const ModelConfig& cfg, DType dtype, cons
     w.k = add("k", {kvs, h}, false, sl ? sl->k : nullptr);
     w.v = add("v", {kvs, h}, false, sl ? sl->v : nullptr);
     w.o = add("o", {h, qs}, false, sl ? sl->o : nullptr);
+    if (cfg.qkvBias) {
+      w.qBias = add("q_bias", {qs}, false, nullptr);
+      w.kBias = add("k_bias", {kvs}, false, nullptr);
+      w.vBias = add("v_bias", {kvs}, false, nullptr);
+    }
+    if (cfg.qkNorm) {
+      w.qNorm = add("q_norm", {cfg.headDim}, true, nullptr);
+      w.kNorm = add("k_norm", {cfg.headDim}, true, nullptr);
+    }
     w.postAttnNorm = add("post_norm", {h}, true, sl ? sl->postAttnNorm : nullptr);
     w.gate = add("gate", {inter, h}, false, sl ? sl->gate : nullptr);
     w.up = add("up", {inter, h}, false, sl ? sl->up : nullptr);
@@ -100,6 +110,15 @@ ModelConfig llamaConfig(int hidden, int layers, int heads, int kvHeads, int inte
   c.hiddenSize = hidden, c.numHiddenLayers = layers, c.numAttentionHeads = heads, c.numKeyValueHeads = kvHeads;
   c.headDim = hidden / heads, c.intermediateSize = inter, c.vocabSize = vocab, c.tieWordEmbeddings = tied;
   c.maxPositionEmbeddings = 4096, c.rmsNormEps = 1e-5f;
+  return c;
+}
+
+// Qwen2.5-0.5B-Instruct's config.json: q/k/v biases, tied 151,936-token vocabulary.
+ModelConfig qwen25HalfBConfig(int layers) {
+  ModelConfig c = llamaConfig(896, layers, 14, 2, 4864, 151936, true);
+  c.architecture = "Qwen2ForCausalLM";
+  c.qkvBias = true;
+  c.ropeTheta = 1e6f, c.rmsNormEps = 1e-6f;
   return c;
 }
 
@@ -178,7 +197,8 @@ Seqs prefillSequences(Executor& ex, int B, int context, int vocab) {
   return s;
 }
 
-void benchModel(const std::string& label, std::shared_ptr<const Model> model, int threads, double bandwidth, bool quick) {
+void benchModel(const std::string& label, std::shared_ptr<const Model> model, int threads, double bandwidth, bool quick,
+                const std::vector<int>& decodeBatches = {1, 8, 32}) {
   const ModelConfig& c = model->config;
   auto ex = createCpuExecutor(model, threads);
   std::printf("\n== %s: %.1fM params, %s\n", label.c_str(), c.numParameters() / 1e6, ex->deviceInfo().name.c_str());
@@ -204,7 +224,7 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
   // --- decode ---
   const int context = quick ? 32 : 128, steps = quick ? 8 : 32;
   const double wBytes = matrixBytes(*model);
-  for (int B : {1, 8, 32}) {
+  for (int B : decodeBatches) {
     const int blocksEach = (context + 1 + steps + 15) / 16;  // prefill, warm-up step, timed steps
     ex->allocateKvCache(B * blocksEach, 16);
     Seqs s = prefillSequences(*ex, B, context, c.vocabSize);
@@ -230,13 +250,14 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
 int main(int argc, char** argv) {
   int threads = 0;
   bool quick = false;
-  std::string dir;  // the default model's folder (default: the source tree's)
+  std::string dir, only;  // the default model's folder (default: the source tree's)
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) dir = argv[++i];
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_cpu [--threads N] [--quick] [--model DIR]\n");
+      std::fprintf(stderr, "usage: bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|large|qwen]\n");
       return 2;
     }
   }
@@ -244,18 +265,25 @@ int main(int argc, char** argv) {
     const int n = threads > 0 ? threads : ThreadPool::availableCores();
     const double bw = measureBandwidth(n, quick);
     std::printf("memory bandwidth (%d threads, streaming read): %.1f GB/s\n", n, bw);
-    if (dir.empty()) dir = (std::filesystem::path(__FILE__).parent_path().parent_path() / "resources/models/austen-chat-11m").string();
-    std::shared_ptr<const Model> small;
-    if (std::filesystem::exists(dir + "/model.safetensors")) {
-      small = loadModel(dir);
-    } else {
-      std::printf("\n(note: %s not found; using a random model of its shape)\n", dir.c_str());
-      small = makeModel(llamaConfig(384, 6, 6, 2, 1024, 4096, true), DType::F32);
+    if (only.empty() || only == "austen") {
+      if (dir.empty()) dir = (std::filesystem::path(__FILE__).parent_path().parent_path() / "resources/models/austen-chat-11m").string();
+      std::shared_ptr<const Model> small;
+      if (std::filesystem::exists(dir + "/model.safetensors")) {
+        small = loadModel(dir);
+      } else {
+        std::printf("\n(note: %s not found; using a random model of its shape)\n", dir.c_str());
+        small = makeModel(llamaConfig(384, 6, 6, 2, 1024, 4096, true), DType::F32);
+      }
+      benchModel("austen-chat-11m f32", small, threads, bw, quick);
+      benchModel("austen-chat-11m bf16", makeModel(small->config, DType::BF16, small.get()), threads, bw, quick);
     }
-    benchModel("austen-chat-11m f32", small, threads, bw, quick);
-    benchModel("austen-chat-11m bf16", makeModel(small->config, DType::BF16, small.get()), threads, bw, quick);
-    const ModelConfig big = llamaConfig(1024, quick ? 8 : 24, 16, 4, 4096, 32000, false);
-    benchModel("random large model bf16", makeModel(big, DType::BF16), threads, bw, quick);
+    if (only.empty() || only == "large") {
+      const ModelConfig big = llamaConfig(1024, quick ? 8 : 24, 16, 4, 4096, 32000, false);
+      benchModel("random large model bf16", makeModel(big, DType::BF16), threads, bw, quick);
+    }
+    if (only.empty() || only == "qwen")  // batch 1: a chat (larger batches: the large model above)
+      benchModel("random Qwen2.5-0.5B shape bf16", makeModel(qwen25HalfBConfig(quick ? 8 : 24), DType::BF16), threads,
+                 bw, quick, {1});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_cpu: %s\n", e.what());
     return 1;

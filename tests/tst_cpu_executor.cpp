@@ -104,11 +104,17 @@ void TestCpuExecutor::logitsMatchReference_data() {
   QTest::addColumn<int>("inter");
   QTest::addColumn<bool>("tied");
   QTest::addColumn<int>("dtype");
-  QTest::newRow("gqa4:1 f32 untied") << 64 << 8 << 2 << 0 << 96 << false << int(DType::F32);
-  QTest::newRow("mha bf16 tied") << 48 << 4 << 4 << 0 << 100 << true << int(DType::BF16);
-  QTest::newRow("hidden72 headDim24 f16") << 72 << 3 << 1 << 24 << 77 << false << int(DType::F16);
-  QTest::newRow("headDim18 != hidden/heads bf16 tied") << 40 << 4 << 2 << 18 << 64 << true << int(DType::BF16);
-  QTest::newRow("single head f16 tied") << 34 << 1 << 1 << 0 << 50 << true << int(DType::F16);
+  QTest::addColumn<QString>("arch");
+  const QString llama = "LlamaForCausalLM", qwen2 = "Qwen2ForCausalLM", qwen3 = "Qwen3ForCausalLM";
+  QTest::newRow("gqa4:1 f32 untied") << 64 << 8 << 2 << 0 << 96 << false << int(DType::F32) << llama;
+  QTest::newRow("mha bf16 tied") << 48 << 4 << 4 << 0 << 100 << true << int(DType::BF16) << llama;
+  QTest::newRow("hidden72 headDim24 f16") << 72 << 3 << 1 << 24 << 77 << false << int(DType::F16) << llama;
+  QTest::newRow("headDim18 != hidden/heads bf16 tied") << 40 << 4 << 2 << 18 << 64 << true << int(DType::BF16) << llama;
+  QTest::newRow("single head f16 tied") << 34 << 1 << 1 << 0 << 50 << true << int(DType::F16) << llama;
+  QTest::newRow("qwen2 biases gqa7:1 bf16 tied") << 56 << 7 << 1 << 0 << 88 << true << int(DType::BF16) << qwen2;
+  QTest::newRow("qwen2 biases f32 untied") << 64 << 4 << 2 << 0 << 96 << false << int(DType::F32) << qwen2;
+  QTest::newRow("qwen3 qk-norm headDim32 != 48/4 bf16 tied") << 48 << 4 << 2 << 32 << 80 << true << int(DType::BF16) << qwen3;
+  QTest::newRow("qwen3 qk-norm f16 untied") << 64 << 8 << 4 << 0 << 72 << false << int(DType::F16) << qwen3;
 }
 
 // Prefill 13 tokens, then decode 7 one by one: every logits row vs the reference.
@@ -120,7 +126,9 @@ void TestCpuExecutor::logitsMatchReference() {
   QFETCH(int, inter);
   QFETCH(bool, tied);
   QFETCH(int, dtype);
+  QFETCH(QString, arch);
   RandomModelSpec spec;
+  spec.architecture = arch.toStdString();
   spec.hiddenSize = hidden;
   spec.numAttentionHeads = heads;
   spec.numKeyValueHeads = kvHeads;
@@ -158,16 +166,21 @@ void TestCpuExecutor::logitsMatchReference() {
 
 void TestCpuExecutor::batchInvariance_data() {
   QTest::addColumn<int>("isa");
-  for (Isa isa : supportedIsas()) QTest::newRow(isaName(isa)) << int(isa);
+  QTest::addColumn<QString>("arch");
+  for (Isa isa : supportedIsas())
+    for (const char* arch : {"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"})
+      QTest::newRow(qPrintable(QString("%1 %2").arg(isaName(isa), arch))) << int(isa) << QString(arch);
 }
 
 // Request 0 (31-token prompt, 4 decodes) alone in one chunk is the baseline; every other
 // way of running it must give bit-identical logits.
 void TestCpuExecutor::batchInvariance() {
   QFETCH(int, isa);
+  QFETCH(QString, arch);
   IsaScope scope(isaEnvName(Isa(isa)));
   QTemporaryDir tmp;
-  const RandomModelSpec spec = invarianceSpec();
+  RandomModelSpec spec = invarianceSpec();
+  spec.architecture = arch.toStdString();
   auto model = randomModel(tmp, spec);
   const int prompt = 31, decodes = 4;
   std::vector<Seq> seqs{{10, randomTokens(prompt + decodes, spec.vocabSize, 1), {}, 0},

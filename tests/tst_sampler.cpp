@@ -1,8 +1,12 @@
-// Sampler: greedy, filters, statistics of draws, seeding, raw logprobs, validation.
+// Sampler: greedy, filters, statistics of draws, seeding, raw logprobs, validation; on
+// 152k-entry vocabularies the sort-free draw equals a full sort token for token, and its
+// many-candidate path keeps the distribution.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 
 #include "engine/common/error.h"
 #include "engine/sample/sampler.h"
@@ -25,6 +29,66 @@ std::map<int, int> drawMany(SamplingParams params, const std::vector<float>& log
     counts[sampler.sample(scratch.data(), int(scratch.size()), {}).tokenId]++;
   }
   return counts;
+}
+
+// The full-sort algorithm the sampler used before filtered_draw.h, kept as the oracle:
+// sort every token by probability, cut min-p, top-k, top-p; draw(u) walks the order.
+class FullSort {
+ public:
+  FullSort(const std::vector<float>& z, const FilterSettings& f) : probs_(z.size()) {
+    const float zMax = *std::max_element(z.begin(), z.end());
+    for (size_t i = 0; i < z.size(); ++i) probs_[i] = {std::exp(double(z[i]) - zMax), int(i)};
+    std::sort(probs_.begin(), probs_.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    keep_ = probs_.size();
+    if (f.minP > 0.0f)
+      while (keep_ > 1 && probs_[keep_ - 1].first < f.minP * probs_[0].first) --keep_;
+    if (f.topK > 0) keep_ = std::min(keep_, size_t(f.topK));
+    if (f.topP < 1.0f) {
+      double kept = 0.0, cum = 0.0;
+      for (size_t i = 0; i < keep_; ++i) kept += probs_[i].first;
+      for (size_t i = 0; i < keep_; ++i)
+        if ((cum += probs_[i].first) >= f.topP * kept) {
+          keep_ = i + 1;
+          break;
+        }
+    }
+    for (size_t i = 0; i < keep_; ++i) mass_ += probs_[i].first;
+  }
+  int draw(double u) const {
+    double cum = 0.0;
+    for (size_t i = 0; i < keep_; ++i)
+      if (u * mass_ < (cum += probs_[i].first)) return probs_[i].second;
+    return probs_[keep_ - 1].second;
+  }
+  size_t numKept() const { return keep_; }
+
+ private:
+  std::vector<std::pair<double, int>> probs_;
+  size_t keep_ = 0;
+  double mass_ = 0.0;
+};
+
+// Logits shaped like a language model's over a 151,936-token vocabulary: a bulk far
+// below a few hundred plausible tokens, with exact ties among them; scaled by 1/T.
+std::vector<float> lmLikeLogits(unsigned seed, float temperature, int vocab = 151936) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> bulk(-8.0f, 3.0f), head(14.0f, 3.0f);
+  std::vector<float> z(static_cast<size_t>(vocab));
+  for (float& v : z) v = bulk(rng);
+  for (int i = 0; i < 300; ++i) z[rng() % unsigned(vocab)] = head(rng);
+  z[rng() % unsigned(vocab)] = z[17];  // a tie, broken by the lower id
+  for (float& v : z) v /= temperature;
+  return z;
+}
+
+// Every token comparable: N(0, 1) logits over the whole vocabulary.
+std::vector<float> flatLogits(unsigned seed, int vocab = 40000) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> z(static_cast<size_t>(vocab));
+  for (float& v : z) v = d(rng);
+  return z;
 }
 
 }  // namespace
@@ -115,6 +179,61 @@ class TestSampler : public QObject {
     auto r = s.sample(l.data(), 3, {0, 0, 2});  // 3/2 = 1.5 < 2
     QCOMPARE(r.tokenId, 1);
     QCOMPARE(l[2], -2.0f);  // negative logits are multiplied
+  }
+
+  // Few tokens matter (a real model's logits) or top-k bounds them: the full sort's draw,
+  // bit for bit. Flat rows without top-k (thousands of candidates, the bucketed path):
+  // the same token unless u falls within rounding of a boundary, which 600 draws
+  // per row do not hit.
+  void largeVocabularyMatchesTheFullSort_data() {
+    QTest::addColumn<float>("temperature");
+    QTest::addColumn<float>("minP");
+    QTest::addColumn<int>("topK");
+    QTest::addColumn<float>("topP");
+    QTest::addColumn<bool>("flat");
+    QTest::newRow("qwen2.5 defaults: T 0.7, top-k 20, top-p 0.8") << 0.7f << 0.0f << 20 << 0.8f << false;
+    QTest::newRow("qwen3 thinking: T 0.6, top-k 20, top-p 0.95") << 0.6f << 0.0f << 20 << 0.95f << false;
+    QTest::newRow("top-p 0.9 alone") << 0.7f << 0.0f << 0 << 0.9f << false;
+    QTest::newRow("min-p 0.05 alone, T 1") << 1.0f << 0.05f << 0 << 1.0f << false;
+    QTest::newRow("temperature alone, T 0.5") << 0.5f << 0.0f << 0 << 1.0f << false;
+    QTest::newRow("all three, T 1.2") << 1.2f << 0.02f << 40 << 0.9f << false;
+    QTest::newRow("flat: top-k 50") << 1.0f << 0.0f << 50 << 1.0f << true;
+    QTest::newRow("flat: temperature alone") << 1.0f << 0.0f << 0 << 1.0f << true;
+    QTest::newRow("flat: top-p 0.5") << 1.0f << 0.0f << 0 << 0.5f << true;
+    QTest::newRow("flat: min-p 0.02, top-p 0.8") << 1.0f << 0.02f << 0 << 0.8f << true;
+  }
+  void largeVocabularyMatchesTheFullSort() {
+    QFETCH(float, temperature);
+    QFETCH(float, minP);
+    QFETCH(int, topK);
+    QFETCH(float, topP);
+    QFETCH(bool, flat);
+    const FilterSettings f{minP, topK, topP};
+    DrawScratch scratch;
+    std::mt19937_64 rng(5);
+    for (unsigned row = 0; row < 2; ++row) {
+      const std::vector<float> z = flat ? flatLogits(row) : lmLikeLogits(row, temperature);
+      const FullSort oracle(z, f);
+      if (flat && topK == 0) QVERIFY(oracle.numKept() > 1000);  // the many-candidate path
+      for (int i = 0; i < 600; ++i) {
+        const double u = double(rng() >> 11) * 0x1p-53;
+        const int got = filteredDraw(z.data(), int(z.size()), f, u, scratch);
+        const int want = oracle.draw(u);
+        QVERIFY2(got == want, qPrintable(QString("row %1, u %2: %3, full sort %4").arg(row).arg(u).arg(got).arg(want)));
+      }
+    }
+  }
+
+  void expNonPositiveIsWithinTwoUlps() {
+    std::mt19937_64 rng(2);
+    std::uniform_real_distribution<double> x(-60.0, 0.0);
+    double worst = 0;
+    for (int i = 0; i < 200000; ++i) {
+      const double v = i < 3 ? -double(i) * 0.5 : x(rng);
+      worst = std::max(worst, std::fabs(expNonPositive(v) / std::exp(v) - 1.0));
+    }
+    QVERIFY2(worst <= 4.5e-16, qPrintable(QString("max relative error %1").arg(worst)));
+    QCOMPARE(expNonPositive(0.0), 1.0);
   }
 
   void logprobsAreRawLogSoftmaxBestFirst() {

@@ -80,6 +80,12 @@ class CudaExecutorHandle final : public Executor {
 std::unique_ptr<Executor> tryCreateCudaExecutor(std::shared_ptr<const Model> model, const ExecutorOptions& options,
                                                 std::string* reason) {
   check(model != nullptr, "CUDA backend: no model");
+  if (model->config.qkvBias || model->config.qkNorm) {  // not in the plugin's kernels yet: --backend auto uses the CPU
+    if (reason)
+      *reason = model->config.architecture + " is not supported by the CUDA executor yet (" +
+                (model->config.qkvBias ? "q/k/v biases" : "per-head q/k RMSNorm") + ")";
+    return nullptr;
+  }
   const cudaplugin::Plugin* plugin = cudaplugin::openUsablePlugin(options.deviceIndex, reason);
   if (!plugin) return nullptr;
 

@@ -13,6 +13,15 @@ LlamaLayerWeights bindLayer(const WeightStore& store, const ModelConfig& c, int 
   w.k = &store.require(p + "self_attn.k_proj.weight", {kv, hidden});
   w.v = &store.require(p + "self_attn.v_proj.weight", {kv, hidden});
   w.o = &store.require(p + "self_attn.o_proj.weight", {hidden, q});
+  if (c.qkvBias) {
+    w.qBias = &store.require(p + "self_attn.q_proj.bias", {q});
+    w.kBias = &store.require(p + "self_attn.k_proj.bias", {kv});
+    w.vBias = &store.require(p + "self_attn.v_proj.bias", {kv});
+  }
+  if (c.qkNorm) {
+    w.qNorm = &store.require(p + "self_attn.q_norm.weight", {c.headDim});
+    w.kNorm = &store.require(p + "self_attn.k_norm.weight", {c.headDim});
+  }
   w.postAttnNorm = &store.require(p + "post_attention_layernorm.weight", {hidden});
   w.gate = &store.require(p + "mlp.gate_proj.weight", {inter, hidden});
   w.up = &store.require(p + "mlp.up_proj.weight", {inter, hidden});

@@ -1,6 +1,6 @@
 #pragma once
-// The tensors of a Llama-family model, bound by Hugging Face name and checked against
-// the config's shapes. Views point into the WeightStore's mappings (file dtype kept).
+// The tensors of a Llama-family model (Llama, Mistral, Qwen2, Qwen3), bound by Hugging
+// Face name and checked against the config's shapes. Views point into the WeightStore's mappings (file dtype kept).
 #include <vector>
 
 #include "engine/model/model_config.h"
@@ -14,6 +14,11 @@ struct LlamaLayerWeights {
   const TensorView* k = nullptr;              // [numKvHeads*headDim, hidden]
   const TensorView* v = nullptr;              // [numKvHeads*headDim, hidden]
   const TensorView* o = nullptr;              // [hidden, numHeads*headDim]
+  const TensorView* qBias = nullptr;          // [numHeads*headDim]    Qwen2 only, else null
+  const TensorView* kBias = nullptr;          // [numKvHeads*headDim]  Qwen2 only
+  const TensorView* vBias = nullptr;          // [numKvHeads*headDim]  Qwen2 only
+  const TensorView* qNorm = nullptr;          // [headDim]             Qwen3 only, else null
+  const TensorView* kNorm = nullptr;          // [headDim]             Qwen3 only
   const TensorView* postAttnNorm = nullptr;   // [hidden]
   const TensorView* gate = nullptr;           // [intermediate, hidden]
   const TensorView* up = nullptr;             // [intermediate, hidden]

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/model/generation_config.h"
 
 namespace lwb {
 
@@ -176,6 +177,7 @@ std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProg
   model->config = loadModelConfig((dir / "config.json").string());
   model->tokenizerSettings = readTokenizerSettings(dir / "tokenizer_config.json");
   model->generationDefaults = readGenerationDefaults(dir / "generation_config.json");
+  validateGenerationDefaults(model->generationDefaults, (dir / "generation_config.json").string());
 
   report(progress, 0.1, "loading tokenizer.model");
   model->tokenizer = Tokenizer::load((dir / "tokenizer.model").string());

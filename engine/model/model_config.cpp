@@ -76,21 +76,33 @@ class FieldReader {
   std::string file_, prefix_;
 };
 
+// The architectures the executors implement, with config.json's model_type for each.
+struct Architecture {
+  const char* name;
+  const char* modelType;
+};
+constexpr Architecture kArchitectures[] = {{"LlamaForCausalLM", "llama"},
+                                           {"MistralForCausalLM", "mistral"},
+                                           {"Qwen2ForCausalLM", "qwen2"},
+                                           {"Qwen3ForCausalLM", "qwen3"}};
+
 std::string parseArchitecture(const FieldReader& f, const std::string& file) {
-  static const char* const supported = "LlamaForCausalLM or MistralForCausalLM";
+  const std::string supported = std::string("one of ") + supportedArchitectures();
   if (f.has("architectures")) {
     const json& a = f.at("architectures");
     if (!a.is_array() || a.empty() || !a[0].is_string()) f.fail("architectures", a, "a list such as [\"LlamaForCausalLM\"]");
     const std::string arch = a[0].get<std::string>();
-    if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM")
-      f.fail("architectures", a, std::string(supported));
-    return arch;
+    for (const Architecture& known : kArchitectures)
+      if (arch == known.name) return arch;
+    f.fail("architectures", a, supported + " (architecture " + arch + " is not supported)");
   }
   check(f.has("model_type"), file + ": missing required field 'architectures' (or 'model_type')");
   const std::string type = f.string("model_type", "");
-  if (type == "llama") return "LlamaForCausalLM";
-  if (type == "mistral") return "MistralForCausalLM";
-  f.fail("model_type", f.at("model_type"), "\"llama\" or \"mistral\"");
+  for (const Architecture& known : kArchitectures)
+    if (type == known.modelType) return known.name;
+  std::string types;
+  for (const Architecture& known : kArchitectures) types += std::string(types.empty() ? "" : ", ") + '"' + known.modelType + '"';
+  f.fail("model_type", f.at("model_type"), "one of " + types);
 }
 
 RopeScaling parseRopeScaling(const FieldReader& top, const std::string& file) {
@@ -128,12 +140,24 @@ RopeScaling parseRopeScaling(const FieldReader& top, const std::string& file) {
 }
 
 // Features of the Llama family this engine does not implement: refuse them rather than
-// compute something different from the reference.
-void rejectUnsupported(const FieldReader& f, const std::string& file) {
+// compute something different from the reference. Qwen2's q/k/v biases are part of the
+// architecture (Hugging Face hard-codes them; attention_bias is not read there).
+void rejectUnsupported(const FieldReader& f, const ModelConfig& c, const std::string& file) {
   if (f.has("hidden_act") && f.string("hidden_act", "") != "silu")
     f.fail("hidden_act", f.at("hidden_act"), "\"silu\"");
-  for (const char* key : {"attention_bias", "mlp_bias"})
-    if (f.boolean(key, false)) throw Error(file + ": field '" + key + "' is true; biases are not supported");
+  const bool qwen2 = c.architecture == "Qwen2ForCausalLM";
+  if (!qwen2 && f.boolean("attention_bias", false))
+    throw Error(file + ": field 'attention_bias' is true; attention biases are only supported as Qwen2ForCausalLM has them");
+  if (f.boolean("mlp_bias", false)) throw Error(file + ": field 'mlp_bias' is true; biases are not supported");
+}
+
+// Sliding-window attention is not implemented: within the window it is plain causal
+// attention, so limiting the context keeps results exact. Qwen configs carry a
+// sliding_window that only applies when use_sliding_window is true.
+int contextLimit(const FieldReader& f, const ModelConfig& c) {
+  const bool qwen = c.architecture == "Qwen2ForCausalLM" || c.architecture == "Qwen3ForCausalLM";
+  if (!f.has("sliding_window") || (qwen && !f.boolean("use_sliding_window", false))) return c.maxPositionEmbeddings;
+  return std::min(c.maxPositionEmbeddings, f.optionalPositiveInt("sliding_window", 1 << 30));
 }
 
 void validateShapes(const ModelConfig& c, const std::string& file) {
@@ -148,9 +172,20 @@ void validateShapes(const ModelConfig& c, const std::string& file) {
 
 }  // namespace
 
+const char* supportedArchitectures() {
+  static const std::string list = [] {
+    std::string names;
+    for (const Architecture& known : kArchitectures) names += std::string(names.empty() ? "" : ", ") + known.name;
+    return names;
+  }();
+  return list.c_str();
+}
+
 long long ModelConfig::numParameters() const {
   const long long h = hiddenSize, inter = intermediateSize, v = vocabSize;
-  const long long attention = h * qSize() + 2 * h * kvSize() + qSize() * h;
+  long long attention = h * qSize() + 2 * h * kvSize() + qSize() * h;
+  if (qkvBias) attention += qSize() + 2 * kvSize();
+  if (qkNorm) attention += 2 * headDim;
   const long long perLayer = 2 * h + attention + 3 * h * inter;
   return v * h + numHiddenLayers * perLayer + h + (tieWordEmbeddings ? 0 : v * h);
 }
@@ -187,11 +222,10 @@ ModelConfig parseModelConfig(const std::string& jsonText, const std::string& fil
   c.bosTokenId = bos[0];
   c.eosTokenIds = f.intOrList("eos_token_id", {2});
   c.torchDtype = f.string("torch_dtype", f.string("dtype", ""));
-  // Sliding-window attention (Mistral v0.1) is not implemented: within the window it is
-  // plain causal attention, so limiting the context keeps results exact.
-  if (f.has("sliding_window"))
-    c.maxPositionEmbeddings = std::min(c.maxPositionEmbeddings, f.optionalPositiveInt("sliding_window", 1 << 30));
-  rejectUnsupported(f, fileName);
+  c.qkvBias = c.architecture == "Qwen2ForCausalLM";
+  c.qkNorm = c.architecture == "Qwen3ForCausalLM";
+  c.maxPositionEmbeddings = contextLimit(f, c);
+  rejectUnsupported(f, c, fileName);
   validateShapes(c, fileName);
   return c;
 }

@@ -1,5 +1,7 @@
 #pragma once
-// config.json of a Hugging Face Llama-family model (LlamaForCausalLM, MistralForCausalLM).
+// config.json of a Hugging Face Llama-family model: LlamaForCausalLM (Llama 2/3.x,
+// SmolLM2), MistralForCausalLM, Qwen2ForCausalLM (Qwen 2/2.5: q/k/v biases) and
+// Qwen3ForCausalLM (per-head RMSNorm on q and k, explicit head_dim).
 #include <string>
 #include <vector>
 
@@ -16,7 +18,7 @@ struct RopeScaling {
 };
 
 struct ModelConfig {
-  std::string architecture;  // "LlamaForCausalLM" | "MistralForCausalLM"
+  std::string architecture;  // one of supportedArchitectures()
   int hiddenSize = 0;
   int intermediateSize = 0;
   int numAttentionHeads = 0;
@@ -32,6 +34,9 @@ struct ModelConfig {
   int bosTokenId = 1;
   std::vector<int> eosTokenIds;  // config.json may give one id or a list
   std::string torchDtype;        // informational ("bfloat16", ...)
+  // What the block adds to Llama's; derived from the architecture.
+  bool qkvBias = false;  // Qwen2: q_proj/k_proj/v_proj carry a bias (o_proj does not)
+  bool qkNorm = false;   // Qwen3: RMSNorm over each head of q and k (weights [headDim]) before RoPE
 
   int qSize() const { return numAttentionHeads * headDim; }
   int kvSize() const { return numKeyValueHeads * headDim; }
@@ -43,6 +48,9 @@ struct ModelConfig {
 // Throws lwb::Error naming the field and the value on a missing required key or an
 // unsupported value (architecture, hidden_act, rope_scaling type, non-positive sizes,
 // heads not dividing evenly). Unknown keys are ignored.
+// "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM": for messages.
+const char* supportedArchitectures();
+
 ModelConfig parseModelConfig(const std::string& jsonText, const std::string& fileName);
 ModelConfig loadModelConfig(const std::string& path);
 

@@ -20,13 +20,6 @@ double logSumExp(const float* x, int n) {
   return m + std::log(s);
 }
 
-int argmax(const float* x, int n) {
-  int best = 0;
-  for (int i = 1; i < n; ++i)
-    if (x[i] > x[best]) best = i;  // ties keep the lower id
-  return best;
-}
-
 // vLLM's repetition penalty: every id seen in prompt or output is penalised once.
 void applyRepetitionPenalty(float* logits, int vocabSize, const std::vector<int>& history, float penalty) {
   std::unordered_set<int> seen(history.begin(), history.end());
@@ -70,7 +63,7 @@ SampleResult RequestSampler::sample(float* logits, int vocabSize, const std::vec
     if (wantLogprobs) raw.assign(logits, logits + vocabSize);
     applyRepetitionPenalty(logits, vocabSize, history, params_.repetitionPenalty);
   }
-  result.tokenId = params_.temperature < 1e-5f ? argmax(logits, vocabSize) : sampleFiltered(logits, vocabSize);
+  result.tokenId = params_.temperature < 1e-5f ? rowArgmax(logits, vocabSize) : sampleFiltered(logits, vocabSize);
   if (wantLogprobs) {
     const float rawChosen = raw.empty() ? logits[result.tokenId] : raw[result.tokenId];
     result.logprob = float(double(rawChosen) - rawLse);
@@ -78,40 +71,13 @@ SampleResult RequestSampler::sample(float* logits, int vocabSize, const std::vec
   return result;
 }
 
-// Temperature, then min-p, top-k and top-p on the sorted distribution, then one draw.
+// Temperature, then min-p, top-k and top-p (filtered_draw.h: no sort of the vocabulary),
+// then one draw.
 int RequestSampler::sampleFiltered(float* logits, int vocabSize) {
   const float invT = 1.0f / params_.temperature;
-  float maxLogit = -std::numeric_limits<float>::infinity();
-  for (int i = 0; i < vocabSize; ++i) maxLogit = std::max(maxLogit, logits[i] * invT);
-  std::vector<std::pair<double, int>> probs(vocabSize);  // (unnormalised prob, id)
-  for (int i = 0; i < vocabSize; ++i) probs[i] = {std::exp(double(logits[i] * invT) - maxLogit), i};
-  std::sort(probs.begin(), probs.end(), [](const auto& a, const auto& b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  });
-  size_t keep = probs.size();
-  if (params_.minP > 0.0f) {  // keep p >= min_p * p_max (p_max is probs[0])
-    const double cutoff = params_.minP * probs[0].first;
-    while (keep > 1 && probs[keep - 1].first < cutoff) --keep;
-  }
-  if (params_.topK > 0) keep = std::min(keep, size_t(params_.topK));
-  if (params_.topP < 1.0f) {  // smallest prefix whose mass reaches top_p of the kept mass
-    double kept = 0.0;
-    for (size_t i = 0; i < keep; ++i) kept += probs[i].first;
-    double cum = 0.0;
-    for (size_t i = 0; i < keep; ++i) {
-      cum += probs[i].first;
-      if (cum >= params_.topP * kept) { keep = i + 1; break; }
-    }
-  }
-  double mass = 0.0;
-  for (size_t i = 0; i < keep; ++i) mass += probs[i].first;
-  const double r = uniform01(rng_) * mass;
-  double cum = 0.0;
-  for (size_t i = 0; i < keep; ++i) {
-    cum += probs[i].first;
-    if (r < cum) return probs[i].second;
-  }
-  return probs[keep - 1].second;
+  for (int i = 0; i < vocabSize; ++i) logits[i] *= invT;
+  const FilterSettings filters{params_.minP, params_.topK, params_.topP};
+  return filteredDraw(logits, vocabSize, filters, uniform01(rng_), scratch_);
 }
 
 }  // namespace lwb

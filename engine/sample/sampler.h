@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/sample/filtered_draw.h"
 #include "engine/sample/sampling_params.h"
 
 namespace lwb {
@@ -29,6 +30,7 @@ class RequestSampler {
   int sampleFiltered(float* logits, int vocabSize);
   SamplingParams params_;
   std::mt19937_64 rng_;
+  DrawScratch scratch_;
 };
 
 // Raw log-softmax top-k of a logits row, best first (ties: lower id first).

@@ -103,11 +103,13 @@ class TensorMaker {
     add(name, {rows, cols}, dtype, 0.0f);
   }
   void norm(const std::string& name, int64_t size) { add(name, {size}, spec_.normDType, 1.0f); }
+  void bias(const std::string& name, int64_t size) { add(name, {size}, spec_.attentionDType, 0.0f, spec_.biasScale); }
   std::vector<TensorData> take() { return std::move(tensors_); }
 
  private:
-  void add(const std::string& name, std::vector<int64_t> shape, DType dtype, float offset) {
-    std::uniform_real_distribution<float> dist(-spec_.scale, spec_.scale);
+  void add(const std::string& name, std::vector<int64_t> shape, DType dtype, float offset, float scale = 0) {
+    if (scale == 0) scale = spec_.scale;
+    std::uniform_real_distribution<float> dist(-scale, scale);
     int64_t numel = 1;
     for (int64_t d : shape) numel *= d;
     std::vector<float> values(static_cast<size_t>(numel));
@@ -131,6 +133,15 @@ std::vector<TensorData> randomTensors(const RandomModelSpec& spec) {
     m.matrix(p + "self_attn.k_proj.weight", c.kvSize(), c.hiddenSize, spec.attentionDType);
     m.matrix(p + "self_attn.v_proj.weight", c.kvSize(), c.hiddenSize, spec.attentionDType);
     m.matrix(p + "self_attn.o_proj.weight", c.hiddenSize, c.qSize(), spec.attentionDType);
+    if (c.qkvBias) {  // Qwen2
+      m.bias(p + "self_attn.q_proj.bias", c.qSize());
+      m.bias(p + "self_attn.k_proj.bias", c.kvSize());
+      m.bias(p + "self_attn.v_proj.bias", c.kvSize());
+    }
+    if (c.qkNorm) {  // Qwen3
+      m.norm(p + "self_attn.q_norm.weight", c.headDim);
+      m.norm(p + "self_attn.k_norm.weight", c.headDim);
+    }
     m.norm(p + "post_attention_layernorm.weight", c.hiddenSize);
     m.matrix(p + "mlp.gate_proj.weight", c.intermediateSize, c.hiddenSize, spec.mlpDType);
     m.matrix(p + "mlp.up_proj.weight", c.intermediateSize, c.hiddenSize, spec.mlpDType);
@@ -143,9 +154,16 @@ std::vector<TensorData> randomTensors(const RandomModelSpec& spec) {
 
 // ---- config files ------------------------------------------------------------------
 
+std::string modelType(const std::string& architecture) {
+  if (architecture == "MistralForCausalLM") return "mistral";
+  if (architecture == "Qwen2ForCausalLM") return "qwen2";
+  if (architecture == "Qwen3ForCausalLM") return "qwen3";
+  return "llama";
+}
+
 json configJson(const RandomModelSpec& s) {
   json j = {{"architectures", {s.architecture}},
-            {"model_type", s.architecture == "MistralForCausalLM" ? "mistral" : "llama"},
+            {"model_type", modelType(s.architecture)},
             {"hidden_size", s.hiddenSize},
             {"intermediate_size", s.intermediateSize},
             {"num_attention_heads", s.numAttentionHeads},
@@ -162,6 +180,13 @@ json configJson(const RandomModelSpec& s) {
             {"hidden_act", "silu"},
             {"torch_dtype", "float32"}};
   if (s.headDim) j["head_dim"] = s.headDim;
+  if (s.architecture == "Qwen2ForCausalLM" || s.architecture == "Qwen3ForCausalLM") {
+    // As the real configs: a sliding_window that use_sliding_window switches off.
+    j["use_sliding_window"] = false;
+    j["sliding_window"] = std::max(1, s.maxPositionEmbeddings / 4);
+    j["max_window_layers"] = s.numHiddenLayers;
+    if (s.architecture == "Qwen3ForCausalLM") j["attention_bias"] = false;
+  }
   const RopeScaling& rs = s.ropeScaling;
   if (rs.type == RopeScaling::Type::Linear) j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", rs.factor}};
   if (rs.type == RopeScaling::Type::Llama3)
@@ -203,6 +228,8 @@ ModelConfig randomModelConfig(const RandomModelSpec& s) {
   c.bosTokenId = s.bosTokenId;
   c.eosTokenIds = {s.eosTokenId};
   c.torchDtype = "float32";
+  c.qkvBias = s.architecture == "Qwen2ForCausalLM";
+  c.qkNorm = s.architecture == "Qwen3ForCausalLM";
   return c;
 }
 

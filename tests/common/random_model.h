@@ -1,6 +1,6 @@
 #pragma once
-// Random Llama-family models for tests and benchmarks: a model folder in Hugging Face
-// layout (config.json, model.safetensors, tokenizer.model, tokenizer_config.json) with
+// Random Llama-family models (Llama, Mistral, Qwen2 with q/k/v biases, Qwen3 with q/k
+// norms) for tests and benchmarks: a model folder in Hugging Face layout (config.json, model.safetensors, tokenizer.model, tokenizer_config.json) with
 // seeded random weights, so every helper can test against a real folder without the
 // default model. The tokenizer is a tiny SentencePiece model trained in-process (same
 // conventions as the default model: <unk>=0 <s>=1 </s>=2, byte fallback, digits split,
@@ -14,7 +14,7 @@
 namespace lwb {
 
 struct RandomModelSpec {
-  std::string architecture = "LlamaForCausalLM";
+  std::string architecture = "LlamaForCausalLM";  // or Mistral-, Qwen2-, Qwen3ForCausalLM
   int hiddenSize = 64;
   int intermediateSize = 128;
   int numAttentionHeads = 4;
@@ -40,6 +40,8 @@ struct RandomModelSpec {
   uint64_t seed = 1234;
   // Matrices are uniform in [-scale, scale]; norm weights are 1 + uniform in [-scale, scale].
   float scale = 0.1f;
+  // Qwen2's q/k/v biases are uniform in [-biasScale, biasScale] (real ones are large).
+  float biasScale = 0.5f;
 
   // tokenizer_config.json: written when true, with this chat_template ("" writes none).
   bool writeTokenizerConfig = true;

@@ -1,6 +1,7 @@
 #include "reference_llama.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 #include "engine/common/error.h"
@@ -78,11 +79,33 @@ double silu(double x) { return x / (1.0 + std::exp(-x)); }
 struct RefLayer {
   Vec inputNorm, postAttnNorm;
   Mat q, k, v, o, gate, up, down;
+  Vec qBias, kBias, vBias, qNorm, kNorm;  // empty when the architecture has none
 };
+
+Vec optionalVector(const TensorView* t) { return t ? toVector(t) : Vec{}; }
 
 RefLayer loadLayer(const LlamaLayerWeights& w) {
   return {toVector(w.inputNorm), toVector(w.postAttnNorm), toMatrix(w.q), toMatrix(w.k), toMatrix(w.v),
-          toMatrix(w.o), toMatrix(w.gate), toMatrix(w.up), toMatrix(w.down)};
+          toMatrix(w.o), toMatrix(w.gate), toMatrix(w.up), toMatrix(w.down),
+          optionalVector(w.qBias), optionalVector(w.kBias), optionalVector(w.vBias),
+          optionalVector(w.qNorm), optionalVector(w.kNorm)};
+}
+
+// y = W x + b (b may be empty).
+Vec linear(const Mat& w, const Vec& x, const Vec& b) {
+  Vec y = linear(w, x);
+  for (size_t i = 0; i < b.size(); ++i) y[i] += b[i];
+  return y;
+}
+
+// Qwen3: RMSNorm over each head of x ([numHeads * headDim]) with the shared weight w.
+void headNorm(Vec& x, const Vec& w, double eps) {
+  if (w.empty()) return;
+  for (size_t h = 0; h * w.size() < x.size(); ++h) {
+    const Vec head(x.begin() + std::ptrdiff_t(h * w.size()), x.begin() + std::ptrdiff_t((h + 1) * w.size()));
+    const Vec normed = rmsNorm(head, w, eps);
+    std::copy(normed.begin(), normed.end(), x.begin() + std::ptrdiff_t(h * w.size()));
+  }
 }
 
 // Causal self-attention over all positions; q/k/v already projected and rotated.
@@ -115,9 +138,11 @@ void runLayer(const ModelConfig& c, const RefLayer& w, const std::vector<float>&
   Mat q(n), k(n), v(n);
   for (size_t t = 0; t < n; ++t) {
     const Vec x = rmsNorm(hidden[t], w.inputNorm, c.rmsNormEps);
-    q[t] = linear(w.q, x);
-    k[t] = linear(w.k, x);
-    v[t] = linear(w.v, x);
+    q[t] = linear(w.q, x, w.qBias);
+    k[t] = linear(w.k, x, w.kBias);
+    v[t] = linear(w.v, x, w.vBias);
+    headNorm(q[t], w.qNorm, c.rmsNormEps);
+    headNorm(k[t], w.kNorm, c.rmsNormEps);
     applyRope(q[t], c.numAttentionHeads, c.headDim, int(t), invFreq);
     applyRope(k[t], c.numKeyValueHeads, c.headDim, int(t), invFreq);
   }

@@ -1,6 +1,6 @@
 #pragma once
-// A naive, double-precision Llama forward pass (Hugging Face LlamaForCausalLM
-// semantics): contiguous, no KV paging, recomputes the whole sequence. Slow on purpose
+// A naive, double-precision Llama-family forward pass (Hugging Face LlamaForCausalLM
+// semantics, plus Qwen2's q/k/v biases and Qwen3's per-head q/k RMSNorm): contiguous, no KV paging, recomputes the whole sequence. Slow on purpose
 // and written to be obviously correct; every executor is tested against it.
 #include <vector>
 

@@ -62,16 +62,16 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
   temperature_ = new QDoubleSpinBox(this);
   temperature_->setRange(0, 2);
   temperature_->setSingleStep(0.1);
-  temperature_->setValue(0.7);
+  temperature_->setValue(samplingBase_.temperature);
   temperature_->setToolTip(tr("temperature: 0 = greedy (always the most likely token); higher = more varied"));
   topP_ = new QDoubleSpinBox(this);
   topP_->setRange(0.01, 1);
   topP_->setSingleStep(0.05);
-  topP_->setValue(0.95);
+  topP_->setValue(samplingBase_.topP);
   topP_->setToolTip(tr("top_p: sample only from the smallest set of tokens whose probabilities add up to this"));
   maxTokens_ = new QSpinBox(this);
   maxTokens_->setRange(1, 4096);
-  maxTokens_->setValue(160);
+  maxTokens_->setValue(samplingBase_.maxTokens);
   maxTokens_->setToolTip(tr("max_tokens: the answer stops after this many tokens (finish reason 'length')"));
   seed_ = new QSpinBox(this);
   seed_->setRange(-1, 1000000);
@@ -207,6 +207,7 @@ bool ChatConversation::send() {
   }
   RequestInput in;
   in.promptTokenIds = *ids;
+  in.sampling = samplingBase_;  // top_k, min_p, repetition_penalty: the model's defaults
   in.sampling.temperature = float(temperature_->value());
   in.sampling.topP = float(topP_->value());
   const int maxLen = bridge_->loop()->config().effectiveMaxModelLen(bridge_->model()->config);
@@ -344,6 +345,21 @@ void ChatConversation::renderTokens() {
                 .arg(id);
   }
   tokens_->setHtml(html + QStringLiteral("</p>"));
+}
+
+SamplingParams ChatConversation::builtInSampling() {
+  SamplingParams p;
+  p.temperature = 0.7f;
+  p.topP = 0.95f;
+  p.maxTokens = 160;
+  return p;
+}
+
+void ChatConversation::setSamplingDefaults(const SamplingParams& defaults) {
+  samplingBase_ = defaults;
+  temperature_->setValue(defaults.temperature);
+  topP_->setValue(defaults.topP);
+  maxTokens_->setValue(defaults.maxTokens);
 }
 
 QJsonObject ChatConversation::toJson() const {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "engine/model/chat_template.h"
+#include "engine/sample/sampling_params.h"
 #include "ui/bridge/frame.h"
 
 class QPlainTextEdit;
@@ -46,6 +47,10 @@ class ChatConversation : public QWidget {
   std::vector<int> lastPromptIds() const { return lastPrompt_; }
   // The "Prompt as tokens" panel: collapsed by default so the transcript gets the height.
   bool showsTokens() const;
+  // Sampling for what the tab does not show (top_k, min_p, repetition_penalty) and the
+  // starting values of what it does; ChatPanel sets the model's generation_config here.
+  void setSamplingDefaults(const SamplingParams& defaults);
+  static SamplingParams builtInSampling();  // the chat's own: temperature 0.7, top_p 0.95, 160 tokens
 
  public slots:
   bool send();  // false (with a notice in the chat) when nothing could be submitted
@@ -75,6 +80,7 @@ class ChatConversation : public QWidget {
   QString lastTemplateNotice_;
   QDoubleSpinBox *temperature_, *topP_;
   QSpinBox *maxTokens_, *seed_;
+  SamplingParams samplingBase_ = builtInSampling();
   std::vector<Message> messages_;
   std::vector<int> lastPrompt_;
   RequestId active_ = -1;

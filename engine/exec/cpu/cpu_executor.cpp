@@ -1,6 +1,7 @@
-// The CPU executor: one forward pass of a Llama model over a flattened batch, with a
-// paged f32 KV cache (layout in attention.h). Per layer:
-//   xn = RMSNorm(h); q,k,v = xn·Wqkvᵀ; RoPE(q,k); K/V → cache; a = attention(q, cache)
+// The CPU executor: one forward pass of a Llama-family model over a flattened batch, with
+// a paged f32 KV cache (layout in attention.h). Per layer:
+//   xn = RMSNorm(h); q,k,v = xn·Wqkvᵀ (+ b_qkv, Qwen2); per-head RMSNorm(q,k) (Qwen3);
+//   RoPE(q,k); K/V → cache; a = attention(q, cache)
 //   h += a·Woᵀ; xn = RMSNorm(h); h += (silu(xn·Wgᵀ) ⊙ xn·Wuᵀ)·Wdᵀ
 // then logits = RMSNorm(h_last)·lm_headᵀ for the rows that need them.
 #include "engine/exec/cpu/cpu_executor.h"
@@ -24,11 +25,26 @@ namespace {
 struct LayerMatrices {
   WeightVector inputNorm, postAttnNorm;
   PackedMatrix q, k, v, o, gate, up, down;
+  std::vector<float> qBias, kBias, vBias;  // empty unless config.qkvBias (f32 copies)
+  WeightVector qNorm, kNorm;               // size 0 unless config.qkNorm
 };
 
 WeightVector weightVector(const TensorView* t, const std::string& what) {
   check(t != nullptr && t->shape.size() == 1, "CPU executor: " + what + ": expected a 1-D weight");
   return {t->data, t->dtype, int(t->shape[0])};
+}
+
+// A bias in f32 (empty for a null view): added to every row, so converted once.
+std::vector<float> biasVector(const TensorView* t) {
+  if (t == nullptr) return {};
+  const WeightVector w = weightVector(t, "bias");
+  std::vector<float> out(size_t(w.size));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = weightValue(w.data, w.dtype, i);
+  return out;
+}
+
+void addBias(float* row, const std::vector<float>& bias) {
+  for (size_t i = 0; i < bias.size(); ++i) row[i] += bias[i];
 }
 
 WeightMatrix requireMatrix(const TensorView* t, const std::string& what) {
@@ -56,6 +72,7 @@ class CpuExecutor final : public Executor {
   void forRows(int numRows, int width, const std::function<void(int row)>& fn);
   void embed(const ForwardBatch& batch);
   void runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows);
+  void finishQkv(const LayerMatrices& w, int numRows);
   void computeLogits(const ForwardBatch& batch, ForwardResult& out);
   size_t weightBytes() const;
 
@@ -90,7 +107,13 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads)
   for (const LlamaLayerWeights& w : model_->llama.layers) {
     layers_.push_back({weightVector(w.inputNorm, "input_layernorm"), weightVector(w.postAttnNorm, "post_attention_layernorm"),
                        pack(w.q, "q_proj"), pack(w.k, "k_proj"), pack(w.v, "v_proj"), pack(w.o, "o_proj"),
-                       pack(w.gate, "gate_proj"), pack(w.up, "up_proj"), pack(w.down, "down_proj")});
+                       pack(w.gate, "gate_proj"), pack(w.up, "up_proj"), pack(w.down, "down_proj"),
+                       biasVector(w.qBias), biasVector(w.kBias), biasVector(w.vBias), {}, {}});
+    check(!cfg_.qkvBias || layers_.back().qBias.size() == size_t(cfg_.qSize()), "CPU executor: missing q/k/v biases");
+    if (cfg_.qkNorm) {
+      layers_.back().qNorm = weightVector(w.qNorm, "q_norm");
+      layers_.back().kNorm = weightVector(w.kNorm, "k_norm");
+    }
   }
   finalNorm_ = weightVector(model_->llama.finalNorm, "model.norm");
   lmHead_ = pack(model_->llama.lmHead, "lm_head");
@@ -165,7 +188,7 @@ void CpuExecutor::embed(const ForwardBatch& batch) {
 void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows) {
   const LayerMatrices& w = layers_[layer];
   const size_t h = size_t(cfg_.hiddenSize), qs = size_t(cfg_.qSize()), kvs = size_t(cfg_.kvSize());
-  const size_t inter = size_t(cfg_.intermediateSize), half = size_t(cfg_.headDim / 2);
+  const size_t inter = size_t(cfg_.intermediateSize);
   Activations& a = act_;
   // --- attention block ---
   forRows(numRows, int(h), [&](int r) {
@@ -173,12 +196,7 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
   });
   gemm(pool_, kernels_, a.normed.data(), h, numRows,
        {{&w.q, a.q.data(), qs}, {&w.k, a.k.data(), kvs}, {&w.v, a.v.data(), kvs}});
-  forRows(numRows, int(qs + kvs), [&](int r) {
-    const float* c = a.ropeCos.data() + size_t(r) * half;
-    const float* s = a.ropeSin.data() + size_t(r) * half;
-    applyRope(a.q.data() + size_t(r) * qs, cfg_.numAttentionHeads, cfg_.headDim, c, s);
-    applyRope(a.k.data() + size_t(r) * kvs, cfg_.numKeyValueHeads, cfg_.headDim, c, s);
-  });
+  finishQkv(w, numRows);
   const AttentionShape shape{cfg_.numAttentionHeads, cfg_.numKeyValueHeads, cfg_.headDim, blockSize_};
   const KvLayer cache{kCache_[layer].get(), vCache_[layer].get()};
   writeKvCache(shape, rows, a.k.data(), a.v.data(), cache);
@@ -201,6 +219,32 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
     float* hr = a.hidden.data() + size_t(r) * h;
     const float* pr = a.proj.data() + size_t(r) * h;
     for (size_t i = 0; i < h; ++i) hr[i] += pr[i];
+  });
+}
+
+// One pass per row over the fresh projections: biases (Qwen2), per-head RMSNorm (Qwen3),
+// then RoPE, while the row is in cache. Row-wise, so batch invariance is kept; a Llama
+// layer does exactly what it did before (RoPE only).
+void CpuExecutor::finishQkv(const LayerMatrices& w, int numRows) {
+  const size_t qs = size_t(cfg_.qSize()), kvs = size_t(cfg_.kvSize()), half = size_t(cfg_.headDim / 2);
+  const size_t d = size_t(cfg_.headDim);
+  Activations& a = act_;
+  forRows(numRows, int(qs + kvs), [&](int r) {
+    float* q = a.q.data() + size_t(r) * qs;
+    float* k = a.k.data() + size_t(r) * kvs;
+    if (!w.qBias.empty()) {
+      addBias(q, w.qBias);
+      addBias(k, w.kBias);
+      addBias(a.v.data() + size_t(r) * kvs, w.vBias);
+    }
+    if (w.qNorm.size > 0) {
+      for (size_t h = 0; h < qs / d; ++h) rmsNormRow(q + h * d, w.qNorm, cfg_.rmsNormEps, q + h * d);
+      for (size_t h = 0; h < kvs / d; ++h) rmsNormRow(k + h * d, w.kNorm, cfg_.rmsNormEps, k + h * d);
+    }
+    const float* c = a.ropeCos.data() + size_t(r) * half;
+    const float* s = a.ropeSin.data() + size_t(r) * half;
+    applyRope(q, cfg_.numAttentionHeads, cfg_.headDim, c, s);
+    applyRope(k, cfg_.numKeyValueHeads, cfg_.headDim, c, s);
   });
 }
 

@@ -1,0 +1,53 @@
+#pragma once
+// One draw from softmax(logits / T) after min-p, top-k and top-p, without sorting the
+// vocabulary. The semantics are those of a full sort by probability (ties: lower id
+// first): min-p keeps p >= min_p * p_max, top-k the k most likely, top-p the smallest
+// prefix of what is left whose mass reaches top_p of it; then r = u * mass picks along
+// that order.
+//
+// How it avoids the sort: probabilities are exp(z - z_max) in double, so the first term
+// of every sum is exactly 1 and a term below 2^-53 can never change a sum; tokens with
+// z < z_max - 37.5 are dropped in one float pass (along with those below min-p's
+// threshold), top-k keeps a running threshold while scanning, and only the survivors
+// are sorted: the result is bit-identical to the full sort. When more than
+// kMaxSortedCandidates survive and no top-k bounds them (flat distributions, high
+// temperature), the rank-order walks of top-p and of the draw go bucket by bucket of z
+// and sort only the bucket where they stop, with exp evaluated by expNonPositive: the
+// same token as the full sort unless u lands within rounding (~1e-15 of the mass) of a
+// boundary between two tokens.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace lwb {
+
+struct FilterSettings {
+  float minP = 0.0f;  // 0 = off
+  int topK = 0;       // <= 0 = off
+  float topP = 1.0f;  // 1 = off
+};
+
+constexpr int kMaxSortedCandidates = 4096;
+
+// Reusable buffers, so a request's per-token draw does not allocate.
+struct DrawScratch {
+  std::vector<int> ids;
+  std::vector<double> probs;
+  std::vector<int> bucketIds;
+  std::vector<uint16_t> buckets;
+};
+
+// exp(x) for -700 < x <= 0 within 2 ulp of std::exp, without a library call, so a loop
+// of them runs packed (the many-candidate path weighs up to the whole vocabulary).
+double expNonPositive(double x);
+void expNonPositiveInPlace(double* x, size_t n);
+
+// The largest value of a row (NaN ignored; -inf when there is none) and the lowest id
+// holding it (0 when every value is NaN): packed scans, for a 152k-entry row.
+float rowMax(const float* z, int n);
+int rowArgmax(const float* z, int n);
+
+// `z`: temperature-scaled logits [vocabSize] (read only). `u`: uniform in [0, 1).
+int filteredDraw(const float* z, int vocabSize, const FilterSettings& f, double u, DrawScratch& scratch);
+
+}  // namespace lwb
