@@ -5,6 +5,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config ninja-build
       qt6-base-dev libqt6svg6-dev libgl-dev libqcustomplot-dev
       libsentencepiece-dev sentencepiece nlohmann-json3-dev libxxhash-dev
+      libpcre2-dev libicu-dev nodejs npm
       xvfb xauth dpkg-dev file desktop-file-utils appstream
       clang libclang-rt-14-dev libcpp-httplib-dev
       python3-jinja2)
