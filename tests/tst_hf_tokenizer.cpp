@@ -70,7 +70,7 @@ json tinyByteLevel() {
   const char* chars[] = {"a", "b", "c", "ab", "abc", "Ġ", "Ġa", "Ġab"};
   int id = 0;
   for (const char* c : chars) vocab[c] = id++;
-  return {{"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", {"a b", "ab c", "Ġ a", "Ġa b"}}}},
+  return {{"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", {"Ġ a", "a b", "ab c", "Ġa b"}}}},
           {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}},
           {"decoder", {{"type", "ByteLevel"}}},
           {"added_tokens", json::array()}};
@@ -100,7 +100,15 @@ class TestHfTokenizer : public QObject {
   // and streaming detokenization, for every corpus text.
   void matchesReference() {
     QFETCH(QString, name);
-    const std::string n = name.toStdString();
+    try {
+      compareWithReference(name.toStdString());
+    } catch (const Error& e) {
+      QFAIL(e.what());
+    }
+  }
+
+ private:
+  void compareWithReference(const std::string& n) {
     const TokenizerFiles files = loadTokenizerFiles(modelsDir(n));
     const auto& hf = dynamic_cast<const HfTokenizer&>(*files.tokenizer);
     const json& e = expected()["tokenizers"][n];
@@ -124,6 +132,8 @@ class TestHfTokenizer : public QObject {
     }
   }
 
+
+ private slots:
   void kindAndSpecials() {
     QCOMPARE(loadTokenizerFiles(modelsDir("qwen3")).tokenizer->kind(), TokenizerKind::BpeByteLevel);
     QCOMPARE(loadTokenizerFiles(modelsDir("llama2")).tokenizer->kind(), TokenizerKind::BpeMetaspace);
@@ -143,7 +153,8 @@ class TestHfTokenizer : public QObject {
     const int e2 = tok.pieceToId("â"), x82 = tok.pieceToId("Ĥ"), xac = tok.pieceToId("¬");  // € = E2 82 AC
     QVERIFY(e2 >= 0 && x82 >= 0 && xac >= 0);
     IncrementalDetokenizer detok(tok, tok.encode("Price:"));
-    QCOMPARE(detok.push(tok.encode(" 5")[0]), std::string(" 5"));
+    const int word = tok.encode(" five")[0];
+    QCOMPARE(detok.push(word), tok.decode({word}));
     QCOMPARE(detok.push(e2), std::string());
     QCOMPARE(detok.push(x82), std::string());
     QCOMPARE(detok.push(xac), std::string("€"));
@@ -190,18 +201,18 @@ class TestHfTokenizer : public QObject {
     QTest::addColumn<QString>("patch");
     QTest::addColumn<QString>("message");
     QTest::newRow("not json") << "{" << "not valid JSON";
-    QTest::newRow("no model") << R"({"model": null})" << "field 'model' is missing";
-    QTest::newRow("unigram") << R"({"model": {"type": "Unigram"}})" << "only BPE models are supported";
-    QTest::newRow("vocab id") << R"({"model": {"vocab": {"a": -1}}})" << "vocab['a'] is -1";
-    QTest::newRow("merge") << R"({"model": {"merges": ["a zz"]}})" << "merges[0]: zz is not in the vocab";
-    QTest::newRow("merge form") << R"({"model": {"merges": [1]}})" << "merges[0] is 1";
-    QTest::newRow("normalizer") << R"({"normalizer": {"type": "Lowercase"}})" << "normalizer type 'Lowercase'";
-    QTest::newRow("regex") << R"({"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(["}, "behavior": "Isolated"}})"
+    QTest::newRow("no model") << "{\"model\": null}" << "field 'model' is missing";
+    QTest::newRow("unigram") << "{\"model\": {\"type\": \"Unigram\"}}" << "only BPE models are supported";
+    QTest::newRow("vocab id") << "{\"model\": {\"vocab\": {\"a\": -1}}}" << "vocab['a'] is -1";
+    QTest::newRow("merge") << "{\"model\": {\"merges\": [\"a zz\"]}}" << "merges[0]: zz is not in the vocab";
+    QTest::newRow("merge form") << "{\"model\": {\"merges\": [1]}}" << "merges[0] is 1";
+    QTest::newRow("normalizer") << "{\"normalizer\": {\"type\": \"Lowercase\"}}" << "normalizer type 'Lowercase'";
+    QTest::newRow("regex") << "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"([\"}, \"behavior\": \"Isolated\"}}"
                            << "does not compile";
-    QTest::newRow("behavior") << R"({"pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "X"}})"
+    QTest::newRow("behavior") << "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"String\": \" \"}, \"behavior\": \"X\"}}"
                               << "field 'behavior' is 'X'";
-    QTest::newRow("added") << R"({"added_tokens": [{"id": 1}]})" << "added_tokens[0]: field 'content' is missing";
-    QTest::newRow("post") << R"({"post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>"}}], "special_tokens": {}}})"
+    QTest::newRow("added") << "{\"added_tokens\": [{\"id\": 1}]}" << "added_tokens[0]: field 'content' is missing";
+    QTest::newRow("post") << "{\"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"<s>\"}}], \"special_tokens\": {}}}"
                           << "special_tokens: field '<s>' is missing";
   }
 

@@ -13,10 +13,16 @@ struct Regex::Code {
   ~Code() { pcre2_code_free(re); }
 };
 
-Regex::Regex(const std::string& pattern, bool literal, const std::string& where) : code_(std::make_unique<Code>()) {
+Regex::Regex(const std::string& pattern, bool literal, const std::string& where) {
+  if (literal) {
+    check(!pattern.empty(), where + ": the pattern string is empty");
+    literal_ = pattern;
+    return;
+  }
+  code_ = std::make_unique<Code>();
   int error = 0;
   PCRE2_SIZE offset = 0;
-  const uint32_t options = PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK | (literal ? PCRE2_LITERAL : 0);
+  const uint32_t options = PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK;
   code_->re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options, &error, &offset,
                             nullptr);
   if (!code_->re) {
@@ -31,6 +37,11 @@ Regex::Regex(const std::string& pattern, bool literal, const std::string& where)
 Regex::~Regex() = default;
 
 void Regex::forEachMatch(std::string_view text, const std::function<void(size_t, size_t)>& found) const {
+  if (!code_) {
+    for (size_t pos = text.find(literal_); pos != std::string_view::npos; pos = text.find(literal_, pos + literal_.size()))
+      found(pos, pos + literal_.size());
+    return;
+  }
   pcre2_match_data* md = pcre2_match_data_create_from_pattern(code_->re, nullptr);
   check(md != nullptr, "PCRE2: out of memory");
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());

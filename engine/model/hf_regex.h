@@ -24,7 +24,8 @@ class Regex {
 
  private:
   struct Code;
-  std::unique_ptr<Code> code_;
+  std::unique_ptr<Code> code_;  // null for a literal
+  std::string literal_;
 };
 
 }  // namespace lwb::hf
