@@ -73,6 +73,8 @@ void BpeModel::readVocab(const json& vocab, const std::string& where) {
   std::string key;
   for (const auto& [piece, idJson] : vocab.items()) {
     const int id = idValue(idJson, where + "['" + piece + "']");
+    check(size_t(id) < 2 * vocab.size() + 1024, where + "['" + piece + "'] is " + std::to_string(id) +
+                                                    ", far beyond the vocabulary's " + std::to_string(vocab.size()) + " entries");
     if (size_t(id) >= tokens_.size()) tokens_.resize(size_t(id) + 1);
     tokens_[size_t(id)] = piece;
     // Byte-level pieces are keyed by their raw bytes, so encoding never maps text into

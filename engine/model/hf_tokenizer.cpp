@@ -71,9 +71,11 @@ void HfTokenizer::readAddedTokens(const json& list, const std::string& where) {
     t.singleWord = hf::boolField(list[i], "single_word", at, false);
     t.normalized = hf::boolField(list[i], "normalized", at, !t.special);
     check(!t.content.empty(), at + ": field 'content' is empty");
-    check(t.id < (1 << 24), at + ": id " + std::to_string(t.id) + " is implausibly large");
+    check(size_t(t.id) < 2 * (pieces_.size() + list.size()) + 1024,
+          at + ": id " + std::to_string(t.id) + " is far beyond the vocabulary's " + std::to_string(pieces_.size()) + " entries");
     if (size_t(t.id) >= pieces_.size()) pieces_.resize(size_t(t.id) + 1);
     pieces_[size_t(t.id)] = t.content;
+    addedIds_.emplace(t.content, t.id);
     added_.add(t, t.normalized && normalizer_ ? normalizer_->apply(t.content) : t.content);
   }
 }
@@ -114,9 +116,8 @@ void HfTokenizer::readPostProcessor(const json& j, const std::string& where) {
 }
 
 int HfTokenizer::pieceToId(std::string_view piece) const {
-  for (const hf::AddedToken& t : added_.tokens())
-    if (t.content == piece) return t.id;
-  return model_->tokenToId(piece);
+  const auto it = addedIds_.find(piece);
+  return it != addedIds_.end() ? it->second : model_->tokenToId(piece);
 }
 
 void HfTokenizer::encodeStretch(std::string_view text, bool atStart, std::vector<int>* ids) const {

@@ -56,6 +56,7 @@ class HfTokenizer : public Tokenizer {
   std::unique_ptr<hf::BpeModel> model_;
   std::unique_ptr<hf::Decoder> decoder_;
   hf::AddedVocab added_;
+  hf::StringMap<int> addedIds_;      // content → id
   std::vector<std::string> pieces_;  // [id]
   // The post-processor's single-sequence template: ids before and after the text.
   std::vector<int> prefixIds_, suffixIds_;
