@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/model/hf_tokenizer.h"
+#include "engine/model/hf_unicode.h"
 
 namespace fs = std::filesystem;
 
@@ -45,14 +46,27 @@ std::string makeCorpus(size_t bytes) {
     out += texts[(x >> 33) % texts.size()];
     out += (x >> 20) % 4 == 0 ? "\n\n" : " ";
   }
+  return lwb::hf::toValidUtf8(out);  // both sides then read the same characters
+}
+
+std::vector<std::string> paragraphs(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t end = std::min(text.find("\n\n", pos), text.size());
+    out.push_back(text.substr(pos, end + 2 - pos));
+    pos = end + 2;
+  }
   return out;
 }
 
-double ourMBps(const lwb::Tokenizer& tok, const std::string& text, size_t* numIds) {
+// `split`: one encode call per paragraph (as a server sees prompts), else one call.
+double ourMBps(const lwb::Tokenizer& tok, const std::string& text, bool split, size_t* numIds) {
+  const std::vector<std::string> parts = split ? paragraphs(text) : std::vector<std::string>{text};
   double best = 0;
   for (int rep = 0; rep < 3; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
-    *numIds = tok.encode(text).size();
+    *numIds = 0;
+    for (const std::string& p : parts) *numIds += tok.encode(p).size();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     best = std::max(best, double(text.size()) / 1e6 / s);
   }
@@ -61,20 +75,25 @@ double ourMBps(const lwb::Tokenizer& tok, const std::string& text, size_t* numId
 
 // Runs the reference in node on the same file; returns MB/s or 0 when it cannot run.
 double referenceMBps(const std::string& tokenizerJson, const std::string& corpusFile, const std::string& npm,
-                     size_t* numIds) {
+                     bool split, size_t* numIds) {
   const std::string script = R"(
-const { Tokenizer } = require(process.argv[1] + '/node_modules/tokenizers');
-const text = require('fs').readFileSync(process.argv[3], 'utf8');
-const tok = Tokenizer.fromFile(process.argv[2]);
+const { Tokenizer } = require(process.argv[2] + '/node_modules/tokenizers');
+const text = require('fs').readFileSync(process.argv[4], 'utf8');
+const tok = Tokenizer.fromFile(process.argv[3]);
 (async () => { let best = 0, n = 0;
   for (let i = 0; i < 3; i++) { const t0 = process.hrtime.bigint();
-    n = (await tok.encode(text, null, { addSpecialTokens: false })).getIds().length;
+    if (process.argv[5] === 'split') {
+      const parts = JSON.parse(require('fs').readFileSync(process.argv[4] + '.json', 'utf8'));
+      n = (await tok.encodeBatch(parts, { addSpecialTokens: false })).reduce((a, e) => a + e.getIds().length, 0);
+    } else {
+      n = (await tok.encode(text, null, { addSpecialTokens: false })).getIds().length;
+    }
     const s = Number(process.hrtime.bigint() - t0) / 1e9; best = Math.max(best, Buffer.byteLength(text) / 1e6 / s); }
   console.log(best + ' ' + n); })();)";
   const std::string scriptFile = (fs::temp_directory_path() / "lwb_bench_tokenizer.js").string();
   std::ofstream(scriptFile) << script;
   const std::string cmd = "RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false node " + scriptFile + " '" + npm + "' '" +
-                          tokenizerJson + "' '" + corpusFile + "' 2>/dev/null";
+                          tokenizerJson + "' '" + corpusFile + "' " + (split ? "split" : "whole") + " 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return 0;
   double mbps = 0;
@@ -102,18 +121,26 @@ int main(int argc, char** argv) {
   const std::string text = makeCorpus(size_t(mb * 1e6));
   const std::string corpusFile = (fs::temp_directory_path() / "lwb_bench_tokenizer_corpus.txt").string();
   std::ofstream(corpusFile, std::ios::binary) << text;
+  std::ofstream(corpusFile + ".json", std::ios::binary) << nlohmann::json(paragraphs(text)).dump();
   std::printf("corpus: %.1f MB multilingual text (%s), one thread, best of 3\n", double(text.size()) / 1e6,
               corpusFile.c_str());
-  std::printf("%-16s %10s %14s %10s %8s  %s\n", "tokenizer", "ours MB/s", "HF (node) MB/s", "ratio", "ids", "same count");
-  for (const std::string& t : tokenizers) {
+  std::printf("%-12s %-10s %10s %14s %9s %8s  %s\n", "tokenizer", "calls", "ours MB/s", "HF (node) MB/s", "ratio",
+              "ids", "same ids count");
+  for (const std::string& t : tokenizers)
+    for (bool split : {true, false}) {
     const std::string file = fs::is_directory(t) ? t + "/tokenizer.json" : t;
     const auto tok = lwb::HfTokenizer::load(file);
     size_t ours = 0, theirs = 0;
-    const double a = ourMBps(*tok, text, &ours);
-    const double b = referenceMBps(file, corpusFile, npm, &theirs);
-    const std::string name = fs::path(file).parent_path().parent_path().filename().string();
-    if (b > 0) std::printf("%-16s %10.2f %14.2f %9.2fx %8zu  %s\n", name.c_str(), a, b, a / b, ours, ours == theirs ? "yes" : "NO");
-    else std::printf("%-16s %10.2f %14s %10s %8zu\n", name.c_str(), a, "n/a", "-", ours);
-  }
+    const double a = ourMBps(*tok, text, split, &ours);
+    const double b = referenceMBps(file, corpusFile, npm, split, &theirs);
+    const char* calls = split ? "paragraph" : "whole text";
+    std::string name = fs::path(file).parent_path().parent_path().filename().string();
+    if (name.starts_with("tokenizer-")) name = name.substr(10);
+    if (b > 0)
+      std::printf("%-12s %-10s %10.2f %14.2f %8.2fx %8zu  %s\n", name.c_str(), calls, a, b, a / b, ours,
+                  ours == theirs ? "yes" : "NO");
+    else
+      std::printf("%-12s %-10s %10.2f %14s %9s %8zu\n", name.c_str(), calls, a, "n/a", "-", ours);
+    }
   return 0;
 }
