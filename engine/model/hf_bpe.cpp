@@ -82,10 +82,7 @@ void BpeModel::readVocab(const json& vocab, const std::string& where) {
     if (!byteLevel_ || !byteLevelToBytes(piece, &key)) key = piece;
     ids_.emplace(key, id);
     if (byteLevel_ && key.size() == 1) byteIds_[static_cast<unsigned char>(key[0])] = id;
-    if (!byteLevel_ && piece.size() == 6 && piece.starts_with("<0x") && piece.back() == '>') {
-      const int b = std::stoi(piece.substr(3, 2), nullptr, 16);
-      if (b >= 0 && b < 256) byteIds_[b] = id;
-    }
+    if (const int b = byteOfFallbackPiece(piece); !byteLevel_ && b >= 0) byteIds_[b] = id;
   }
 }
 

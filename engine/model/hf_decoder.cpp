@@ -70,13 +70,6 @@ std::vector<std::string> byteLevelDecode(const std::vector<std::string>& pieces)
   return {toValidUtf8(bytes)};
 }
 
-int byteOfFallbackPiece(const std::string& p) {
-  if (p.size() != 6 || !p.starts_with("<0x") || p.back() != '>') return -1;
-  const auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
-  const int hi = hex(p[3]), lo = hex(p[4]);
-  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
-}
-
 // Runs of <0xNN> pieces become their text when the run is valid UTF-8, else one U+FFFD
 // per byte (Hugging Face's ByteFallback).
 std::vector<std::string> byteFallbackDecode(const std::vector<std::string>& pieces) {

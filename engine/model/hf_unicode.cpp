@@ -133,4 +133,11 @@ bool byteLevelToBytes(std::string_view token, std::string* bytes) {
   return true;
 }
 
+int byteOfFallbackPiece(std::string_view p) {
+  if (p.size() != 6 || !p.starts_with("<0x") || p.back() != '>') return -1;
+  const auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+  const int hi = hex(p[3]), lo = hex(p[4]);
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
 }  // namespace lwb::hf

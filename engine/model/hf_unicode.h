@@ -34,4 +34,7 @@ int byteOfByteLevelChar(uint32_t cp);
 // in the alphabet.
 bool byteLevelToBytes(std::string_view token, std::string* bytes);
 
+// "<0x41>" → 0x41; -1 for anything else (byte_fallback pieces, upper-case hex).
+int byteOfFallbackPiece(std::string_view piece);
+
 }  // namespace lwb::hf
