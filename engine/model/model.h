@@ -37,7 +37,7 @@ struct Model {
   // Every id that ends generation: config/generation_config eos ids and the ids of the
   // template's end-of-turn strings.
   std::vector<int> stopTokenIds() const;
-  // Prompt text → ids with the special tokens added by default (TokenizerFiles::encodePrompt).
+  // Prompt text → ids with the special tokens added by default (encodeWithDefaultSpecials).
   std::vector<int> encodePrompt(const std::string& text) const;
   // Messages → ids through the chat template (BOS written once); extra template
   // variables as vLLM's chat_template_kwargs (e.g. {"enable_thinking": false}).
