@@ -43,35 +43,35 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-// OpenAI-style content: a string, or a list of parts of which the text parts are joined.
-std::string messageContent(const json& content, const std::string& where) {
-  if (content.is_string()) return content.get<std::string>();
-  if (content.is_null()) return "";
-  if (!content.is_array()) throw Error(where + ": 'content' must be a string or a list of parts");
-  std::string text;
-  for (const json& part : content)
-    if (part.is_object() && part.value("type", "") == "text" && part.contains("text") && part["text"].is_string())
-      text += part["text"].get<std::string>();
-  return text;
-}
-
-std::vector<ChatMessage> readMessages(const std::string& path) {
-  json j;
+// OpenAI-style messages: an array, or {"messages": [...]}; each an object with a role.
+nlohmann::ordered_json readMessages(const std::string& path) {
+  nlohmann::ordered_json j;
   try {
-    j = json::parse(readFile(path));
-  } catch (const json::exception& e) {
+    j = nlohmann::ordered_json::parse(readFile(path));
+  } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": not valid JSON: " + e.what());
   }
   if (j.is_object() && j.contains("messages")) j = j["messages"];
   if (!j.is_array()) throw Error(path + ": expected a JSON array of messages (or {\"messages\": [...]})");
-  std::vector<ChatMessage> messages;
-  for (size_t i = 0; i < j.size(); ++i) {
-    const std::string where = path + ": message " + std::to_string(i);
+  for (size_t i = 0; i < j.size(); ++i)
     if (!j[i].is_object() || !j[i].contains("role") || !j[i]["role"].is_string())
-      throw Error(where + ": expected an object with a string 'role'");
-    messages.push_back({j[i]["role"].get<std::string>(), messageContent(j[i].value("content", json()), where)});
+      throw Error(path + ": message " + std::to_string(i) + ": expected an object with a string 'role'");
+  return j;
+}
+
+// The messages as plain {role, content} for the plain-text fallback (no Jinja template).
+std::vector<ChatMessage> plainMessages(const nlohmann::ordered_json& messages) {
+  std::vector<ChatMessage> out;
+  for (const auto& m : messages) {
+    std::string text;
+    const auto content = m.value("content", nlohmann::ordered_json());
+    if (content.is_string()) text = content.get<std::string>();
+    else if (content.is_array())
+      for (const auto& part : content)
+        if (part.is_object() && part.contains("text") && part["text"].is_string()) text += part["text"].get<std::string>();
+    out.push_back({m["role"].get<std::string>(), text});
   }
-  return messages;
+  return out;
 }
 
 void checkArguments(const ArgParser& args) {
@@ -99,11 +99,17 @@ int tokenize(int argc, char** argv) {
   std::string text;
   std::vector<int> ids;
   if (auto chat = args.value("chat")) {
-    const std::vector<ChatMessage> messages = readMessages(*chat);
-    if (!files.chatTemplate.notice().empty()) std::fprintf(stderr, "notice: %s\n", files.chatTemplate.notice().c_str());
-    // TODO(lead, at merge): pass --chat-template-kwargs to the Jinja renderer's overload
-    // with extra variables once branch `jinja` lands; until then it is validated only.
-    text = files.chatTemplate.render(messages, args.has("add-generation-prompt"));
+    const nlohmann::ordered_json messages = readMessages(*chat);
+    const auto kwargs = nlohmann::ordered_json::parse(args.stringOr("chat-template-kwargs", "{}"));
+    const bool generationPrompt = args.has("add-generation-prompt");
+    if (files.chatTemplate.usesJinja()) {
+      // The whole OpenAI message (content parts, tool calls) reaches the template; a
+      // template error is an error here, not a silent fallback.
+      text = files.chatTemplate.renderStrict(messages, generationPrompt, kwargs);
+    } else {
+      text = files.chatTemplate.render(plainMessages(messages), generationPrompt);
+      std::fprintf(stderr, "notice: %s\n", files.chatTemplate.notice().c_str());
+    }
     ids = encodeRenderedChat(*files.tokenizer, files.settings, text);
   } else {
     text = args.value("text") ? *args.value("text") : readFile(*args.value("file"));

@@ -93,6 +93,11 @@ class TestHfTokenizerCli : public QObject {
     QVERIFY2(text.ends_with("<|im_start|>assistant\n"), text.c_str());
     QCOMPARE(j["ids"][0].get<int>(), 151644);  // <|im_start|>, nothing added before it
     QCOMPARE(j["tokens"][0].get<std::string>(), std::string("<|im_start|>"));
+    // Qwen 3's template reads enable_thinking (vLLM's chat_template_kwargs).
+    const json off = runJson({"tokenize", "--model", modelsDir("qwen3"), "--chat", path, "--add-generation-prompt",
+                              "--chat-template-kwargs", R"({"enable_thinking": false})", "--json"});
+    const std::string offText = off["text"].get<std::string>();
+    QVERIFY2(offText.ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n"), offText.c_str());
   }
 
   void textOutputShowsReadablePieces() {
