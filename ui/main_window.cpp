@@ -225,10 +225,12 @@ void MainWindow::onEngineAttached() {
   speedT0_ = -1;
   const Model* model = bridge_->model();
   if (model)
-    modelLabel_->setText(tr("<b>%1</b> · %2 M params · %3 layers")
+    modelLabel_->setText(tr("<b>%1</b> · %2 · %3 M params · %4 layers · %5 tokenizer")
                              .arg(QFileInfo(QString::fromStdString(model->dir)).fileName())
+                             .arg(QString::fromStdString(model->config.architecture))
                              .arg(double(model->config.numParameters()) / 1e6, 0, 'f', 1)
-                             .arg(model->config.numHiddenLayers));
+                             .arg(model->config.numHiddenLayers)
+                             .arg(QString::fromStdString(tokenizerKindName(model->tokenizer->kind()))));
   if (auto s = bridge_->lastSnapshot()) updateStatus(*s);
   if (backendGroup_ && bridge_->loop())
     for (auto* a : backendGroup_->actions())

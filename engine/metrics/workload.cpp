@@ -205,7 +205,7 @@ void addBackground(const WorkloadOptions& o, const std::vector<int>& ids, int bo
   for (int i = 0; i < o.numBackgroundRequests; ++i) {
     SyntheticRequest r;
     r.group = -1;
-    r.promptTokenIds.push_back(bosId);
+    if (bosId >= 0) r.promptTokenIds.push_back(bosId);  // tokenizers such as Qwen's have no BOS
     appendRandom(r.promptTokenIds, o.backgroundInputLen, ids, rng);
     r.sampling = samplingFor(o, o.backgroundOutputLen, true, out.size());
     out.push_back(std::move(r));
@@ -233,7 +233,7 @@ std::vector<SyntheticRequest> makeWorkload(const WorkloadOptions& o, const std::
     if (poisson && (i > 0 || o.numBackgroundRequests > 0)) t += arrivalRng.exponential(o.requestRate);
     r.arrivalTime = t;
     r.promptTokenIds.reserve(1 + prefixes[r.group].size() + size_t(hi));
-    r.promptTokenIds.push_back(bosId);
+    if (bosId >= 0) r.promptTokenIds.push_back(bosId);
     r.promptTokenIds.insert(r.promptTokenIds.end(), prefixes[r.group].begin(), prefixes[r.group].end());
     appendRandom(r.promptTokenIds, promptRng.uniformInt(lo, hi), ids, promptRng);
     r.sampling = samplingFor(o, o.outputLen, o.ignoreEos, out.size());

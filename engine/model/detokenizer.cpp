@@ -6,6 +6,11 @@
 // decodes a short window [anchor, new ids...], where the anchor is an earlier plain piece
 // whose text is subtracted again (it keeps the new ids away from the sequence start), and
 // holds back ids that form an incomplete UTF-8 tail.
+//
+// tokenizer.json decoders are concatenations of bytes (byte-level) or of pieces with a
+// first-piece rule (metaspace), so a short window of earlier ids is enough context, and
+// text is held while it ends in U+FFFD: an incomplete UTF-8 sequence that a later piece
+// may complete.
 #include <algorithm>
 
 #include "engine/common/error.h"
@@ -14,6 +19,10 @@
 namespace lwb {
 
 namespace {
+
+constexpr size_t kContextIds = 5;  // earlier ids decoded with each new one (tokenizer.json)
+constexpr size_t kMaxHeldIds = 8;  // a UTF-8 character spans at most 4 byte pieces
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
 enum class Utf8Status { Valid, Invalid, Truncated };
 
@@ -86,6 +95,13 @@ bool isValidUtf8(std::string_view s) { return validUtf8Prefix(s) == s.size(); }
 
 IncrementalDetokenizer::IncrementalDetokenizer(const Tokenizer& tokenizer, std::vector<int> prefixIds)
     : tok_(tokenizer) {
+  if (tok_.kind() != TokenizerKind::SentencePiece) {
+    const size_t keep = std::min<size_t>(prefixIds.size(), kContextIds);
+    ids_.assign(prefixIds.end() - std::ptrdiff_t(keep), prefixIds.end());
+    prefixLen_ = ids_.size();
+    prefixText_ = tok_.decode(ids_);
+    return;
+  }
   auto anchor = std::find_if(prefixIds.rbegin(), prefixIds.rend(), [&](int id) { return isAnchor(tok_, id); });
   if (anchor != prefixIds.rend()) {
     ids_ = {*anchor};
@@ -100,6 +116,22 @@ IncrementalDetokenizer::IncrementalDetokenizer(const Tokenizer& tokenizer, std::
 
 std::string IncrementalDetokenizer::push(int id) {
   check(id >= 0 && id < tok_.vocabSize(), "detokenizer: id " + std::to_string(id) + " is outside the vocabulary");
+  return tok_.kind() == TokenizerKind::SentencePiece ? pushSentencePiece(id) : pushWindowed(id);
+}
+
+std::string IncrementalDetokenizer::pushWindowed(int id) {
+  ids_.push_back(id);
+  const std::string text = tok_.decode(ids_);
+  const bool held = text.ends_with(kReplacement) && ids_.size() - prefixLen_ < kMaxHeldIds;
+  if (text.size() <= prefixText_.size() || held) return "";
+  std::string out = text.substr(prefixText_.size());
+  ids_.erase(ids_.begin(), ids_.begin() + std::ptrdiff_t(prefixLen_));  // the emitted ids become the context
+  prefixLen_ = ids_.size();
+  prefixText_ = tok_.decode(ids_);
+  return out;
+}
+
+std::string IncrementalDetokenizer::pushSentencePiece(int id) {
   ids_.push_back(id);
   std::string tailBytes;  // raw bytes of the trailing run of byte pieces
   size_t runStart = ids_.size();
@@ -124,6 +156,14 @@ std::string IncrementalDetokenizer::push(int id) {
 }
 
 std::string IncrementalDetokenizer::flush() {
+  if (tok_.kind() != TokenizerKind::SentencePiece) {
+    const std::string text = tok_.decode(ids_);  // incomplete sequences are U+FFFD by now
+    std::string out = text.size() > prefixText_.size() ? text.substr(prefixText_.size()) : std::string();
+    ids_.erase(ids_.begin(), ids_.begin() + std::ptrdiff_t(prefixLen_));
+    prefixLen_ = ids_.size();
+    prefixText_ = tok_.decode(ids_);
+    return out;
+  }
   const std::string text = tok_.decode(ids_);  // SentencePiece writes U+FFFD per stray byte
   const size_t from = prefixText_.size() + emittedBytes_;
   std::string out = text.size() > from ? text.substr(from) : std::string();

@@ -35,42 +35,6 @@ std::optional<json> readOptionalJson(const fs::path& path) {
   }
 }
 
-// Special tokens are written as "<s>" or as an AddedToken object {"content": "<s>", ...}.
-std::string tokenSpelling(const json& j, const char* key, const std::string& fallback, const fs::path& file) {
-  if (!j.contains(key) || j[key].is_null()) return fallback;
-  const json& v = j[key];
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
-  throw Error(file.string() + ": field '" + key + "' is " + v.dump() + ", expected a string or {\"content\": ...}");
-}
-
-// chat_template is a string, or a list of {"name", "template"} of which "default" is used.
-std::string chatTemplateText(const json& j, const fs::path& file) {
-  if (!j.contains("chat_template") || j["chat_template"].is_null()) return "";
-  const json& v = j["chat_template"];
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_array())
-    for (const json& t : v)
-      if (t.is_object() && t.value("name", "") == "default" && t.contains("template") && t["template"].is_string())
-        return t["template"].get<std::string>();
-  throw Error(file.string() + ": field 'chat_template' is neither a string nor a list with a \"default\" template");
-}
-
-TokenizerSettings readTokenizerSettings(const fs::path& file) {
-  TokenizerSettings s;
-  const auto j = readOptionalJson(file);
-  if (!j) return s;
-  if (j->contains("add_bos_token") && !(*j)["add_bos_token"].is_null()) {
-    check((*j)["add_bos_token"].is_boolean(), file.string() + ": field 'add_bos_token' is " +
-                                                  (*j)["add_bos_token"].dump() + ", expected true or false");
-    s.addBosToken = (*j)["add_bos_token"].get<bool>();
-  }
-  s.bosToken = tokenSpelling(*j, "bos_token", s.bosToken, file);
-  s.eosToken = tokenSpelling(*j, "eos_token", s.eosToken, file);
-  s.chatTemplate = chatTemplateText(*j, file);
-  return s;
-}
-
 template <typename T>
 void readNumber(const json& j, const char* key, std::optional<T>* out, const fs::path& file) {
   if (!j.contains(key) || j[key].is_null()) return;
@@ -150,21 +114,13 @@ std::vector<int> Model::stopTokenIds() const {
 }
 
 std::vector<int> Model::encodePrompt(const std::string& text) const {
-  std::vector<int> ids;
-  if (tokenizerSettings.addBosToken) ids.push_back(config.bosTokenId);
-  const std::vector<int> body = tokenizer->encode(text);
-  ids.insert(ids.end(), body.begin(), body.end());
-  return ids;
+  return encodeWithDefaultSpecials(*tokenizer, tokenizerSettings, text, config.bosTokenId);
 }
 
 std::vector<int> Model::encodeChat(const std::vector<ChatMessage>& messages, bool addGenerationPrompt,
                                    const nlohmann::json& chatTemplateKwargs) const {
-  std::vector<int> ids =
-      tokenizer->encodeWithSpecials(chatTemplate.render(messages, addGenerationPrompt, chatTemplateKwargs));
-  // The template may already write BOS; never add a second one.
-  if (tokenizerSettings.addBosToken && (ids.empty() || ids.front() != config.bosTokenId))
-    ids.insert(ids.begin(), config.bosTokenId);
-  return ids;
+  return encodeRenderedChat(*tokenizer, tokenizerSettings,
+                            chatTemplate.render(messages, addGenerationPrompt, chatTemplateKwargs), config.bosTokenId);
 }
 
 std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProgress& progress) {
@@ -175,21 +131,16 @@ std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProg
 
   report(progress, 0.0, "reading config.json");
   model->config = loadModelConfig((dir / "config.json").string());
-  model->tokenizerSettings = readTokenizerSettings(dir / "tokenizer_config.json");
   model->generationDefaults = readGenerationDefaults(dir / "generation_config.json");
   validateGenerationDefaults(model->generationDefaults, (dir / "generation_config.json").string());
 
-  report(progress, 0.1, "loading tokenizer.model");
-  model->tokenizer = Tokenizer::load((dir / "tokenizer.model").string());
+  report(progress, 0.1, "loading the tokenizer");
+  TokenizerFiles tokenizerFiles = loadTokenizerFiles(dir.string());
+  model->tokenizerSettings = tokenizerFiles.settings;
+  model->tokenizer = std::move(tokenizerFiles.tokenizer);
+  model->tokenizerPath = tokenizerFiles.tokenizerPath;
+  model->chatTemplate = tokenizerFiles.chatTemplate;
   checkVocab(model->config, *model->tokenizer, dir);
-  // Newer Hugging Face folders keep the template in chat_template.jinja, which wins.
-  if (const fs::path jinjaFile = dir / "chat_template.jinja"; fs::is_regular_file(jinjaFile)) {
-    std::ifstream in(jinjaFile, std::ios::binary);
-    model->tokenizerSettings.chatTemplate.assign(std::istreambuf_iterator<char>(in), {});
-    check(!in.bad(), jinjaFile.string() + ": cannot read");
-  }
-  model->chatTemplate = ChatTemplate::detect(model->tokenizerSettings.chatTemplate, model->tokenizerSettings.bosToken,
-                                             model->tokenizerSettings.eosToken);
 
   report(progress, 0.3, "mapping weights");
   model->weights = WeightStore::openFolder(dir.string());

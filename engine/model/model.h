@@ -12,6 +12,7 @@
 #include "engine/model/model_config.h"
 #include "engine/model/safetensors.h"
 #include "engine/model/tokenizer.h"
+#include "engine/model/tokenizer_files.h"
 
 namespace lwb {
 
@@ -22,18 +23,13 @@ struct GenerationDefaults {
   std::vector<int> eosTokenIds;
 };
 
-struct TokenizerSettings {  // tokenizer_config.json
-  bool addBosToken = true;
-  std::string bosToken = "<s>", eosToken = "</s>";
-  std::string chatTemplate;  // "" when absent
-};
-
 struct Model {
   std::string dir;  // absolute path
   ModelConfig config;
   TokenizerSettings tokenizerSettings;
   GenerationDefaults generationDefaults;
   std::unique_ptr<Tokenizer> tokenizer;
+  std::string tokenizerPath;  // tokenizer.json, else tokenizer.model
   ChatTemplate chatTemplate;
   std::unique_ptr<WeightStore> weights;
   LlamaWeights llama;
@@ -41,7 +37,7 @@ struct Model {
   // Every id that ends generation: config/generation_config eos ids and the ids of the
   // template's end-of-turn strings.
   std::vector<int> stopTokenIds() const;
-  // Prompt text → ids, with BOS when add_bos_token says so.
+  // Prompt text → ids with the special tokens added by default (encodeWithDefaultSpecials).
   std::vector<int> encodePrompt(const std::string& text) const;
   // Messages → ids through the chat template (BOS written once); extra template
   // variables as vLLM's chat_template_kwargs (e.g. {"enable_thinking": false}).

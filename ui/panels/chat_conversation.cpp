@@ -334,12 +334,14 @@ void ChatConversation::renderTokens() {
     tokens_->setHtml(tr("<i>Send a message to see its prompt as tokens.</i>"));
     return;
   }
-  QString html = tr("<p style='color:%1'>%2 tokens, chat template: %3</p><p style='line-height:160%'>")
+  QString html = tr("<p style='color:%1'>%2 tokens, %3 tokenizer, chat template: %4</p><p style='line-height:160%'>")
                      .arg(theme::htmlColor(theme::kMutedText))
                      .arg(lastPrompt_.size())
+                     .arg(QString::fromStdString(tokenizerKindName(model->tokenizer->kind())))
                      .arg(QString::fromStdString(model->chatTemplate.familyName()));
   for (int id : lastPrompt_) {
-    const QString piece = QString::fromStdString(model->tokenizer->piece(id)).toHtmlEscaped();
+    // Byte-level pieces are shown as text ("Ġthe" → "␣the"), bytes as <0xNN>.
+    const QString piece = QString::fromStdString(readablePiece(*model->tokenizer, id)).toHtmlEscaped();
     html += QStringLiteral("<span style='background:%1;color:#101214'>&nbsp;%2<sub>%3</sub>&nbsp;</span> ")
                 .arg(theme::htmlColor(theme::tokenColor(id)), piece)
                 .arg(id);
