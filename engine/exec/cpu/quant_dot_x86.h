@@ -1,0 +1,63 @@
+// The x86 quantized dot products, written once with 256-bit vectors and included by
+// quant_kernels_avx2.cpp (maddubs/madd) and quant_kernels_avx512.cpp (VNNI dpbusd) after
+// their target pragmas. Both reduce 4 adjacent byte products into each int32 lane, so
+// the integers, the float sequence and the results are the same in both.
+// Include inside an anonymous namespace, with kVnni defined.
+
+// 8 int32 lanes; lane i = Σ of products 4i..4i+3 of unsigned a (0..255) and signed b.
+inline __m256i dotBytes(__m256i a, __m256i b) {
+  if constexpr (kVnni) {
+    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), a, b);
+  } else {
+    const __m256i pairs = _mm256_maddubs_epi16(a, b);  // a <= 128, |b| <= 127: no int16 saturation
+    return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+  }
+}
+
+// Fixed order: upper half onto lower, then 4 → 2 → 1.
+inline float hsum8(__m256 v) {
+  const __m128 b = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
+  return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
+}
+
+inline float halfScalar(uint16_t h) { return _cvtsh_ss(h); }
+
+// Weights may hold -128 (files are untrusted); activations are within ±127, so the sign
+// of w moves onto x and |w| (as unsigned, 128 included) stays exact.
+float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
+  __m256 acc = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs));
+    const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
+    const __m256i p = dotBytes(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(xq, wq));
+    const __m256 d = _mm256_set1_ps(halfScalar(w[b].d) * halfScalar(x[b].d));
+    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(p), acc);
+  }
+  return hsum8(acc);
+}
+
+float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  __m256 acc = _mm256_setzero_ps();
+  float mins = 0.0f;
+  for (int b = 0; b < nb; ++b) {
+    uint8_t sc[8], m[8];
+    for (int j = 0; j < 8; ++j) unpackScaleMinK4(j, w[b].scales, &sc[j], &m[j]);
+    __m256i sumi = _mm256_setzero_si256();
+    for (int g = 0; g < 4; ++g) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
+      const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
+      const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
+      const __m256i p0 = dotBytes(_mm256_and_si256(q, low4), y0);
+      const __m256i p1 = dotBytes(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1);
+      sumi = _mm256_add_epi32(sumi, _mm256_mullo_epi32(p0, _mm256_set1_epi32(sc[2 * g])));
+      sumi = _mm256_add_epi32(sumi, _mm256_mullo_epi32(p1, _mm256_set1_epi32(sc[2 * g + 1])));
+    }
+    int summ = 0;
+    for (int j = 0; j < 8; ++j) summ += int(m[j]) * (x[b].bsums[2 * j] + x[b].bsums[2 * j + 1]);
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
+    mins += x[b].d * halfScalar(w[b].dmin) * float(summ);
+  }
+  return hsum8(acc) - mins;
+}

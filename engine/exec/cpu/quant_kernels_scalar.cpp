@@ -1,0 +1,69 @@
+// Scalar quantized dot products (the reference the SIMD versions are tested against)
+// and the per-ISA dispatch.
+#include "engine/common/error.h"
+#include "engine/exec/cpu/quant_kernels.h"
+#include "engine/model/quant.h"
+
+namespace lwb {
+
+namespace {
+
+float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
+  float sum = 0.0f;
+  for (int b = 0; b < nb; ++b) {
+    int isum = 0;
+    for (int j = 0; j < kQk; ++j) isum += int(w[b].qs[j]) * int(x[b].qs[j]);
+    sum += halfToFloat(w[b].d) * halfToFloat(x[b].d) * float(isum);
+  }
+  return sum;
+}
+
+// x = d·sc_j·q − dmin·m_j per sub-block j, so per super-block
+// Σ w·y = dx·d·Σ_j sc_j Σ q·y − dx·dmin·Σ_j m_j Σ y, the last sums from Q8_K's bsums.
+float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
+  float sum = 0.0f, mins = 0.0f;
+  for (int b = 0; b < nb; ++b) {
+    int sumi = 0, summ = 0;
+    for (int j = 0; j < 8; ++j) {
+      uint8_t sc, m;
+      unpackScaleMinK4(j, w[b].scales, &sc, &m);
+      const uint8_t* q = w[b].qs + 32 * (j / 2);
+      const int8_t* y = x[b].qs + 32 * j;
+      int isum = 0;
+      for (int l = 0; l < 32; ++l) isum += ((j % 2 == 0) ? (q[l] & 0xF) : (q[l] >> 4)) * int(y[l]);
+      sumi += int(sc) * isum;
+      summ += int(m) * (x[b].bsums[2 * j] + x[b].bsums[2 * j + 1]);
+    }
+    sum += x[b].d * halfToFloat(w[b].d) * float(sumi);
+    mins += x[b].d * halfToFloat(w[b].dmin) * float(summ);
+  }
+  return sum - mins;
+}
+
+}  // namespace
+
+const QuantKernels& scalarQuantKernels() {
+  static const QuantKernels k{Isa::Scalar, false, &dotQ8_0, &dotQ4_K};
+  return k;
+}
+
+const QuantKernels& quantKernels(Isa isa) {
+  check(isaSupported(isa), std::string("quantized kernels: this CPU does not support ") + isaName(isa));
+  switch (isa) {
+    case Isa::Scalar: return scalarQuantKernels();
+    case Isa::Avx2: return avx2QuantKernels();
+    case Isa::Avx512: return avx512QuantKernels().dotQ8_0 ? avx512QuantKernels() : avx2QuantKernels();
+  }
+  return scalarQuantKernels();
+}
+
+bool cpuHasAvx512Vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512vnni") && isaSupported(Isa::Avx512);
+#else
+  return false;
+#endif
+}
+
+}  // namespace lwb
