@@ -52,22 +52,39 @@ int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
   return block;
 }
 
+// Full kQuantTileRows × kQuantTileCols tiles, then single dots for the edges; every
+// output is the same bits either way (quant_kernels.h).
+template <typename WB, typename XB>
+void runTileOf(float (*dot)(const WB*, const XB*, int), void (*tile)(const WB* const*, const XB* const*, int, float*, size_t),
+               const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0, int numCols, float* y,
+               size_t ldy) {
+  const size_t wRowBlocks = size_t(w.cols() / ggmlBlockSize(w.quantType())), xRowBlocks = xq.rowBytes / sizeof(XB);
+  const int nb = int(wRowBlocks);
+  const WB* wBase = static_cast<const WB*>(w.data());
+  const XB* xBase = reinterpret_cast<const XB*>(xq.bytes.data());
+  auto wrow = [&](int n) { return wBase + size_t(n) * wRowBlocks; };
+  auto xrow = [&](int t) { return xBase + size_t(t) * xRowBlocks; };
+  const int rowEnd = row0 + numRows, colEnd = col0 + numCols;
+  const int tiledRows = numRows / kQuantTileRows * kQuantTileRows, tiledCols = numCols / kQuantTileCols * kQuantTileCols;
+  for (int n = col0; n < col0 + tiledCols; n += kQuantTileCols) {
+    const WB* ws[kQuantTileCols];
+    for (int c = 0; c < kQuantTileCols; ++c) ws[c] = wrow(n + c);
+    for (int t = row0; t < row0 + tiledRows; t += kQuantTileRows) {
+      const XB* xs[kQuantTileRows];
+      for (int r = 0; r < kQuantTileRows; ++r) xs[r] = xrow(t + r);
+      tile(ws, xs, nb, y + size_t(t) * ldy + size_t(n), ldy);
+    }
+    for (int t = row0 + tiledRows; t < rowEnd; ++t)
+      for (int c = 0; c < kQuantTileCols; ++c) y[size_t(t) * ldy + size_t(n + c)] = dot(ws[c], xrow(t), nb);
+  }
+  for (int n = col0 + tiledCols; n < colEnd; ++n)
+    for (int t = row0; t < rowEnd; ++t) y[size_t(t) * ldy + size_t(n)] = dot(wrow(n), xrow(t), nb);
+}
+
 void runTile(const QuantKernels& qk, const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0,
              int numCols, float* y, size_t ldy) {
-  const size_t wRowBytes = ggmlRowBytes(w.quantType(), w.cols());
-  const int nb = w.cols() / ggmlBlockSize(w.quantType());
-  const uint8_t* base = static_cast<const uint8_t*>(w.data());
-  for (int n = col0; n < col0 + numCols; ++n) {
-    const void* wrow = base + size_t(n) * wRowBytes;
-    for (int t = row0; t < row0 + numRows; ++t) {
-      float v;
-      if (w.quantType() == GgmlType::Q4_K)
-        v = qk.dotQ4_K(static_cast<const BlockQ4_K*>(wrow), static_cast<const BlockQ8_K*>(xq.row(t)), nb);
-      else
-        v = qk.dotQ8_0(static_cast<const BlockQ8_0*>(wrow), static_cast<const BlockQ8_0*>(xq.row(t)), nb);
-      y[size_t(t) * ldy + size_t(n)] = v;
-    }
-  }
+  if (w.quantType() == GgmlType::Q4_K) runTileOf(qk.dotQ4_K, qk.tileQ4_K, w, xq, row0, numRows, col0, numCols, y, ldy);
+  else runTileOf(qk.dotQ8_0, qk.tileQ8_0, w, xq, row0, numRows, col0, numCols, y, ldy);
 }
 
 }  // namespace

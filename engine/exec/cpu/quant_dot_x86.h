@@ -4,6 +4,14 @@
 // the integers, the float sequence and the results are the same in both.
 // Include inside an anonymous namespace, with kVnni defined.
 
+// The dot and the tile must round the same scalar expressions the same way: no fusing
+// a*b + c into an FMA in one of them and not in the other.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#else
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 // 8 int32 lanes; lane i = Σ of products 4i..4i+3 of unsigned a (0..255) and signed b.
 inline __m256i dotBytes(__m256i a, __m256i b) {
   if constexpr (kVnni) {
@@ -60,4 +68,78 @@ float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
     mins += x[b].d * halfScalar(w[b].dmin) * float(summ);
   }
   return hsum8(acc) - mins;
+}
+
+constexpr int kTR = kQuantTileRows, kTC = kQuantTileCols;
+
+void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
+  __m256 acc[kTR][kTC];
+  for (auto& row : acc)
+    for (__m256& a : row) a = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    __m256i wq[kTC], wabs[kTC];
+    float dw[kTC];
+#pragma GCC unroll 4
+    for (int c = 0; c < kTC; ++c) {
+      wq[c] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[c][b].qs));
+      wabs[c] = _mm256_sign_epi8(wq[c], wq[c]);
+      dw[c] = halfScalar(w[c][b].d);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < kTR; ++r) {
+      const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs));
+      const float dx = halfScalar(x[r][b].d);
+#pragma GCC unroll 4
+      for (int c = 0; c < kTC; ++c) {
+        const __m256i p = dotBytes(wabs[c], _mm256_sign_epi8(xq, wq[c]));
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(dw[c] * dx), _mm256_cvtepi32_ps(p), acc[r][c]);
+      }
+    }
+  }
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]);
+}
+
+void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  __m256 acc[kTR][kTC];
+  float mins[kTR][kTC] = {};
+  for (auto& row : acc)
+    for (__m256& a : row) a = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    uint8_t sc[kTC][8], m[kTC][8];
+    for (int c = 0; c < kTC; ++c)
+      for (int j = 0; j < 8; ++j) unpackScaleMinK4(j, w[c][b].scales, &sc[c][j], &m[c][j]);
+    __m256i sumi[kTR][kTC];
+    for (auto& row : sumi)
+      for (__m256i& s : row) s = _mm256_setzero_si256();
+    for (int g = 0; g < 4; ++g) {
+      __m256i lo[kTC], hi[kTC];
+#pragma GCC unroll 4
+      for (int c = 0; c < kTC; ++c) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[c][b].qs + 32 * g));
+        lo[c] = _mm256_and_si256(q, low4);
+        hi[c] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+      }
+#pragma GCC unroll 4
+      for (int r = 0; r < kTR; ++r) {
+        const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g));
+        const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
+#pragma GCC unroll 4
+        for (int c = 0; c < kTC; ++c) {
+          sumi[r][c] = _mm256_add_epi32(sumi[r][c], _mm256_mullo_epi32(dotBytes(lo[c], y0), _mm256_set1_epi32(sc[c][2 * g])));
+          sumi[r][c] = _mm256_add_epi32(sumi[r][c], _mm256_mullo_epi32(dotBytes(hi[c], y1), _mm256_set1_epi32(sc[c][2 * g + 1])));
+        }
+      }
+    }
+    for (int r = 0; r < kTR; ++r)
+      for (int c = 0; c < kTC; ++c) {
+        int summ = 0;
+        for (int j = 0; j < 8; ++j) summ += int(m[c][j]) * (x[r][b].bsums[2 * j] + x[r][b].bsums[2 * j + 1]);
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(x[r][b].d * halfScalar(w[c][b].d)), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
+        mins[r][c] += x[r][b].d * halfScalar(w[c][b].dmin) * float(summ);
+      }
+  }
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - mins[r][c];
 }

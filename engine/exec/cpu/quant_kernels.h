@@ -7,6 +7,8 @@
 // ISAs in 8 lanes, summed at the end in a fixed lane order). So an output never depends
 // on the batch it is computed in. AVX2 and AVX-512 (VNNI when present) compute the same
 // integers with the same lane layout and give identical bits.
+#include <cstddef>
+
 #include "engine/exec/cpu/cpu_isa.h"
 #include "engine/model/quant_types.h"
 
@@ -19,7 +21,15 @@ struct QuantKernels {
   float (*dotQ8_0)(const BlockQ8_0* w, const BlockQ8_0* x, int nb) = nullptr;
   // Σ_k w[k] · x[k] over nb super-blocks of 256.
   float (*dotQ4_K)(const BlockQ4_K* w, const BlockQ8_K* x, int nb) = nullptr;
+  // Prefill tiles: y[r * ldy + c] = dot(w[c], x[r]) for kQuantTileRows input rows and
+  // kQuantTileCols weight rows, each output bit-identical to the dot above (same lane
+  // integers, same float sequence); the tile only shares loads and unpacking.
+  void (*tileQ8_0)(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) = nullptr;
+  void (*tileQ4_K)(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) = nullptr;
 };
+
+constexpr int kQuantTileRows = 4;
+constexpr int kQuantTileCols = 2;
 
 // The kernels of `isa` (throws lwb::Error when the CPU lacks it).
 const QuantKernels& quantKernels(Isa isa);

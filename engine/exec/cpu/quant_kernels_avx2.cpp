@@ -20,7 +20,7 @@ constexpr bool kVnni = false;
 }  // namespace
 
 const QuantKernels& avx2QuantKernels() {
-  static const QuantKernels k{Isa::Avx2, false, &dotQ8_0, &dotQ4_K};
+  static const QuantKernels k{Isa::Avx2, false, &dotQ8_0, &dotQ4_K, &tileQ8_0, &tileQ4_K};
   return k;
 }
 

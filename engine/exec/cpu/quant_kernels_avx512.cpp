@@ -25,7 +25,7 @@ constexpr bool kVnni = true;
 }  // namespace
 
 const QuantKernels& avx512QuantKernels() {
-  static const QuantKernels vnni{Isa::Avx512, true, &dotQ8_0, &dotQ4_K};
+  static const QuantKernels vnni{Isa::Avx512, true, &dotQ8_0, &dotQ4_K, &tileQ8_0, &tileQ4_K};
   static const QuantKernels none{Isa::Avx512, false, nullptr, nullptr};
   return cpuHasAvx512Vnni() ? vnni : none;
 }

@@ -40,10 +40,17 @@ float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
   return sum - mins;
 }
 
+template <typename W, typename X, float (*Dot)(const W*, const X*, int)>
+void tile(const W* const* w, const X* const* x, int nb, float* y, size_t ldy) {
+  for (int r = 0; r < kQuantTileRows; ++r)
+    for (int c = 0; c < kQuantTileCols; ++c) y[size_t(r) * ldy + size_t(c)] = Dot(w[c], x[r], nb);
+}
+
 }  // namespace
 
 const QuantKernels& scalarQuantKernels() {
-  static const QuantKernels k{Isa::Scalar, false, &dotQ8_0, &dotQ4_K};
+  static const QuantKernels k{Isa::Scalar, false, &dotQ8_0, &dotQ4_K, &tile<BlockQ8_0, BlockQ8_0, dotQ8_0>,
+                              &tile<BlockQ4_K, BlockQ8_K, dotQ4_K>};
   return k;
 }
 
