@@ -45,27 +45,58 @@ float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
   return hsum8(acc);
 }
 
+// The 8 six-bit scales and mins of a Q4_K block, unpacked four at a time in 32-bit
+// words (same values as unpackScaleMinK4): bytes 0-3 and 4-7 hold sc/m 0-3 in their low
+// six bits and the top two bits of sc/m 4-7; bytes 8-11 hold the low nibbles of those.
+struct ScalesK4 {
+  alignas(8) uint8_t sc[8];
+  alignas(8) uint8_t m[8];
+};
+inline ScalesK4 unpackScalesK4(const uint8_t* q) {
+  uint32_t u[3];
+  std::memcpy(u, q, 12);
+  const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, low2 = 0x03030303;
+  const uint32_t sc[2] = {u[0] & low6, (u[2] & low4) | (((u[0] >> 6) & low2) << 4)};
+  const uint32_t m[2] = {u[1] & low6, ((u[2] >> 4) & low4) | (((u[1] >> 6) & low2) << 4)};
+  ScalesK4 s;
+  std::memcpy(s.sc, sc, 8);
+  std::memcpy(s.m, m, 8);
+  return s;
+}
+
+// Σ_j m_j · (bsums[2j] + bsums[2j+1]): the min correction of a Q4_K block, exact.
+inline int minSumK4(const ScalesK4& s, const BlockQ8_K& x) {
+  const __m256i pairs = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), _mm256_set1_epi16(1));
+  uint64_t mBytes;
+  std::memcpy(&mBytes, s.m, 8);
+  const __m256i m = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(mBytes)));
+  const __m256i prod = _mm256_mullo_epi32(pairs, m);
+  const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(prod), _mm256_extracti128_si256(prod, 1));
+  const __m128i h2 = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
+  return _mm_cvtsi128_si32(_mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xb1)));
+}
+
+// Lane i: sc · Σ of the 4 products 4i..4i+3 of nibbles q (0..15) and int8 y, exact.
+inline __m256i scaledDot(__m256i q, __m256i y, uint8_t sc) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(q, y), _mm256_set1_epi16(sc));
+}
+
 float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
   const __m256i low4 = _mm256_set1_epi8(0x0F);
   __m256 acc = _mm256_setzero_ps();
   float mins = 0.0f;
   for (int b = 0; b < nb; ++b) {
-    uint8_t sc[8], m[8];
-    for (int j = 0; j < 8; ++j) unpackScaleMinK4(j, w[b].scales, &sc[j], &m[j]);
+    const ScalesK4 s = unpackScalesK4(w[b].scales);
     __m256i sumi = _mm256_setzero_si256();
     for (int g = 0; g < 4; ++g) {
       const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
       const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
       const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
-      const __m256i p0 = dotBytes(_mm256_and_si256(q, low4), y0);
-      const __m256i p1 = dotBytes(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1);
-      sumi = _mm256_add_epi32(sumi, _mm256_mullo_epi32(p0, _mm256_set1_epi32(sc[2 * g])));
-      sumi = _mm256_add_epi32(sumi, _mm256_mullo_epi32(p1, _mm256_set1_epi32(sc[2 * g + 1])));
+      sumi = _mm256_add_epi32(sumi, scaledDot(_mm256_and_si256(q, low4), y0, s.sc[2 * g]));
+      sumi = _mm256_add_epi32(sumi, scaledDot(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1, s.sc[2 * g + 1]));
     }
-    int summ = 0;
-    for (int j = 0; j < 8; ++j) summ += int(m[j]) * (x[b].bsums[2 * j] + x[b].bsums[2 * j + 1]);
     acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
-    mins += x[b].d * halfScalar(w[b].dmin) * float(summ);
+    mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
   }
   return hsum8(acc) - mins;
 }
@@ -107,12 +138,11 @@ void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, floa
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
-    uint8_t sc[kTC][8], m[kTC][8];
-    for (int c = 0; c < kTC; ++c)
-      for (int j = 0; j < 8; ++j) unpackScaleMinK4(j, w[c][b].scales, &sc[c][j], &m[c][j]);
+    ScalesK4 s[kTC];
+    for (int c = 0; c < kTC; ++c) s[c] = unpackScalesK4(w[c][b].scales);
     __m256i sumi[kTR][kTC];
     for (auto& row : sumi)
-      for (__m256i& s : row) s = _mm256_setzero_si256();
+      for (__m256i& v : row) v = _mm256_setzero_si256();
     for (int g = 0; g < 4; ++g) {
       __m256i lo[kTC], hi[kTC];
 #pragma GCC unroll 4
@@ -127,17 +157,15 @@ void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, floa
         const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
 #pragma GCC unroll 4
         for (int c = 0; c < kTC; ++c) {
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], _mm256_mullo_epi32(dotBytes(lo[c], y0), _mm256_set1_epi32(sc[c][2 * g])));
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], _mm256_mullo_epi32(dotBytes(hi[c], y1), _mm256_set1_epi32(sc[c][2 * g + 1])));
+          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot(lo[c], y0, s[c].sc[2 * g]));
+          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot(hi[c], y1, s[c].sc[2 * g + 1]));
         }
       }
     }
     for (int r = 0; r < kTR; ++r)
       for (int c = 0; c < kTC; ++c) {
-        int summ = 0;
-        for (int j = 0; j < 8; ++j) summ += int(m[c][j]) * (x[r][b].bsums[2 * j] + x[r][b].bsums[2 * j + 1]);
         acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(x[r][b].d * halfScalar(w[c][b].d)), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
-        mins[r][c] += x[r][b].d * halfScalar(w[c][b].dmin) * float(summ);
+        mins[r][c] += x[r][b].d * halfScalar(w[c][b].dmin) * float(minSumK4(s[c], x[r][b]));
       }
   }
   for (int r = 0; r < kTR; ++r)

@@ -1,5 +1,6 @@
 // AVX2 quantized dot products (body in quant_dot_x86.h).
 #include <cstdint>
+#include <cstring>
 
 #include "engine/exec/cpu/quant_kernels.h"
 #include "engine/model/quant.h"

@@ -2,6 +2,7 @@
 // weight row per output, memory-bound; wider vectors would not read it faster). Without
 // VNNI the AVX2 kernels run (same integers, same bits).
 #include <cstdint>
+#include <cstring>
 
 #include "engine/exec/cpu/quant_kernels.h"
 #include "engine/model/quant.h"
