@@ -127,6 +127,23 @@ class TestQuantKernels : public QObject {
     }
   }
 
+  void activationQuantizersGiveQuantizeRowsBytes() {
+    std::mt19937 rng(15);
+    std::vector<float> x = gaussian(1024, rng, 3.0f);
+    x[7] = 0.0f;
+    std::fill(x.begin() + 256, x.begin() + 512, 0.0f);  // an all-zero block of each type
+    std::vector<BlockQ8_0> want8(32), got8(32);
+    std::vector<BlockQ8_K> wantK(4), gotK(4);
+    quantizeRow(GgmlType::Q8_0, x.data(), want8.data(), 1024);
+    quantizeRow(GgmlType::Q8_K, x.data(), wantK.data(), 1024);
+    for (Isa isa : supportedIsas()) {
+      quantKernels(isa).quantizeQ8_0(x.data(), got8.data(), 1024);
+      quantKernels(isa).quantizeQ8_K(x.data(), gotK.data(), 1024);
+      QVERIFY2(std::memcmp(want8.data(), got8.data(), sizeof(BlockQ8_0) * 32) == 0, isaName(isa));
+      QVERIFY2(std::memcmp(wantK.data(), gotK.data(), sizeof(BlockQ8_K) * 4) == 0, isaName(isa));
+    }
+  }
+
   void quantTypeFallsBackForShortRows() {
     QCOMPARE(quantTypeFor(GgmlType::Q4_K, 512), GgmlType::Q4_K);
     QCOMPARE(quantTypeFor(GgmlType::Q4_K, 288), GgmlType::Q8_0);

@@ -26,11 +26,14 @@ struct QuantizedRows {
 
 GgmlType activationTypeFor(GgmlType weight) { return weight == GgmlType::Q4_K ? GgmlType::Q8_K : GgmlType::Q8_0; }
 
-void quantizeRows(ThreadPool& pool, const float* x, size_t ldx, int numRows, int K, QuantizedRows& out) {
+void quantizeRows(ThreadPool& pool, const QuantKernels& qk, const float* x, size_t ldx, int numRows, int K,
+                  QuantizedRows& out) {
   out.rowBytes = ggmlRowBytes(out.type, K);
   out.bytes.resize(out.rowBytes * size_t(numRows));
   pool.parallelFor(numRows, [&](int t, int) {
-    quantizeRow(out.type, x + size_t(t) * ldx, out.bytes.data() + size_t(t) * out.rowBytes, K);
+    uint8_t* dst = out.bytes.data() + size_t(t) * out.rowBytes;
+    if (out.type == GgmlType::Q8_K) qk.quantizeQ8_K(x + size_t(t) * ldx, reinterpret_cast<BlockQ8_K*>(dst), K);
+    else qk.quantizeQ8_0(x + size_t(t) * ldx, reinterpret_cast<BlockQ8_0*>(dst), K);
   });
 }
 
@@ -135,8 +138,8 @@ void gemmQuantized(ThreadPool& pool, Isa isa, const float* x, size_t ldx, int nu
     (activationTypeFor(j.w->quantType()) == GgmlType::Q8_K ? need8_K : need8_0) = true;
     totalCols += j.w->rows();
   }
-  if (need8_0) quantizeRows(pool, x, ldx, numRows, K, q8_0);
-  if (need8_K) quantizeRows(pool, x, ldx, numRows, K, q8_k);
+  if (need8_0) quantizeRows(pool, qk, x, ldx, numRows, K, q8_0);
+  if (need8_K) quantizeRows(pool, qk, x, ldx, numRows, K, q8_k);
   const int rowGroups = (numRows + kRowGroup - 1) / kRowGroup;
   const int colBlock = chooseColBlock(totalCols, rowGroups, pool.numThreads());
   std::vector<int> firstTask{0};

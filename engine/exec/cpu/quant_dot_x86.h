@@ -171,3 +171,51 @@ void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, floa
   for (int r = 0; r < kTR; ++r)
     for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - mins[r][c];
 }
+
+// Activation quantization, byte for byte as quantizeBlockQ8_0/Q8_K: the same max, the
+// same d = amax / 127 and 1 / d, the same products rounded to nearest even.
+inline float maxAbs(const float* x, int n) {
+  const __m256 signBit = _mm256_set1_ps(-0.0f);
+  __m256 m = _mm256_setzero_ps();
+  for (int i = 0; i < n; i += 8) m = _mm256_max_ps(m, _mm256_andnot_ps(signBit, _mm256_loadu_ps(x + i)));
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+
+// 32 floats times id → 32 int8 in order, rounded to nearest even, within ±127.
+inline __m256i quantize32(const float* x, __m256 id) {
+  const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127);
+  __m256i q[4];
+  for (int k = 0; k < 4; ++k)
+    q[k] = _mm256_min_epi32(hi, _mm256_max_epi32(lo, _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + 8 * k), id))));
+  const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+  return _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+void quantizeQ8_0(const float* x, BlockQ8_0* out, int n) {
+  for (int b = 0; b < n / kQk; ++b, x += kQk) {
+    const float d = maxAbs(x, kQk) / 127.0f;
+    const float id = d > 0.0f ? 1.0f / d : 0.0f;
+    out[b].d = floatToF16(d);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].qs), quantize32(x, _mm256_set1_ps(id)));
+  }
+}
+
+void quantizeQ8_K(const float* x, BlockQ8_K* out, int n) {
+  for (int b = 0; b < n / kQkK; ++b, x += kQkK) {
+    const float d = maxAbs(x, kQkK) / 127.0f;
+    const float id = d > 0.0f ? 1.0f / d : 0.0f;
+    out[b].d = d;
+    for (int k = 0; k < kQkK / 32; ++k) {
+      const __m256i q = quantize32(x + 32 * k, _mm256_set1_ps(id));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].qs + 32 * k), q);
+      // Sums of 16: bytes → int16 pairs (×1) → int32 quads → two halves of 16.
+      const __m256i quads = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q), _mm256_set1_epi16(1));
+      alignas(32) int32_t s[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(s), quads);
+      out[b].bsums[2 * k] = int16_t(s[0] + s[1] + s[2] + s[3]);
+      out[b].bsums[2 * k + 1] = int16_t(s[4] + s[5] + s[6] + s[7]);
+    }
+  }
+}

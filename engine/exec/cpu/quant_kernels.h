@@ -26,6 +26,10 @@ struct QuantKernels {
   // integers, same float sequence); the tile only shares loads and unpacking.
   void (*tileQ8_0)(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) = nullptr;
   void (*tileQ4_K)(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) = nullptr;
+  // Activation rows → Q8_0 / Q8_K blocks (n a multiple of the block): the same bytes as
+  // quantizeRow, vectorized.
+  void (*quantizeQ8_0)(const float* x, BlockQ8_0* out, int n) = nullptr;
+  void (*quantizeQ8_K)(const float* x, BlockQ8_K* out, int n) = nullptr;
 };
 
 constexpr int kQuantTileRows = 4;

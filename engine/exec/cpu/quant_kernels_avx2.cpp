@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/common/dtype.h"
 #include "engine/exec/cpu/quant_kernels.h"
 #include "engine/model/quant.h"
 
@@ -21,7 +22,7 @@ constexpr bool kVnni = false;
 }  // namespace
 
 const QuantKernels& avx2QuantKernels() {
-  static const QuantKernels k{Isa::Avx2, false, &dotQ8_0, &dotQ4_K, &tileQ8_0, &tileQ4_K};
+  static const QuantKernels k{Isa::Avx2, false, &dotQ8_0, &dotQ4_K, &tileQ8_0, &tileQ4_K, &quantizeQ8_0, &quantizeQ8_K};
   return k;
 }
 

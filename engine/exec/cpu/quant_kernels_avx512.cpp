@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/common/dtype.h"
 #include "engine/exec/cpu/quant_kernels.h"
 #include "engine/model/quant.h"
 
@@ -26,7 +27,7 @@ constexpr bool kVnni = true;
 }  // namespace
 
 const QuantKernels& avx512QuantKernels() {
-  static const QuantKernels vnni{Isa::Avx512, true, &dotQ8_0, &dotQ4_K, &tileQ8_0, &tileQ4_K};
+  static const QuantKernels vnni{Isa::Avx512, true, &dotQ8_0, &dotQ4_K, &tileQ8_0, &tileQ4_K, &quantizeQ8_0, &quantizeQ8_K};
   static const QuantKernels none{Isa::Avx512, false, nullptr, nullptr};
   return cpuHasAvx512Vnni() ? vnni : none;
 }

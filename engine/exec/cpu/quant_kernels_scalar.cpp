@@ -46,11 +46,14 @@ void tile(const W* const* w, const X* const* x, int nb, float* y, size_t ldy) {
     for (int c = 0; c < kQuantTileCols; ++c) y[size_t(r) * ldy + size_t(c)] = Dot(w[c], x[r], nb);
 }
 
+void quantizeQ8_0(const float* x, BlockQ8_0* out, int n) { quantizeRow(GgmlType::Q8_0, x, out, n); }
+void quantizeQ8_K(const float* x, BlockQ8_K* out, int n) { quantizeRow(GgmlType::Q8_K, x, out, n); }
+
 }  // namespace
 
 const QuantKernels& scalarQuantKernels() {
   static const QuantKernels k{Isa::Scalar, false, &dotQ8_0, &dotQ4_K, &tile<BlockQ8_0, BlockQ8_0, dotQ8_0>,
-                              &tile<BlockQ4_K, BlockQ8_K, dotQ4_K>};
+                              &tile<BlockQ4_K, BlockQ8_K, dotQ4_K>, &quantizeQ8_0, &quantizeQ8_K};
   return k;
 }
 
