@@ -21,7 +21,6 @@ struct QuantizedRows {
   GgmlType type = GgmlType::Q8_0;
   size_t rowBytes = 0;
   std::vector<uint8_t> bytes;
-  const void* row(int t) const { return bytes.data() + size_t(t) * rowBytes; }
 };
 
 GgmlType activationTypeFor(GgmlType weight) { return weight == GgmlType::Q4_K ? GgmlType::Q8_K : GgmlType::Q8_0; }
