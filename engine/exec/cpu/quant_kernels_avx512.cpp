@@ -29,7 +29,8 @@ constexpr bool kVnni = true;
 const QuantKernels& avx512QuantKernels() {
   static const QuantKernels vnni{Isa::Avx512, true, &dotQ8_0, &dotQ4_K, &tileQ8_0, &tileQ4_K, &quantizeQ8_0, &quantizeQ8_K};
   static const QuantKernels none{Isa::Avx512, false, nullptr, nullptr};
-  return cpuHasAvx512Vnni() ? vnni : none;
+  static const bool hasVnni = cpuHasAvx512Vnni();
+  return hasVnni ? vnni : none;
 }
 
 }  // namespace lwb

@@ -1,5 +1,7 @@
 // Scalar quantized dot products (the reference the SIMD versions are tested against)
 // and the per-ISA dispatch.
+#include <array>
+
 #include "engine/common/error.h"
 #include "engine/exec/cpu/quant_kernels.h"
 #include "engine/model/quant.h"
@@ -57,14 +59,19 @@ const QuantKernels& scalarQuantKernels() {
   return k;
 }
 
+// Resolved once: the CPUID behind isaSupported traps to the hypervisor in a VM, far too
+// slow for every GEMM call of a decode step.
 const QuantKernels& quantKernels(Isa isa) {
-  check(isaSupported(isa), std::string("quantized kernels: this CPU does not support ") + isaName(isa));
-  switch (isa) {
-    case Isa::Scalar: return scalarQuantKernels();
-    case Isa::Avx2: return avx2QuantKernels();
-    case Isa::Avx512: return avx512QuantKernels().dotQ8_0 ? avx512QuantKernels() : avx2QuantKernels();
-  }
-  return scalarQuantKernels();
+  static const std::array<const QuantKernels*, 3> tables = [] {
+    std::array<const QuantKernels*, 3> t{};
+    if (isaSupported(Isa::Scalar)) t[0] = &scalarQuantKernels();
+    if (isaSupported(Isa::Avx2)) t[1] = &avx2QuantKernels();
+    if (isaSupported(Isa::Avx512)) t[2] = avx512QuantKernels().dotQ8_0 ? &avx512QuantKernels() : &avx2QuantKernels();
+    return t;
+  }();
+  const QuantKernels* k = tables[size_t(isa)];
+  check(k != nullptr, std::string("quantized kernels: this CPU does not support ") + isaName(isa));
+  return *k;
 }
 
 bool cpuHasAvx512Vnni() {
