@@ -33,6 +33,8 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
     if (auto cuda = tryCreateCudaExecutor(model, options, &reason)) return cuda;
     check(backend != "cuda", "--backend cuda: the CUDA backend is not usable here: " + reason);
     if (notice) *notice = "using the CPU backend: " + reason;
+  } else if (backend == "auto" && notice) {
+    *notice = "using the CPU backend: --quantization " + options.quantization + " runs on the CPU only";
   }
   return createCpuExecutor(std::move(model), options.numThreads, quantization);
 }
