@@ -39,6 +39,7 @@ ArgParser makeParser() {
   p.option("logprobs", "K", "report the top-K log-probabilities of every generated token (0-20)");
   p.option("backend", "NAME", "auto (default: CUDA when available), cpu or cuda");
   p.option("threads", "N", "CPU threads (default: all cores)");
+  p.option("quantization", "TYPE", "quantize the weights at load: q8_0 or q4_k (CPU backend)");
   p.flag("json", "print one JSON object with ids, text, logprobs and metrics");
   return p;
 }
@@ -76,6 +77,11 @@ void checkArguments(const ArgParser& args) {
     throw UsageError(e.what());
   }
   args.integer("threads", 0, 0, 4096);
+  try {
+    parseQuantization(args.stringOr("quantization", ""));
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
 }
 
 std::vector<int> promptFrom(const ArgParser& args, const Model& model) {
@@ -133,6 +139,7 @@ int generate(int argc, char** argv) {
   EngineConfig config;
   config.executor.backend = args.stringOr("backend", "auto");
   config.executor.numThreads = int(args.integer("threads", 0, 0, 4096));
+  config.executor.quantization = args.stringOr("quantization", "");
   RequestInput input;
   input.sampling = samplingFrom(args, model->generationDefaults);
   input.promptTokenIds = promptFrom(args, *model);

@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include "engine/common/error.h"
+#include "engine/exec/executor.h"
 #include "ui/main_window.h"
 #include "ui/theme.h"
 
@@ -36,7 +38,10 @@ int runGui(int argc, char** argv) {
                                    QStringLiteral("With --demo: print output tok/s with the window open to stderr "
                                                   "after N seconds, then quit."),
                                    QStringLiteral("N"));
-  parser.addOptions({demo, model, backend, threads, measure});
+  const QCommandLineOption quantization(QStringLiteral("quantization"),
+                                        QStringLiteral("Quantize the weights at load: q8_0 or q4_k (CPU backend)."),
+                                        QStringLiteral("TYPE"));
+  parser.addOptions({demo, model, backend, threads, quantization, measure});
   if (!parser.parse(QApplication::arguments())) {
     std::fprintf(stderr, "llm-workbench: %s\n", qPrintable(parser.errorText()));
     return 2;
@@ -62,6 +67,13 @@ int runGui(int argc, char** argv) {
   options.threads = parser.value(threads).toInt(&ok);
   if (!ok || options.threads < 0) {
     std::fprintf(stderr, "llm-workbench: --threads: expected a count >= 0, got '%s'\n", qPrintable(parser.value(threads)));
+    return 2;
+  }
+  options.quantization = parser.value(quantization);
+  try {
+    lwb::parseQuantization(options.quantization.toStdString());
+  } catch (const lwb::Error& e) {
+    std::fprintf(stderr, "llm-workbench: %s\n", e.what());
     return 2;
   }
   options.demo = parser.isSet(demo) || parser.isSet(measure);

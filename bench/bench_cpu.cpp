@@ -1,7 +1,8 @@
 // CPU executor benchmark: prefill and decode throughput of the default model (f32 and a
 // bf16 copy), of a random bf16 model larger than the CPU caches, and of a random bf16
 // model with Qwen2.5-0.5B's shape (biases, 151,936-token tied vocabulary), against a
-// measured memory-bandwidth bound. Never part of the test suite.
+// measured memory-bandwidth bound; the default and the large model also quantized at
+// load to Q8_0 and Q4_K. Never part of the test suite.
 //   bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|large|qwen]
 #include <algorithm>
 #include <chrono>
@@ -198,10 +199,12 @@ Seqs prefillSequences(Executor& ex, int B, int context, int vocab) {
 }
 
 void benchModel(const std::string& label, std::shared_ptr<const Model> model, int threads, double bandwidth, bool quick,
-                const std::vector<int>& decodeBatches = {1, 8, 32}) {
+                const std::vector<int>& decodeBatches = {1, 8, 32}, GgmlType quantization = GgmlType::F32) {
   const ModelConfig& c = model->config;
-  auto ex = createCpuExecutor(model, threads);
-  std::printf("\n== %s: %.1fM params, %s\n", label.c_str(), c.numParameters() / 1e6, ex->deviceInfo().name.c_str());
+  auto ex = createCpuExecutor(model, threads, quantization);
+  const DeviceInfo info = ex->deviceInfo();
+  std::printf("\n== %s, weights %s (%.1f MiB): %.1fM params, %s\n", label.c_str(), info.weightType.c_str(),
+              double(info.weightBytes) / (1 << 20), c.numParameters() / 1e6, info.name.c_str());
   // --- prefill ---
   const int prompt = quick ? 128 : 512;
   ex->allocateKvCache(prompt / 16 + 2, 16);
@@ -223,7 +226,9 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
               flops / best / 1e9, prompt / bestCpu);
   // --- decode ---
   const int context = quick ? 32 : 128, steps = quick ? 8 : 32;
-  const double wBytes = matrixBytes(*model);
+  // What one decode step streams: the weights as the executor holds them (quantized or
+  // packed; the file's bytes otherwise).
+  const double wBytes = info.weightBytes ? double(info.weightBytes) : matrixBytes(*model);
   for (int B : decodeBatches) {
     const int blocksEach = (context + 1 + steps + 15) / 16;  // prefill, warm-up step, timed steps
     ex->allocateKvCache(B * blocksEach, 16);
@@ -276,10 +281,15 @@ int main(int argc, char** argv) {
       }
       benchModel("austen-chat-11m f32", small, threads, bw, quick);
       benchModel("austen-chat-11m bf16", makeModel(small->config, DType::BF16, small.get()), threads, bw, quick);
+      for (GgmlType q : {GgmlType::Q8_0, GgmlType::Q4_K})
+        benchModel("austen-chat-11m --quantization " + ggmlTypeName(q), small, threads, bw, quick, {1, 8, 32}, q);
     }
     if (only.empty() || only == "large") {
       const ModelConfig big = llamaConfig(1024, quick ? 8 : 24, 16, 4, 4096, 32000, false);
-      benchModel("random large model bf16", makeModel(big, DType::BF16), threads, bw, quick);
+      auto large = makeModel(big, DType::BF16);
+      benchModel("random large model bf16", large, threads, bw, quick);
+      for (GgmlType q : {GgmlType::Q8_0, GgmlType::Q4_K})
+        benchModel("random large model --quantization " + ggmlTypeName(q), large, threads, bw, quick, {1, 8, 32}, q);
     }
     if (only.empty() || only == "qwen")  // batch 1: a chat (larger batches: the large model above)
       benchModel("random Qwen2.5-0.5B shape bf16", makeModel(qwen25HalfBConfig(quick ? 8 : 24), DType::BF16), threads,

@@ -204,6 +204,7 @@ void MainWindow::openModel(const QString& dir) {
   if (!bridge_->loop()) {
     config.executor.backend = options_.backend.toStdString();
     config.executor.numThreads = options_.threads;
+    config.executor.quantization = options_.quantization.toStdString();
     // A pool small enough that the block map shows every block and load can fill it.
     if (options_.demo) config.numGpuBlocksOverride = 1024;
   }
@@ -309,11 +310,22 @@ void MainWindow::onFrame(const Frame& frame) {
   }
 }
 
+namespace {
+// " · weights Q4_K 96 MiB": how the executor holds the Linear weights (when it says).
+QString weightsText(const DeviceInfo& d) {
+  if (d.weightType.empty()) return {};
+  return QObject::tr(" · weights %1 %2 MiB")
+      .arg(QString::fromStdString(d.weightType))
+      .arg(double(d.weightBytes) / (1024.0 * 1024.0), 0, 'f', 0);
+}
+}  // namespace
+
 void MainWindow::updateStatus(const EngineSnapshot& s) {
   const double gib = 1024.0 * 1024.0 * 1024.0;
   deviceLabel_->setText(tr("%1 · %2 (%3 GiB)")
                             .arg(QString::fromStdString(s.device.backend), QString::fromStdString(s.device.name))
-                            .arg(double(s.device.totalMemory) / gib, 0, 'f', 1));
+                            .arg(double(s.device.totalMemory) / gib, 0, 'f', 1) +
+                        weightsText(s.device));
   if (speedT0_ < 0 || s.time < speedT0_) {
     speedT0_ = s.time;
     speedTokens0_ = s.totalGeneratedTokens;

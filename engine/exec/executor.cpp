@@ -12,18 +12,31 @@ int ForwardBatch::numLogitRows() const {
   return n;
 }
 
+GgmlType parseQuantization(const std::string& name) {
+  if (name.empty() || name == "none") return GgmlType::F32;
+  if (name == "q8_0" || name == "Q8_0") return GgmlType::Q8_0;
+  if (name == "q4_k" || name == "Q4_K") return GgmlType::Q4_K;
+  throw Error("--quantization: expected q8_0 or q4_k, found '" + name + "'");
+}
+
 std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, const ExecutorOptions& options,
                                          std::string* notice) {
   const std::string& backend = options.backend;
   check(backend == "auto" || backend == "cpu" || backend == "cuda",
         "backend: expected auto, cpu or cuda, found '" + backend + "'");
-  if (backend != "cpu") {
+  const GgmlType quantization = parseQuantization(options.quantization);
+  // Quantized weights have CPU kernels only, so a quantized run picks the CPU.
+  check(quantization == GgmlType::F32 || backend != "cuda",
+        "--quantization " + options.quantization + ": quantized weights run on the CPU backend only");
+  if (backend != "cpu" && quantization == GgmlType::F32) {
     std::string reason;
     if (auto cuda = tryCreateCudaExecutor(model, options, &reason)) return cuda;
     check(backend != "cuda", "--backend cuda: the CUDA backend is not usable here: " + reason);
     if (notice) *notice = "using the CPU backend: " + reason;
+  } else if (backend == "auto" && notice) {
+    *notice = "using the CPU backend: --quantization " + options.quantization + " runs on the CPU only";
   }
-  return createCpuExecutor(std::move(model), options.numThreads);
+  return createCpuExecutor(std::move(model), options.numThreads, quantization);
 }
 
 }  // namespace lwb

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/quant_types.h"
+
 namespace lwb {
 
 struct Model;
@@ -42,6 +44,8 @@ struct DeviceInfo {
   std::string name;         // "AMD EPYC ... (2 threads, AVX-512)" | "NVIDIA H200"
   size_t totalMemory = 0;   // bytes
   size_t freeMemory = 0;    // bytes, at query time
+  std::string weightType;   // how Linear weights are held: "BF16", "Q4_K+Q8_0", ... ("" if not told)
+  size_t weightBytes = 0;   // bytes of the Linear weights as the executor holds them
 };
 
 // The largest step the scheduler may send (its knobs in force): the executor sizes its
@@ -86,7 +90,12 @@ struct ExecutorOptions {
   int numThreads = 0;              // CPU: 0 = all cores
   int deviceIndex = 0;             // CUDA
   double gpuMemoryUtilization = 0.9;
+  std::string quantization;        // vLLM's --quantization: "" (none), "q8_0", "q4_k" (CPU only)
 };
+
+// "q8_0" → Q8_0, "q4_k" → Q4_K, "" or "none" → F32 (unquantized); throws lwb::Error
+// naming the value and the choices otherwise.
+GgmlType parseQuantization(const std::string& name);
 
 // Picks and creates the executor. `notice` receives why auto fell back to the CPU.
 // Throws lwb::Error when the asked backend is unavailable ("--backend cuda: no CUDA

@@ -78,6 +78,9 @@ const std::map<std::string, Apply>& valueFlags() {
          o.engine.executor.numThreads = static_cast<int>(parseInteger(f, v, 0, 1024));
        }},
       {"--backend", choice({"auto", "cpu", "cuda"}, [](BenchOptions& o, const std::string& v) { o.engine.executor.backend = v; })},
+      {"--quantization", choice({"none", "q8_0", "q4_k"}, [](BenchOptions& o, const std::string& v) {
+         o.engine.executor.quantization = v == "none" ? "" : v;
+       })},
       {"--scheduling-policy", choice({"fcfs", "priority"}, [](BenchOptions& o, const std::string& v) {
          o.engine.schedulingPolicy = v == "fcfs" ? SchedulingPolicy::Fcfs : SchedulingPolicy::Priority;
        })},
@@ -193,6 +196,7 @@ Engine knobs (vLLM names):
   --max-model-len N               context limit (0 = the model's)
   --backend auto|cpu|cuda         executor (default auto)
   --threads N                     CPU threads (0 = all cores)
+  --quantization none|q8_0|q4_k   quantize the weights at load (CPU backend)
 Output:
   --json FILE                     results as `vllm bench serve --save-result` JSON, plus
                                   per-request records
@@ -216,7 +220,8 @@ nlohmann::json benchConfigJson(const WorkloadOptions& w, const EngineConfig& e) 
           {"scheduling_policy", e.schedulingPolicy == SchedulingPolicy::Fcfs ? "fcfs" : "priority"},
           {"max_model_len", e.maxModelLen}, {"block_size", e.blockSize},
           {"kv_cache_memory_bytes", e.kvCacheMemoryBytes}, {"num_gpu_blocks_override", e.numGpuBlocksOverride},
-          {"backend", e.executor.backend}, {"threads", e.executor.numThreads}};
+          {"backend", e.executor.backend}, {"threads", e.executor.numThreads},
+          {"quantization", e.executor.quantization.empty() ? "none" : e.executor.quantization}};
 }
 
 }  // namespace lwb

@@ -110,7 +110,8 @@ json configToJson(const EngineConfig& c) {
               {"kv_cache_memory_bytes", c.kvCacheMemoryBytes},
               {"num_gpu_blocks_override", c.numGpuBlocksOverride},
               {"backend", c.executor.backend},
-              {"threads", c.executor.numThreads}};
+              {"threads", c.executor.numThreads},
+              {"quantization", c.executor.quantization}};
 }
 
 EngineConfig configFromJson(const json& j) {
@@ -128,6 +129,7 @@ EngineConfig configFromJson(const json& j) {
   c.numGpuBlocksOverride = j.value("num_gpu_blocks_override", c.numGpuBlocksOverride);
   c.executor.backend = j.value("backend", c.executor.backend);
   c.executor.numThreads = j.value("threads", c.executor.numThreads);
+  c.executor.quantization = j.value("quantization", c.executor.quantization);
   return c;
 }
 

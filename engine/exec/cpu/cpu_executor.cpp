@@ -7,6 +7,7 @@
 #include "engine/exec/cpu/cpu_executor.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 
 #include "engine/common/error.h"
@@ -14,6 +15,7 @@
 #include "engine/exec/cpu/batch_check.h"
 #include "engine/exec/cpu/cpu_system_info.h"
 #include "engine/exec/cpu/gemm.h"
+#include "engine/exec/cpu/gemm_quant.h"
 #include "engine/exec/cpu/norm_rope.h"
 #include "engine/model/model.h"
 
@@ -59,7 +61,7 @@ struct Activations {
 
 class CpuExecutor final : public Executor {
  public:
-  CpuExecutor(std::shared_ptr<const Model> model, int numThreads);
+  CpuExecutor(std::shared_ptr<const Model> model, int numThreads, GgmlType quantization);
   DeviceInfo deviceInfo() const override;
   size_t kvBytesPerBlock(int blockSize) const override;
   size_t defaultKvBudgetBytes() const override;
@@ -75,6 +77,7 @@ class CpuExecutor final : public Executor {
   void finishQkv(const LayerMatrices& w, int numRows);
   void computeLogits(const ForwardBatch& batch, ForwardResult& out);
   size_t weightBytes() const;
+  std::string describeWeightTypes() const;
 
   std::shared_ptr<const Model> model_;
   const ModelConfig& cfg_;
@@ -85,13 +88,14 @@ class CpuExecutor final : public Executor {
   WeightVector finalNorm_;
   PackedMatrix lmHead_;
   size_t packedBytes_ = 0;
+  std::map<std::string, int> weightTypes_;  // type name → Linear weights held in it
   int numBlocks_ = 0, blockSize_ = 0;
   std::vector<std::unique_ptr<float[]>> kCache_, vCache_;  // per layer; uninitialised until written
   Activations act_;
   std::vector<std::vector<float>> attnScratch_;
 };
 
-CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads)
+CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, GgmlType quantization)
     : model_(std::move(model)), cfg_(model_->config), kernels_(cpuKernels(detectIsa())), pool_(numThreads) {
   check(cfg_.headDim > 0 && cfg_.headDim % 2 == 0, "CPU executor: head_dim must be even and positive");
   check(cfg_.numKeyValueHeads > 0 && cfg_.numAttentionHeads % cfg_.numKeyValueHeads == 0,
@@ -100,7 +104,10 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads)
   invFreq_ = ropeInvFreq(cfg_);
   check(int(invFreq_.size()) == cfg_.headDim / 2, "CPU executor: ropeInvFreq returned the wrong size");
   auto pack = [&](const TensorView* t, const std::string& what) {
-    PackedMatrix m = packMatrix(pool_, requireMatrix(t, what));
+    const WeightMatrix w = requireMatrix(t, what);
+    const GgmlType type = quantTypeFor(quantization, w.cols);
+    PackedMatrix m = type == GgmlType::F32 ? packMatrix(pool_, w) : quantizeMatrix(pool_, w, type);
+    ++weightTypes_[type == GgmlType::F32 ? std::string(dtypeName(w.dtype)) : ggmlTypeName(type)];
     packedBytes_ += m.bytes();
     return m;
   };
@@ -120,6 +127,16 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads)
   check(model_->llama.embedTokens != nullptr, "CPU executor: missing weight embed_tokens");
 }
 
+// "Q4_K", or "Q4_K+Q8_0" when some matrices fell back: the most common type first.
+std::string CpuExecutor::describeWeightTypes() const {
+  std::vector<std::pair<int, std::string>> byCount;
+  for (const auto& [name, count] : weightTypes_) byCount.push_back({-count, name});
+  std::sort(byCount.begin(), byCount.end());
+  std::string out;
+  for (const auto& [count, name] : byCount) out += (out.empty() ? "" : "+") + name;
+  return out;
+}
+
 DeviceInfo CpuExecutor::deviceInfo() const {
   DeviceInfo info;
   info.backend = "cpu";
@@ -127,6 +144,8 @@ DeviceInfo CpuExecutor::deviceInfo() const {
   const MemoryInfo mem = readMemoryInfo();
   info.totalMemory = mem.total;
   info.freeMemory = mem.available;
+  info.weightType = describeWeightTypes();
+  info.weightBytes = packedBytes_;
   return info;
 }
 
@@ -288,9 +307,10 @@ void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {
 
 }  // namespace
 
-std::unique_ptr<Executor> createCpuExecutor(std::shared_ptr<const Model> model, int numThreads) {
+std::unique_ptr<Executor> createCpuExecutor(std::shared_ptr<const Model> model, int numThreads,
+                                            GgmlType quantization) {
   check(model != nullptr, "createCpuExecutor: no model");
-  return std::make_unique<CpuExecutor>(std::move(model), numThreads);
+  return std::make_unique<CpuExecutor>(std::move(model), numThreads, quantization);
 }
 
 }  // namespace lwb

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/common/error.h"
+#include "engine/exec/cpu/gemm_quant.h"
 #include "engine/model/safetensors.h"
 
 namespace lwb {
@@ -85,6 +86,7 @@ WeightMatrix weightMatrix(const TensorView& view) {
 void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ldx, int numRows,
           const std::vector<GemmJob>& jobs) {
   if (numRows <= 0 || jobs.empty()) return;
+  if (jobs.front().w->isQuantized()) return gemmQuantized(pool, kernels.isa, x, ldx, numRows, jobs);
   const TaskGrid grid = makeGrid(jobs, numRows, pool.numThreads());
   pool.parallelFor(grid.firstTaskOfJob.back(), [&](int task, int) {
     const size_t j = size_t(std::upper_bound(grid.firstTaskOfJob.begin(), grid.firstTaskOfJob.end(), task) -

@@ -10,6 +10,7 @@
 
 #include "engine/exec/cpu/kernels.h"
 #include "engine/exec/cpu/thread_pool.h"
+#include "engine/model/quant_types.h"
 
 namespace lwb {
 
@@ -27,6 +28,7 @@ WeightMatrix weightMatrix(const TensorView& view);
 
 // A weight matrix repacked once into K-major panels of kPanel columns, in its own dtype
 // (layout in kernels.h, GemmArgs): a tile streams one contiguous block per panel.
+// Or, when quantized (gemm_quant.h), its rows as ggml blocks, row after row.
 class PackedMatrix {
  public:
   PackedMatrix() = default;
@@ -35,9 +37,12 @@ class PackedMatrix {
   int rows() const { return rows_; }  // N
   int cols() const { return cols_; }  // K
   size_t bytes() const { return bytes_; }
+  bool isQuantized() const { return quantized_; }
+  GgmlType quantType() const { return quantType_; }  // when isQuantized()
 
  private:
   friend PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w);
+  friend PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType type);
   struct Free {
     void operator()(uint8_t* p) const { std::free(p); }
   };
@@ -45,6 +50,8 @@ class PackedMatrix {
   DType dtype_ = DType::F32;
   int rows_ = 0, cols_ = 0;
   size_t bytes_ = 0;
+  bool quantized_ = false;
+  GgmlType quantType_ = GgmlType::F32;
 };
 
 // Copies w into panels (64-byte aligned), the panels split over the pool's threads.
@@ -57,6 +64,7 @@ struct GemmJob {
 };
 
 // Runs every job on the same input rows x [numRows, ldx] (K = each job's w->cols()).
+// Jobs with quantized weights run the quantized kernels (gemm_quant.h).
 void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ldx, int numRows,
           const std::vector<GemmJob>& jobs);
 

@@ -1,0 +1,157 @@
+#include "engine/exec/cpu/gemm_quant.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "engine/common/dtype.h"
+#include "engine/common/error.h"
+#include "engine/exec/cpu/quant_kernels.h"
+#include "engine/model/quant.h"
+
+namespace lwb {
+namespace {
+
+// Input rows per task: their quantized copies (K ≈ 4k: ~4 KiB each) stay in L2 while a
+// weight row, in L1, is dotted with each of them.
+constexpr int kRowGroup = 64;
+
+// Input rows quantized to one activation type, [numRows, rowBytes].
+struct QuantizedRows {
+  GgmlType type = GgmlType::Q8_0;
+  size_t rowBytes = 0;
+  std::vector<uint8_t> bytes;
+};
+
+GgmlType activationTypeFor(GgmlType weight) { return weight == GgmlType::Q4_K ? GgmlType::Q8_K : GgmlType::Q8_0; }
+
+void quantizeRows(ThreadPool& pool, const QuantKernels& qk, const float* x, size_t ldx, int numRows, int K,
+                  QuantizedRows& out) {
+  out.rowBytes = ggmlRowBytes(out.type, K);
+  out.bytes.resize(out.rowBytes * size_t(numRows));
+  pool.parallelFor(numRows, [&](int t, int) {
+    uint8_t* dst = out.bytes.data() + size_t(t) * out.rowBytes;
+    if (out.type == GgmlType::Q8_K) qk.quantizeQ8_K(x + size_t(t) * ldx, reinterpret_cast<BlockQ8_K*>(dst), K);
+    else qk.quantizeQ8_0(x + size_t(t) * ldx, reinterpret_cast<BlockQ8_0*>(dst), K);
+  });
+}
+
+void toFloatRow(const WeightMatrix& w, int r, float* out) {
+  const size_t K = size_t(w.cols);
+  const char* row = static_cast<const char*>(w.data) + size_t(r) * K * dtypeSize(w.dtype);
+  const uint16_t* h = reinterpret_cast<const uint16_t*>(row);
+  switch (w.dtype) {
+    case DType::F32: std::memcpy(out, row, K * 4); break;
+    case DType::BF16: for (size_t k = 0; k < K; ++k) out[k] = bf16ToFloat(h[k]); break;
+    case DType::F16: for (size_t k = 0; k < K; ++k) out[k] = halfToFloat(h[k]); break;
+  }
+}
+
+// Columns per task: ~4 tasks per thread for decode, at most 64 (one L2-sized stripe).
+int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
+  int block = 64;
+  while (block > 4 && int64_t(rowGroups) * ((totalCols + block - 1) / block) < 4 * numThreads) block /= 2;
+  return block;
+}
+
+// Full kQuantTileRows × kQuantTileCols tiles, then single dots for the edges; every
+// output is the same bits either way (quant_kernels.h).
+template <typename WB, typename XB>
+void runTileOf(float (*dot)(const WB*, const XB*, int), void (*tile)(const WB* const*, const XB* const*, int, float*, size_t),
+               const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0, int numCols, float* y,
+               size_t ldy) {
+  const size_t wRowBlocks = size_t(w.cols() / ggmlBlockSize(w.quantType())), xRowBlocks = xq.rowBytes / sizeof(XB);
+  const int nb = int(wRowBlocks);
+  const WB* wBase = static_cast<const WB*>(w.data());
+  const XB* xBase = reinterpret_cast<const XB*>(xq.bytes.data());
+  auto wrow = [&](int n) { return wBase + size_t(n) * wRowBlocks; };
+  auto xrow = [&](int t) { return xBase + size_t(t) * xRowBlocks; };
+  const int rowEnd = row0 + numRows, colEnd = col0 + numCols;
+  const int tiledRows = numRows / kQuantTileRows * kQuantTileRows, tiledCols = numCols / kQuantTileCols * kQuantTileCols;
+  for (int n = col0; n < col0 + tiledCols; n += kQuantTileCols) {
+    const WB* ws[kQuantTileCols];
+    for (int c = 0; c < kQuantTileCols; ++c) ws[c] = wrow(n + c);
+    for (int t = row0; t < row0 + tiledRows; t += kQuantTileRows) {
+      const XB* xs[kQuantTileRows];
+      for (int r = 0; r < kQuantTileRows; ++r) xs[r] = xrow(t + r);
+      tile(ws, xs, nb, y + size_t(t) * ldy + size_t(n), ldy);
+    }
+    for (int t = row0 + tiledRows; t < rowEnd; ++t)
+      for (int c = 0; c < kQuantTileCols; ++c) y[size_t(t) * ldy + size_t(n + c)] = dot(ws[c], xrow(t), nb);
+  }
+  for (int n = col0 + tiledCols; n < colEnd; ++n)
+    for (int t = row0; t < rowEnd; ++t) y[size_t(t) * ldy + size_t(n)] = dot(wrow(n), xrow(t), nb);
+}
+
+void runTile(const QuantKernels& qk, const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0,
+             int numCols, float* y, size_t ldy) {
+  if (w.quantType() == GgmlType::Q4_K) runTileOf(qk.dotQ4_K, qk.tileQ4_K, w, xq, row0, numRows, col0, numCols, y, ldy);
+  else runTileOf(qk.dotQ8_0, qk.tileQ8_0, w, xq, row0, numRows, col0, numCols, y, ldy);
+}
+
+}  // namespace
+
+GgmlType quantTypeFor(GgmlType asked, int K) {
+  if (asked == GgmlType::Q4_K && K % kQkK == 0) return GgmlType::Q4_K;
+  if ((asked == GgmlType::Q4_K || asked == GgmlType::Q8_0) && K % kQk == 0) return GgmlType::Q8_0;
+  return GgmlType::F32;
+}
+
+PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType type) {
+  check(type == GgmlType::Q8_0 || type == GgmlType::Q4_K, "quantizeMatrix: cannot store weights as " + ggmlTypeName(type));
+  check(w.rows > 0 && w.cols > 0 && w.cols % ggmlBlockSize(type) == 0,
+        "quantizeMatrix: " + ggmlTypeName(type) + " needs the row length to be a multiple of " +
+            std::to_string(ggmlBlockSize(type)) + ", found " + std::to_string(w.cols));
+  const size_t rowBytes = ggmlRowBytes(type, w.cols), bytes = rowBytes * size_t(w.rows);
+  PackedMatrix m;
+  m.storage_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
+  check(m.storage_ != nullptr, "quantizeMatrix: out of memory for " + std::to_string(bytes) + " bytes");
+  const int rowsPerTask = 16;
+  pool.parallelFor((w.rows + rowsPerTask - 1) / rowsPerTask, [&](int task, int) {
+    std::vector<float> row(size_t(w.cols));
+    for (int r = task * rowsPerTask; r < std::min(w.rows, (task + 1) * rowsPerTask); ++r) {
+      toFloatRow(w, r, row.data());
+      quantizeRow(type, row.data(), m.storage_.get() + size_t(r) * rowBytes, w.cols);
+    }
+  });
+  m.dtype_ = w.dtype;
+  m.rows_ = w.rows;
+  m.cols_ = w.cols;
+  m.bytes_ = bytes;
+  m.quantized_ = true;
+  m.quantType_ = type;
+  return m;
+}
+
+void gemmQuantized(ThreadPool& pool, Isa isa, const float* x, size_t ldx, int numRows, const std::vector<GemmJob>& jobs) {
+  const QuantKernels& qk = quantKernels(isa);
+  const int K = jobs.front().w->cols();
+  // Per calling thread; the workers see them through these references (a thread_local
+  // named inside the task would be the worker's own, empty one).
+  thread_local QuantizedRows q8_0Rows{GgmlType::Q8_0, 0, {}}, q8_KRows{GgmlType::Q8_K, 0, {}};
+  QuantizedRows &q8_0 = q8_0Rows, &q8_k = q8_KRows;
+  bool need8_0 = false, need8_K = false;
+  int totalCols = 0;
+  for (const GemmJob& j : jobs) {
+    check(j.w->isQuantized() && j.w->cols() == K, "gemm: jobs sharing an input must all be quantized with the same K");
+    (activationTypeFor(j.w->quantType()) == GgmlType::Q8_K ? need8_K : need8_0) = true;
+    totalCols += j.w->rows();
+  }
+  if (need8_0) quantizeRows(pool, qk, x, ldx, numRows, K, q8_0);
+  if (need8_K) quantizeRows(pool, qk, x, ldx, numRows, K, q8_k);
+  const int rowGroups = (numRows + kRowGroup - 1) / kRowGroup;
+  const int colBlock = chooseColBlock(totalCols, rowGroups, pool.numThreads());
+  std::vector<int> firstTask{0};
+  for (const GemmJob& j : jobs) firstTask.push_back(firstTask.back() + rowGroups * ((j.w->rows() + colBlock - 1) / colBlock));
+  pool.parallelFor(firstTask.back(), [&](int task, int) {
+    const size_t j = size_t(std::upper_bound(firstTask.begin(), firstTask.end(), task) - firstTask.begin() - 1);
+    const int local = task - firstTask[j], rowGroup = local % rowGroups, cb = local / rowGroups;
+    const PackedMatrix& w = *jobs[j].w;
+    const QuantizedRows& xq = activationTypeFor(w.quantType()) == GgmlType::Q8_K ? q8_k : q8_0;
+    const int row0 = rowGroup * kRowGroup, col0 = cb * colBlock;
+    runTile(qk, w, xq, row0, std::min(kRowGroup, numRows - row0), col0, std::min(colBlock, w.rows() - col0), jobs[j].y,
+            jobs[j].ldy);
+  });
+}
+
+}  // namespace lwb

@@ -1,0 +1,221 @@
+// The x86 quantized dot products, written once with 256-bit vectors and included by
+// quant_kernels_avx2.cpp (maddubs/madd) and quant_kernels_avx512.cpp (VNNI dpbusd) after
+// their target pragmas. Both reduce 4 adjacent byte products into each int32 lane, so
+// the integers, the float sequence and the results are the same in both.
+// Include inside an anonymous namespace, with kVnni defined.
+
+// The dot and the tile must round the same scalar expressions the same way: no fusing
+// a*b + c into an FMA in one of them and not in the other.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#else
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+// 8 int32 lanes; lane i = Σ of products 4i..4i+3 of unsigned a (0..255) and signed b.
+inline __m256i dotBytes(__m256i a, __m256i b) {
+  if constexpr (kVnni) {
+    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), a, b);
+  } else {
+    const __m256i pairs = _mm256_maddubs_epi16(a, b);  // a <= 128, |b| <= 127: no int16 saturation
+    return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+  }
+}
+
+// Fixed order: upper half onto lower, then 4 → 2 → 1.
+inline float hsum8(__m256 v) {
+  const __m128 b = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
+  return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
+}
+
+inline float halfScalar(uint16_t h) { return _cvtsh_ss(h); }
+
+// Weights may hold -128 (files are untrusted); activations are within ±127, so the sign
+// of w moves onto x and |w| (as unsigned, 128 included) stays exact.
+float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
+  __m256 acc = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs));
+    const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
+    const __m256i p = dotBytes(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(xq, wq));
+    const __m256 d = _mm256_set1_ps(halfScalar(w[b].d) * halfScalar(x[b].d));
+    acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(p), acc);
+  }
+  return hsum8(acc);
+}
+
+// The 8 six-bit scales and mins of a Q4_K block, unpacked four at a time in 32-bit
+// words (same values as unpackScaleMinK4): bytes 0-3 and 4-7 hold sc/m 0-3 in their low
+// six bits and the top two bits of sc/m 4-7; bytes 8-11 hold the low nibbles of those.
+struct ScalesK4 {
+  alignas(8) uint8_t sc[8];
+  alignas(8) uint8_t m[8];
+};
+inline ScalesK4 unpackScalesK4(const uint8_t* q) {
+  uint32_t u[3];
+  std::memcpy(u, q, 12);
+  const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, low2 = 0x03030303;
+  const uint32_t sc[2] = {u[0] & low6, (u[2] & low4) | (((u[0] >> 6) & low2) << 4)};
+  const uint32_t m[2] = {u[1] & low6, ((u[2] >> 4) & low4) | (((u[1] >> 6) & low2) << 4)};
+  ScalesK4 s;
+  std::memcpy(s.sc, sc, 8);
+  std::memcpy(s.m, m, 8);
+  return s;
+}
+
+// Σ_j m_j · (bsums[2j] + bsums[2j+1]): the min correction of a Q4_K block, exact.
+inline int minSumK4(const ScalesK4& s, const BlockQ8_K& x) {
+  const __m256i pairs = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), _mm256_set1_epi16(1));
+  uint64_t mBytes;
+  std::memcpy(&mBytes, s.m, 8);
+  const __m256i m = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(mBytes)));
+  const __m256i prod = _mm256_mullo_epi32(pairs, m);
+  const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(prod), _mm256_extracti128_si256(prod, 1));
+  const __m128i h2 = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
+  return _mm_cvtsi128_si32(_mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xb1)));
+}
+
+// Lane i: sc · Σ of the 4 products 4i..4i+3 of nibbles q (0..15) and int8 y, exact.
+inline __m256i scaledDot(__m256i q, __m256i y, uint8_t sc) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(q, y), _mm256_set1_epi16(sc));
+}
+
+float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  __m256 acc = _mm256_setzero_ps();
+  float mins = 0.0f;
+  for (int b = 0; b < nb; ++b) {
+    const ScalesK4 s = unpackScalesK4(w[b].scales);
+    __m256i sumi = _mm256_setzero_si256();
+    for (int g = 0; g < 4; ++g) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
+      const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
+      const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
+      sumi = _mm256_add_epi32(sumi, scaledDot(_mm256_and_si256(q, low4), y0, s.sc[2 * g]));
+      sumi = _mm256_add_epi32(sumi, scaledDot(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1, s.sc[2 * g + 1]));
+    }
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
+    mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
+  }
+  return hsum8(acc) - mins;
+}
+
+constexpr int kTR = kQuantTileRows, kTC = kQuantTileCols;
+
+void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
+  __m256 acc[kTR][kTC];
+  for (auto& row : acc)
+    for (__m256& a : row) a = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    __m256i wq[kTC], wabs[kTC];
+    float dw[kTC];
+#pragma GCC unroll 4
+    for (int c = 0; c < kTC; ++c) {
+      wq[c] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[c][b].qs));
+      wabs[c] = _mm256_sign_epi8(wq[c], wq[c]);
+      dw[c] = halfScalar(w[c][b].d);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < kTR; ++r) {
+      const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs));
+      const float dx = halfScalar(x[r][b].d);
+#pragma GCC unroll 4
+      for (int c = 0; c < kTC; ++c) {
+        const __m256i p = dotBytes(wabs[c], _mm256_sign_epi8(xq, wq[c]));
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(dw[c] * dx), _mm256_cvtepi32_ps(p), acc[r][c]);
+      }
+    }
+  }
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]);
+}
+
+void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  __m256 acc[kTR][kTC];
+  float mins[kTR][kTC] = {};
+  for (auto& row : acc)
+    for (__m256& a : row) a = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    ScalesK4 s[kTC];
+    for (int c = 0; c < kTC; ++c) s[c] = unpackScalesK4(w[c][b].scales);
+    __m256i sumi[kTR][kTC];
+    for (auto& row : sumi)
+      for (__m256i& v : row) v = _mm256_setzero_si256();
+    for (int g = 0; g < 4; ++g) {
+      __m256i lo[kTC], hi[kTC];
+#pragma GCC unroll 4
+      for (int c = 0; c < kTC; ++c) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[c][b].qs + 32 * g));
+        lo[c] = _mm256_and_si256(q, low4);
+        hi[c] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+      }
+#pragma GCC unroll 4
+      for (int r = 0; r < kTR; ++r) {
+        const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g));
+        const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
+#pragma GCC unroll 4
+        for (int c = 0; c < kTC; ++c) {
+          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot(lo[c], y0, s[c].sc[2 * g]));
+          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot(hi[c], y1, s[c].sc[2 * g + 1]));
+        }
+      }
+    }
+    for (int r = 0; r < kTR; ++r)
+      for (int c = 0; c < kTC; ++c) {
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(x[r][b].d * halfScalar(w[c][b].d)), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
+        mins[r][c] += x[r][b].d * halfScalar(w[c][b].dmin) * float(minSumK4(s[c], x[r][b]));
+      }
+  }
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - mins[r][c];
+}
+
+// Activation quantization, byte for byte as quantizeBlockQ8_0/Q8_K: the same max, the
+// same d = amax / 127 and 1 / d, the same products rounded to nearest even.
+inline float maxAbs(const float* x, int n) {
+  const __m256 signBit = _mm256_set1_ps(-0.0f);
+  __m256 m = _mm256_setzero_ps();
+  for (int i = 0; i < n; i += 8) m = _mm256_max_ps(m, _mm256_andnot_ps(signBit, _mm256_loadu_ps(x + i)));
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+
+// 32 floats times id → 32 int8 in order, rounded to nearest even, within ±127.
+inline __m256i quantize32(const float* x, __m256 id) {
+  const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127);
+  __m256i q[4];
+  for (int k = 0; k < 4; ++k)
+    q[k] = _mm256_min_epi32(hi, _mm256_max_epi32(lo, _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + 8 * k), id))));
+  const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+  return _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+void quantizeQ8_0(const float* x, BlockQ8_0* out, int n) {
+  for (int b = 0; b < n / kQk; ++b, x += kQk) {
+    const float d = maxAbs(x, kQk) / 127.0f;
+    const float id = d > 0.0f ? 1.0f / d : 0.0f;
+    out[b].d = floatToF16(d);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].qs), quantize32(x, _mm256_set1_ps(id)));
+  }
+}
+
+void quantizeQ8_K(const float* x, BlockQ8_K* out, int n) {
+  for (int b = 0; b < n / kQkK; ++b, x += kQkK) {
+    const float d = maxAbs(x, kQkK) / 127.0f;
+    const float id = d > 0.0f ? 1.0f / d : 0.0f;
+    out[b].d = d;
+    for (int k = 0; k < kQkK / 32; ++k) {
+      const __m256i q = quantize32(x + 32 * k, _mm256_set1_ps(id));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].qs + 32 * k), q);
+      // Sums of 16: bytes → int16 pairs (×1) → int32 quads → two halves of 16.
+      const __m256i quads = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q), _mm256_set1_epi16(1));
+      alignas(32) int32_t s[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(s), quads);
+      out[b].bsums[2 * k] = int16_t(s[0] + s[1] + s[2] + s[3]);
+      out[b].bsums[2 * k + 1] = int16_t(s[4] + s[5] + s[6] + s[7]);
+    }
+  }
+}

@@ -1,0 +1,52 @@
+// AVX-512 quantized dot products: VNNI's dpbusd on 256-bit vectors (decode reads one
+// weight row per output, memory-bound; wider vectors would not read it faster). Without
+// VNNI the AVX2 kernels run (same integers, same bits).
+#include <cstdint>
+#include <cstring>
+
+#include "engine/common/dtype.h"
+#include "engine/exec/cpu/quant_kernels.h"
+#include "engine/model/quant.h"
+
+#if defined(__x86_64__)
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")
+#endif
+#include <immintrin.h>
+
+namespace lwb {
+namespace {
+constexpr bool kVnni = true;
+#include "engine/exec/cpu/quant_dot_x86.h"
+}  // namespace
+
+const QuantKernels& avx512QuantKernels() {
+  static const QuantKernels vnni{Isa::Avx512, true, &dotQ8_0, &dotQ4_K, &tileQ8_0, &tileQ4_K, &quantizeQ8_0, &quantizeQ8_K};
+  static const QuantKernels none{Isa::Avx512, false, nullptr, nullptr};
+  static const bool hasVnni = cpuHasAvx512Vnni();
+  return hasVnni ? vnni : none;
+}
+
+}  // namespace lwb
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+#endif
+
+#else
+namespace lwb {
+const QuantKernels& avx512QuantKernels() {
+  static const QuantKernels none{};
+  return none;
+}
+}  // namespace lwb
+#endif

@@ -1,0 +1,120 @@
+// The Llama reading of GGUF metadata (hyper-parameters, defaults, errors naming the key
+// or architecture) and the undoing of the converter's q/k row permutation.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstring>
+#include <numeric>
+
+#include "engine/common/error.h"
+#include "engine/model/gguf_llama.h"
+
+using namespace lwb;
+
+namespace {
+
+using Metadata = std::vector<std::pair<std::string, GgufValue>>;
+
+Metadata llamaMetadata() {
+  return {{"general.architecture", ggufString("llama")},
+          {"llama.context_length", ggufUint32(2048)},
+          {"llama.embedding_length", ggufUint32(384)},
+          {"llama.feed_forward_length", ggufUint32(1024)},
+          {"llama.block_count", ggufUint32(6)},
+          {"llama.attention.head_count", ggufUint32(6)},
+          {"llama.attention.head_count_kv", ggufUint32(2)},
+          {"llama.attention.layer_norm_rms_epsilon", ggufFloat32(1e-5f)},
+          {"llama.rope.freq_base", ggufFloat32(500000.f)},
+          {"llama.rope.dimension_count", ggufUint32(64)},
+          {"tokenizer.ggml.tokens", ggufArray(GgufValueType::String, {ggufString("<unk>"), ggufString("<s>"), ggufString("</s>")})},
+          {"tokenizer.ggml.bos_token_id", ggufUint32(1)},
+          {"tokenizer.ggml.eos_token_id", ggufUint32(2)}};
+}
+
+// The file's error message, or "" when it reads.
+QString configError(const QTemporaryDir& tmp, const Metadata& m, ModelConfig* out = nullptr) {
+  const std::string path = tmp.filePath("m.gguf").toStdString();
+  writeGguf(path, m, {});
+  try {
+    const ModelConfig c = ggufLlamaConfig(*GgufFile::open(path));
+    if (out) *out = c;
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+Metadata with(Metadata m, const std::string& key, const GgufValue* value) {
+  for (auto it = m.begin(); it != m.end(); ++it)
+    if (it->first == key) {
+      if (value) it->second = *value;
+      else m.erase(it);
+      return m;
+    }
+  if (value) m.push_back({key, *value});
+  return m;
+}
+
+}  // namespace
+
+class TestGgufLlama : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void readsTheHyperParameters() {
+    QTemporaryDir tmp;
+    ModelConfig c;
+    QCOMPARE(configError(tmp, llamaMetadata(), &c), QString());
+    QCOMPARE(c.hiddenSize, 384);
+    QCOMPARE(c.intermediateSize, 1024);
+    QCOMPARE(c.numHiddenLayers, 6);
+    QCOMPARE(c.numAttentionHeads, 6);
+    QCOMPARE(c.numKeyValueHeads, 2);
+    QCOMPARE(c.headDim, 64);
+    QCOMPARE(c.maxPositionEmbeddings, 2048);
+    QCOMPARE(c.rmsNormEps, 1e-5f);
+    QCOMPARE(c.ropeTheta, 500000.f);
+    QCOMPARE(c.vocabSize, 3);  // from the token list when llama.vocab_size is absent
+    QVERIFY(c.tieWordEmbeddings);  // no output.weight tensor
+    QCOMPARE(c.eosTokenIds, std::vector<int>{2});
+    QCOMPARE(configError(tmp, with(llamaMetadata(), "llama.attention.head_count_kv", nullptr), &c), QString());
+    QCOMPARE(c.numKeyValueHeads, 6);  // absent: as many as the query heads
+  }
+
+  void errorsNameTheKeyOrArchitecture() {
+    QTemporaryDir tmp;
+    const GgufValue qwen = ggufString("qwen2"), zero = ggufUint32(0), partial = ggufUint32(32), text = ggufString("x");
+    QVERIFY(configError(tmp, with(llamaMetadata(), "general.architecture", &qwen)).contains("'qwen2' is not supported"));
+    QVERIFY(configError(tmp, with(llamaMetadata(), "llama.block_count", nullptr)).contains("missing metadata key llama.block_count"));
+    QVERIFY(configError(tmp, with(llamaMetadata(), "llama.embedding_length", &zero)).contains("llama.embedding_length = 0"));
+    QVERIFY(configError(tmp, with(llamaMetadata(), "llama.rope.dimension_count", &partial)).contains("partial RoPE"));
+    QVERIFY(configError(tmp, with(llamaMetadata(), "llama.context_length", &text)).contains("llama.context_length: expected an integer"));
+    const GgufValue five = ggufUint32(5);
+    QVERIFY(configError(tmp, with(llamaMetadata(), "llama.attention.head_count_kv", &five)).contains("not a multiple"));
+  }
+
+  // The converter's permutation, written as it is specified (HF row (h, s, i) → GGUF row
+  // (h, i, s)), then undone: every row back in place, for quantized-size rows too.
+  void unpermuteUndoesTheConverter() {
+    const int heads = 3, d = 8;
+    const size_t rowBytes = 34;
+    std::vector<uint8_t> hf(size_t(heads * d) * rowBytes);
+    std::iota(hf.begin(), hf.end(), uint8_t(0));
+    std::vector<uint8_t> gguf(hf.size()), back(hf.size());
+    for (int h = 0; h < heads; ++h)
+      for (int s = 0; s < 2; ++s)
+        for (int i = 0; i < d / 2; ++i)
+          std::memcpy(&gguf[size_t(h * d + 2 * i + s) * rowBytes], &hf[size_t(h * d + s * d / 2 + i) * rowBytes], rowBytes);
+    QVERIFY(gguf != hf);
+    unpermuteHeadRows(gguf.data(), back.data(), heads, d, rowBytes);
+    QVERIFY(back == hf);
+    // d = 4, one byte rows: GGUF [a0 b0 a1 b1] is HF [a0 a1 b0 b1].
+    const uint8_t in[4] = {10, 20, 11, 21};
+    uint8_t out[4];
+    unpermuteHeadRows(in, out, 1, 4, 1);
+    QCOMPARE(std::vector<uint8_t>(out, out + 4), (std::vector<uint8_t>{10, 11, 20, 21}));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestGgufLlama)
+#include "tst_gguf_llama.moc"
