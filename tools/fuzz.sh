@@ -24,7 +24,9 @@ for t in "${targets[@]}"; do
   if "$build/fuzz/$t" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
        -artifact_prefix="$build/fuzz/$t-" "$corpus" >"$log" 2>&1; then crashes=0; else crashes=1; status=1; fi
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
-  [ -n "$execs" ] || execs=$(grep -oE '#[0-9]+' "$log" | tail -1 | tr -d '#')
+  # libFuzzer's last line is "Done N runs in S second(s)"; progress lines ("#N") are not
+  # safe to grep because the recommended dictionary it prints may contain "#0".
+  [ -n "$execs" ] || execs=$(grep -oE '^Done [0-9]+ runs' "$log" | tail -1 | grep -oE '[0-9]+' || true)
   printf '%-18s %12s %8s\n' "$t" "${execs:-?}" "$crashes"
   [ "$crashes" = 0 ] || tail -40 "$log"
 done
