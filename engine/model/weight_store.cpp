@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/model/gguf.h"
 #include "engine/model/safetensors.h"
 
 namespace lwb {
@@ -47,6 +48,9 @@ std::map<std::string, std::string> readWeightMap(const std::string& indexPath) {
 }
 
 }  // namespace
+
+WeightStore::WeightStore() = default;
+WeightStore::~WeightStore() = default;
 
 std::unique_ptr<WeightStore> WeightStore::openFolder(const std::string& dir) {
   auto store = std::make_unique<WeightStore>();
@@ -97,6 +101,7 @@ size_t WeightStore::totalBytes() const {
 }
 
 std::string WeightStore::describeLocation() const {
+  if (gguf_) return gguf_->path();
   if (files_.size() == 1) return files_.front()->path();
   return dir_ + " (" + std::to_string(files_.size()) + " shards)";
 }
