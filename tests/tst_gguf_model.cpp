@@ -54,6 +54,31 @@ std::vector<float> logitsOf(const std::shared_ptr<const Model>& model, const std
   return runSchedule(*ex, {{1, tokens, {5, 2, 7, 0, 3, 1}, 0}}, {{13}, {1}, {1}, {1}, {1}}, {13})[0];
 }
 
+// Greedy decode of n tokens after `prompt`, one request alone.
+std::vector<int> greedyIds(const std::shared_ptr<const Model>& model, std::vector<int> tokens, int n) {
+  auto ex = createCpuExecutor(model, 2);
+  const int blockSize = 16;
+  ex->allocateKvCache((int(tokens.size()) + n) / blockSize + 2, blockSize);
+  std::vector<int32_t> blocks;
+  for (int32_t b = 0; b < (int(tokens.size()) + n) / blockSize + 1; ++b) blocks.push_back(b);
+  std::vector<int> out;
+  int computed = 0;
+  for (int step = 0; step < n; ++step) {
+    ForwardBatch batch;
+    const int num = int(tokens.size()) - computed;
+    batch.tokenIds.assign(tokens.begin() + computed, tokens.end());
+    batch.seqs.push_back({1, 0, num, computed, blocks, true});
+    ForwardResult r;
+    ex->forward(batch, r);
+    const float* row = r.logits.data();
+    const int next = int(std::max_element(row, row + r.vocabSize) - row);
+    out.push_back(next);
+    computed = int(tokens.size());
+    tokens.push_back(next);
+  }
+  return out;
+}
+
 void compareConfigs(const ModelConfig& a, const ModelConfig& b) {
   QCOMPARE(a.architecture, b.architecture);
   QCOMPARE(a.hiddenSize, b.hiddenSize);
@@ -129,6 +154,30 @@ class TestGgufModel : public QObject {
     auto gguf = loadModel(path);
     QCOMPARE(gguf->dir, path);
     compareModels(loadModel(defaultModelDir()), gguf);
+  }
+
+  // GGUFs made by llama.cpp's own converter (convert_hf_to_gguf.py, outside the repo and
+  // CI): LWB_CONVERTED_GGUF names a .gguf of the default model written with --outtype f32
+  // (same weights, so bit-identical logits) or bf16 (greedy ids compared).
+  void converterGgufMatchesTheFolder() {
+    const QString path = qEnvironmentVariable("LWB_CONVERTED_GGUF");
+    if (path.isEmpty()) QSKIP("LWB_CONVERTED_GGUF is not set (a GGUF of the default model from llama.cpp's converter)");
+    auto hf = loadModel(defaultModelDir());
+    auto gguf = loadModel(path.toStdString());
+    compareConfigs(hf->config, gguf->config);
+    // That converter writes the default model's user-defined pieces (<|user|>, ...) as
+    // NORMAL: this folder has no added_tokens_decoder to name them. llama.cpp then splits
+    // them like any text, and so does this reader (it reads what the file says).
+    QCOMPARE(gguf->tokenizer->isUserDefined(4), false);
+    for (const std::string& text : kTexts)
+      if (text.find("<|") == std::string::npos) QCOMPARE(gguf->encodePrompt(text), hf->encodePrompt(text));
+    const std::vector<int> tokens = randomTokens(17, hf->tokenizer->vocabSize(), 3);
+    if (gguf->llama.layers.at(0).q->dtype == DType::F32) {
+      const std::vector<float> a = logitsOf(hf, tokens), b = logitsOf(gguf, tokens);
+      QVERIFY(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
+    }
+    QCOMPARE(greedyIds(gguf, hf->encodePrompt("It is a truth universally acknowledged"), 48),
+             greedyIds(hf, hf->encodePrompt("It is a truth universally acknowledged"), 48));
   }
 
   void randomModelsFromGgufMatchTheFolder_data() {
