@@ -111,6 +111,36 @@ void compareModels(const std::shared_ptr<const Model>& hf, const std::shared_ptr
   QVERIFY(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
 }
 
+// Prefill 13, decode 4 against referenceLogits on the same file (it dequantizes the
+// blocks exactly). Stated tolerance, as for --quantization: relative RMS error of the
+// logits <= 5%, every logit within 8% of the largest; what differs is the 8-bit
+// activations and f32 accumulation.
+void checkAgainstReference(const std::shared_ptr<const Model>& model, const std::vector<int>& tokens, int vocab) {
+  const std::vector<double> ref = referenceLogits(*model, tokens);
+  const std::vector<float> got = logitsOf(model, tokens);
+  QCOMPARE(got.size(), size_t(5 * vocab));
+  double maxErr = 0, maxRef = 0, sumErr2 = 0, sumRef2 = 0;
+  for (int row = 0; row < 5; ++row)
+    for (int v = 0; v < vocab; ++v) {
+      const double r = ref[size_t((12 + row) * vocab + v)], e = double(got[size_t(row * vocab + v)]) - r;
+      maxErr = std::max(maxErr, std::fabs(e));
+      maxRef = std::max(maxRef, std::fabs(r));
+      sumErr2 += e * e;
+      sumRef2 += r * r;
+    }
+  const double rms = std::sqrt(sumErr2 / sumRef2);
+  qInfo("relative RMS error %.4g; max |logit error| %.4g of max |logit| %.4g", rms, maxErr, maxRef);
+  QVERIFY2(rms <= 0.05, qPrintable(QString("relative RMS logit error %1").arg(rms)));
+  QVERIFY2(maxErr <= 0.08 * maxRef, qPrintable(QString("max |logit error| %1 (max |logit| %2)").arg(maxErr).arg(maxRef)));
+  // Greedy ids of the same rows, batched with another request on another thread count.
+  auto ex = createCpuExecutor(model, 1);
+  ex->allocateKvCache(16, 4);
+  std::vector<Seq> seqs{{1, tokens, {5, 2, 7, 0, 3, 1}, 0}, {2, randomTokens(20, vocab, 9), {8, 9, 10, 11, 12, 13}, 0}};
+  const auto batched = runSchedule(*ex, seqs, {{5, 7}, {8, 12}, {1, 0}, {1, 1}, {1, 0}, {1, 0}}, {13, 100})[0];
+  QCOMPARE(batched.size(), got.size());
+  QVERIFY(std::memcmp(batched.data(), got.data(), got.size() * 4) == 0);
+}
+
 std::string npmTokenizerJson(const std::string& name) {
   const char* cache = std::getenv("LWB_CACHE_DIR");
   const char* home = std::getenv("HOME");
@@ -180,6 +210,18 @@ class TestGgufModel : public QObject {
              greedyIds(hf, hf->encodePrompt("It is a truth universally acknowledged"), 48));
   }
 
+  // LWB_QUANTIZED_GGUF: a GGUF of the default model made by llama-quantize (Q8_0,
+  // Q4_K_M, ...): logits within the tolerance below of the float64 reference on its
+  // dequantized weights, greedy ids equal alone and batched.
+  void quantizerGgufWithinToleranceOfTheReference() {
+    const QString path = qEnvironmentVariable("LWB_QUANTIZED_GGUF");
+    if (path.isEmpty()) QSKIP("LWB_QUANTIZED_GGUF is not set (a GGUF of the default model from llama-quantize)");
+    auto model = loadModel(path.toStdString());
+    qInfo("weights: %s", createCpuExecutor(model, 1)->deviceInfo().weightType.c_str());
+    const std::vector<int> tokens = randomTokens(17, 4096, 5);
+    checkAgainstReference(model, tokens, 4096);
+  }
+
   void randomModelsFromGgufMatchTheFolder_data() {
     QTest::addColumn<QString>("arch");
     QTest::addColumn<int>("headDim");
@@ -211,10 +253,6 @@ class TestGgufModel : public QObject {
     QTest::newRow("Q4_K_M-like") << int(GgmlType::F32) << 256 << 512 << "Q4_K+Q6_K";
     QTest::newRow("Q4_K_M-like, 96 wide (Q5_0/Q8_0 fallbacks)") << int(GgmlType::F32) << 96 << 256 << "Q5_0+Q8_0+Q6_K";
   }
-  // Prefill 13, decode 4, against referenceLogits on the same file (it dequantizes the
-  // blocks exactly). Stated tolerance, as for --quantization: relative RMS error of the
-  // logits <= 5%, every logit within 8% of the largest; the difference left is the 8-bit
-  // activations and f32 accumulation.
   void quantizedGgufWithinToleranceOfTheReference() {
     QFETCH(int, type);
     QFETCH(int, hidden);
@@ -228,23 +266,7 @@ class TestGgufModel : public QObject {
     auto model = loadModel(test::writeGgufFromFolder(dir, tmp.filePath("q.gguf").toStdString(), chooser));
     auto ex = createCpuExecutor(model, 2);
     QCOMPARE(QString::fromStdString(ex->deviceInfo().weightType), weightType);
-    const std::vector<int> tokens = randomTokens(17, 512, 5);
-    const std::vector<double> ref = referenceLogits(*model, tokens);
-    const std::vector<float> got = logitsOf(model, tokens);
-    QCOMPARE(got.size(), size_t(5 * 512));
-    double maxErr = 0, maxRef = 0, sumErr2 = 0, sumRef2 = 0;
-    for (int row = 0; row < 5; ++row)
-      for (int v = 0; v < 512; ++v) {
-        const double r = ref[size_t((12 + row) * 512 + v)], e = double(got[size_t(row * 512 + v)]) - r;
-        maxErr = std::max(maxErr, std::fabs(e));
-        maxRef = std::max(maxRef, std::fabs(r));
-        sumErr2 += e * e;
-        sumRef2 += r * r;
-      }
-    const double rms = std::sqrt(sumErr2 / sumRef2);
-    qInfo("relative RMS error %.4g; max |logit error| %.4g of max |logit| %.4g", rms, maxErr, maxRef);
-    QVERIFY2(rms <= 0.05, qPrintable(QString("relative RMS logit error %1").arg(rms)));
-    QVERIFY2(maxErr <= 0.08 * maxRef, qPrintable(QString("max |logit error| %1 (max |logit| %2)").arg(maxErr).arg(maxRef)));
+    checkAgainstReference(model, randomTokens(17, 512, 5), 512);
   }
 
   // A Q4_K_M-like GGUF: one prompt alone, then chunked among another request on another
