@@ -156,14 +156,6 @@ std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProg
   return model;
 }
 
-bool isGgufFile(const std::string& path) {
-  if (!fs::is_regular_file(path)) return false;
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  in.read(magic, 4);
-  return in.gcount() == 4 && std::memcmp(magic, "GGUF", 4) == 0;
-}
-
 std::shared_ptr<const Model> loadGgufModel(const std::string& pathArg, const LoadProgress& progress) {
   const fs::path path = fs::absolute(pathArg).lexically_normal();
   auto model = std::make_shared<Model>();

@@ -55,8 +55,6 @@ std::shared_ptr<const Model> loadModel(const std::string& dir, const LoadProgres
 // A GGUF file (gguf_model.cpp): config, tokenizer and chat template from its metadata,
 // tensors mmapped in their stored types. Model::dir is the file's absolute path.
 std::shared_ptr<const Model> loadGgufModel(const std::string& path, const LoadProgress& progress = {});
-// Whether `path` names a GGUF file (a regular file starting with the GGUF magic).
-bool isGgufFile(const std::string& path);
 
 // The default model's folder: next to the executable (build tree: <bin>/../share/
 // llm-workbench/models/<name>, installed: <prefix>/share/llm-workbench/models/<name>).

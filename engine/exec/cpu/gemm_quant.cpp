@@ -62,7 +62,10 @@ int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
 // Full kQuantTileRows × kQuantTileCols tiles, then single dots for the edges; every
 // output is the same bits either way (quant_kernels.h).
 template <typename WB, typename XB>
-void runTileOf(float (*dot)(const WB*, const XB*, int), void (*tile)(const WB* const*, const XB* const*, int, float*, size_t),
+using TileFn = void (*)(const WB* const*, const XB* const*, int, float*, size_t);
+
+template <typename WB, typename XB>
+void runTileOf(float (*dot)(const WB*, const XB*, int), TileFn<WB, XB> tile,
                const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0, int numCols, float* y,
                size_t ldy) {
   const size_t wRowBlocks = size_t(w.cols() / ggmlBlockSize(w.quantType())), xRowBlocks = xq.rowBytes / sizeof(XB);
@@ -96,21 +99,16 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), void (*tile)(const WB* c
 void runTile(const QuantKernels& qk, const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0,
              int numCols, float* y, size_t ldy) {
   auto run = [&](auto dot, auto tile) { runTileOf(dot, tile, w, xq, row0, numRows, col0, numCols, y, ldy); };
-  using T0 = void (*)(const BlockQ4_0* const*, const BlockQ8_0* const*, int, float*, size_t);
-  using T1 = void (*)(const BlockQ4_1* const*, const BlockQ8_0* const*, int, float*, size_t);
-  using T5 = void (*)(const BlockQ5_0* const*, const BlockQ8_0* const*, int, float*, size_t);
-  using T51 = void (*)(const BlockQ5_1* const*, const BlockQ8_0* const*, int, float*, size_t);
-  using T5K = void (*)(const BlockQ5_K* const*, const BlockQ8_K* const*, int, float*, size_t);
-  using T6K = void (*)(const BlockQ6_K* const*, const BlockQ8_K* const*, int, float*, size_t);
+  // Types without a tile kernel run one dot per output (tile = null).
   switch (w.quantType()) {
     case GgmlType::Q8_0: return run(qk.dotQ8_0, qk.tileQ8_0);
     case GgmlType::Q4_K: return run(qk.dotQ4_K, qk.tileQ4_K);
-    case GgmlType::Q4_0: return run(qk.dotQ4_0, T0(nullptr));
-    case GgmlType::Q4_1: return run(qk.dotQ4_1, T1(nullptr));
-    case GgmlType::Q5_0: return run(qk.dotQ5_0, T5(nullptr));
-    case GgmlType::Q5_1: return run(qk.dotQ5_1, T51(nullptr));
-    case GgmlType::Q5_K: return run(qk.dotQ5_K, T5K(nullptr));
-    case GgmlType::Q6_K: return run(qk.dotQ6_K, T6K(nullptr));
+    case GgmlType::Q4_0: return run(qk.dotQ4_0, TileFn<BlockQ4_0, BlockQ8_0>{});
+    case GgmlType::Q4_1: return run(qk.dotQ4_1, TileFn<BlockQ4_1, BlockQ8_0>{});
+    case GgmlType::Q5_0: return run(qk.dotQ5_0, TileFn<BlockQ5_0, BlockQ8_0>{});
+    case GgmlType::Q5_1: return run(qk.dotQ5_1, TileFn<BlockQ5_1, BlockQ8_0>{});
+    case GgmlType::Q5_K: return run(qk.dotQ5_K, TileFn<BlockQ5_K, BlockQ8_K>{});
+    case GgmlType::Q6_K: return run(qk.dotQ6_K, TileFn<BlockQ6_K, BlockQ8_K>{});
     default: throw Error("quantized gemm: no kernel for " + ggmlTypeName(w.quantType()));
   }
 }

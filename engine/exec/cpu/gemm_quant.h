@@ -1,5 +1,6 @@
 #pragma once
-// Linear layers with quantized weights (Q8_0, Q4_K): weights kept as ggml blocks, row
+// Linear layers with quantized weights (Q8_0, Q4_K from --quantization; every GGUF block
+// type the kernels run: hasQuantKernels): weights kept as ggml blocks, row
 // after row; the input rows quantized once per call to the matching 8-bit type (Q8_0 /
 // Q8_K), then every output y[t, n] is one quantized dot product of weight row n with
 // input row t (quant_kernels.h) — a fixed sequence whatever the batch or thread split.
