@@ -355,6 +355,17 @@ class TestGgufModel : public QObject {
         if (t.name == "blk.1.attn_k.weight") t.dims = {64, 16}, t.bytes.resize(64 * 16 * 4);
     });
     QVERIFY2(e.contains("blk.1.attn_k.weight: expected 32 rows"), qPrintable(e));
+    e = rewrite([](auto&, auto& tensors) {  // a norm in blocks: refused, never read as floats
+      for (GgufTensorData& t : tensors)
+        if (t.name == "blk.0.attn_norm.weight") t.type = GgmlType::Q8_0, t.bytes.resize(2 * sizeof(BlockQ8_0));
+    });
+    QVERIFY2(e.isEmpty(), qPrintable(e));  // loading reads no tensor data; the executor refuses it
+    try {
+      createCpuExecutor(loadModel(tmp.filePath("bad.gguf").toStdString()), 1);
+      QFAIL("expected an error");
+    } catch (const Error& err) {
+      QVERIFY2(QString(err.what()).contains("blk.0.attn_norm.weight (input_layernorm) is stored as Q8_0"), err.what());
+    }
     // gpt2 with an unknown pre-tokenizer
     writeGguf(tmp.filePath("t.gguf").toStdString(),
               {{"tokenizer.ggml.model", ggufString("gpt2")}, {"tokenizer.ggml.pre", ggufString("tekken")},

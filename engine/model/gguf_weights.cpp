@@ -72,7 +72,6 @@ std::unique_ptr<WeightStore> WeightStore::fromGguf(std::unique_ptr<GgufFile> fil
     const std::string name = hfName(t.name);
     if (name.empty()) continue;  // e.g. rope_freqs (refused by the config), unknown extras
     TensorView v = viewOf(t, file->path());
-    v.name = name;
     if (const int heads = unpermuteQk ? permutedHeads(t.name, config) : 0; heads > 0) {
       check(t.numRows() == int64_t(heads) * config.headDim,
             file->path() + ": tensor " + t.name + ": expected " + std::to_string(heads * config.headDim) + " rows (" +

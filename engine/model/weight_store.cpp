@@ -90,7 +90,7 @@ const TensorView& WeightStore::require(const std::string& name, const std::vecto
   const TensorView* t = find(name);
   check(t != nullptr, describeLocation() + ": missing tensor " + name + " (expected shape " + shapeToString(shape) + ")");
   check(t->shape == shape,
-        t->file + ": tensor " + name + ": expected shape " + shapeToString(shape) + ", found " + shapeToString(t->shape));
+        t->file + ": tensor " + t->name + ": expected shape " + shapeToString(shape) + ", found " + shapeToString(t->shape));
   return *t;
 }
 

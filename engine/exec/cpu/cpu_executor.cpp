@@ -34,6 +34,8 @@ struct LayerMatrices {
 
 WeightVector weightVector(const TensorView* t, const std::string& what) {
   check(t != nullptr && t->shape.size() == 1, "CPU executor: " + what + ": expected a 1-D weight");
+  check(!t->isQuantized(), t->file + ": tensor " + t->name + " (" + what + ") is stored as " + ggmlTypeName(t->blockType) +
+                               ", expected F32, F16 or BF16");
   return {t->data, t->dtype, int(t->shape[0])};
 }
 
