@@ -21,7 +21,7 @@ ArgParser makeParser() {
               "--json prints exactly one JSON object to stdout. Notices go to stderr.\n"
               "Sampling defaults come from the model's generation_config.json (as vLLM does),\n"
               "else temperature 1.0, top-p 1, max_tokens 256. Temperature 0 means greedy.");
-  p.option("model", "DIR", "model folder in Hugging Face layout (default: the bundled model)");
+  p.option("model", "DIR", "model folder in Hugging Face layout, or a .gguf file (default: the bundled model)");
   p.option("prompt", "TEXT", "prompt text (BOS added when tokenizer_config.json says so)");
   p.option("prompt-token-ids", "IDS", "comma-separated token ids, fed exactly (no BOS added)");
   p.flag("chat", "send the prompt as one user turn in the model's chat template");

@@ -28,7 +28,7 @@ int runGui(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   const QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("Start with a shared-prefix load and a short chat."));
-  const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Model folder (Hugging Face layout)."),
+  const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Model folder (Hugging Face layout) or .gguf file."),
                                  QStringLiteral("DIR"));
   const QCommandLineOption backend(QStringLiteral("backend"), QStringLiteral("auto, cpu or cuda (default auto)."),
                                    QStringLiteral("NAME"), QStringLiteral("auto"));

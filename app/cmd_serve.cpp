@@ -35,7 +35,7 @@ std::string serveUsage() {
          "Prometheus /metrics with vLLM's metric names. Ctrl-C or SIGTERM aborts in-flight\n"
          "requests and exits.\n\n"
          "Server:\n"
-         "  --model DIR                     model folder (default: the bundled austen-chat-11m)\n"
+         "  --model DIR                     model folder or .gguf file (default: the bundled austen-chat-11m)\n"
          "  --host ADDR                     address to bind (default 127.0.0.1: this machine only)\n"
          "  --port N                        TCP port (default 8000; 0 = any free port)\n"
          "  --served-model-name NAME        the model id clients use (default: the folder's name)\n"

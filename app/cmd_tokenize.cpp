@@ -25,7 +25,7 @@ ArgParser makeParser() {
               "--chat renders an OpenAI-style messages array through the model's chat template and\n"
               "adds nothing more (as apply_chat_template). Prints one token per line (id, piece),\n"
               "or with --json {\"text\": ..., \"ids\": [...], \"tokens\": [...]}.");
-  p.option("model", "DIR", "model folder (default: the bundled model)");
+  p.option("model", "DIR", "model folder or .gguf file (default: the bundled model)");
   p.option("text", "TEXT", "the text to tokenize");
   p.option("file", "F", "tokenize this file's contents (bytes as they are)");
   p.option("chat", "MESSAGES.json", "a JSON array of {\"role\", \"content\"} messages");

@@ -36,7 +36,7 @@ QString configError(const QTemporaryDir& tmp, const Metadata& m, ModelConfig* ou
   const std::string path = tmp.filePath("m.gguf").toStdString();
   writeGguf(path, m, {});
   try {
-    const ModelConfig c = ggufLlamaConfig(*GgufFile::open(path));
+    const ModelConfig c = ggufModelConfig(*GgufFile::open(path));
     if (out) *out = c;
   } catch (const Error& e) {
     return e.what();
@@ -83,8 +83,9 @@ class TestGgufLlama : public QObject {
 
   void errorsNameTheKeyOrArchitecture() {
     QTemporaryDir tmp;
-    const GgufValue qwen = ggufString("qwen2"), zero = ggufUint32(0), partial = ggufUint32(32), text = ggufString("x");
-    QVERIFY(configError(tmp, with(llamaMetadata(), "general.architecture", &qwen)).contains("'qwen2' is not supported"));
+    const GgufValue gemma = ggufString("gemma2"), zero = ggufUint32(0), partial = ggufUint32(32), text = ggufString("x");
+    const QString archError = configError(tmp, with(llamaMetadata(), "general.architecture", &gemma));
+    QVERIFY2(archError.contains("'gemma2' is not supported (supported: llama, qwen2, qwen3)"), qPrintable(archError));
     QVERIFY(configError(tmp, with(llamaMetadata(), "llama.block_count", nullptr)).contains("missing metadata key llama.block_count"));
     QVERIFY(configError(tmp, with(llamaMetadata(), "llama.embedding_length", &zero)).contains("llama.embedding_length = 0"));
     QVERIFY(configError(tmp, with(llamaMetadata(), "llama.rope.dimension_count", &partial)).contains("partial RoPE"));

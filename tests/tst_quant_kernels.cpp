@@ -1,4 +1,5 @@
-// Quantized CPU kernels: every ISA's Q8_0·Q8_0 and Q4_K·Q8_K dot products against the
+// Quantized CPU kernels: every ISA's Q8_0·Q8_0 and Q4_K·Q8_K dot products (and those of
+// Q4_0, Q4_1, Q5_0, Q5_1 · Q8_0 and Q5_K, Q6_K · Q8_K on random blocks) against the
 // float64 dot of the dequantized blocks; AVX2 and AVX-512 give identical bits; the
 // quantized GEMM gives each output exactly the dot of its weight row and its quantized
 // input row, whatever the batch size and thread count (batch invariance).
@@ -49,6 +50,45 @@ void checkDot(float got, const std::vector<double>& w, const std::vector<double>
            qPrintable(QString("%1: %2 vs exact %3 (scale %4)").arg(what).arg(got).arg(exact).arg(scale)));
 }
 
+// nb blocks of random bytes (every bit pattern of the quants), their half scales then
+// set to finite values in ±scale.
+template <typename Block>
+std::vector<Block> randomBlocks(int nb, std::mt19937& rng, float scale) {
+  std::vector<Block> out(static_cast<size_t>(nb));
+  auto* bytes = reinterpret_cast<uint8_t*>(out.data());
+  for (size_t i = 0; i < out.size() * sizeof(Block); ++i) bytes[i] = uint8_t(rng());
+  std::uniform_real_distribution<float> d(-scale, scale);
+  for (Block& b : out) {
+    b.d = floatToF16(d(rng));
+    if constexpr (requires { b.m; }) b.m = floatToF16(d(rng));
+    if constexpr (requires { b.dmin; }) b.dmin = floatToF16(d(rng));
+  }
+  return out;
+}
+
+// The GGUF types beyond Q8_0/Q4_K: each ISA's dot on random blocks against the float64
+// dot of the dequantized blocks; `Dot` picks the kernel out of a table.
+template <typename Block, typename Act>
+void checkOtherType(GgmlType type, GgmlType actType, float (*QuantKernels::*dot)(const Block*, const Act*, int)) {
+  std::mt19937 rng(21);
+  for (int nb : {1, 2, 9}) {
+    const int n = nb * ggmlBlockSize(type);
+    const auto w = randomBlocks<Block>(nb, rng, 0.01f);
+    const std::vector<float> x = gaussian(size_t(n), rng);
+    std::vector<Act> xq(size_t(n / ggmlBlockSize(actType)));
+    quantizeRow(actType, x.data(), xq.data(), n);
+    const auto wd = dequantized(type, w.data(), size_t(n)), xd = dequantized(actType, xq.data(), size_t(n));
+    std::vector<float> results;
+    for (Isa isa : supportedIsas()) {
+      const QuantKernels& qk = quantKernels(isa);
+      QVERIFY2(qk.*dot != nullptr, isaName(isa));
+      results.push_back((qk.*dot)(w.data(), xq.data(), nb));
+      checkDot(results.back(), wd, xd, qPrintable(QString::fromStdString(ggmlTypeName(type) + " " + isaName(isa))));
+    }
+    if (isaSupported(Isa::Avx512)) QCOMPARE(results[size_t(Isa::Avx512)], results[size_t(Isa::Avx2)]);
+  }
+}
+
 }  // namespace
 
 class TestQuantKernels : public QObject {
@@ -72,6 +112,15 @@ class TestQuantKernels : public QObject {
                  dequantized(GgmlType::Q8_K, xk.data(), x.size()), isaName(isa));
       }
     }
+  }
+
+  void otherGgufTypesMatchTheDequantizedFloat64Dot() {
+    checkOtherType<BlockQ4_0, BlockQ8_0>(GgmlType::Q4_0, GgmlType::Q8_0, &QuantKernels::dotQ4_0);
+    checkOtherType<BlockQ4_1, BlockQ8_0>(GgmlType::Q4_1, GgmlType::Q8_0, &QuantKernels::dotQ4_1);
+    checkOtherType<BlockQ5_0, BlockQ8_0>(GgmlType::Q5_0, GgmlType::Q8_0, &QuantKernels::dotQ5_0);
+    checkOtherType<BlockQ5_1, BlockQ8_0>(GgmlType::Q5_1, GgmlType::Q8_0, &QuantKernels::dotQ5_1);
+    checkOtherType<BlockQ5_K, BlockQ8_K>(GgmlType::Q5_K, GgmlType::Q8_K, &QuantKernels::dotQ5_K);
+    checkOtherType<BlockQ6_K, BlockQ8_K>(GgmlType::Q6_K, GgmlType::Q8_K, &QuantKernels::dotQ6_K);
   }
 
   void simdIsasGiveIdenticalBits() {

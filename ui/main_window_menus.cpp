@@ -32,6 +32,10 @@ void MainWindow::buildMenus() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a Hugging Face model folder"));
     if (!dir.isEmpty()) openModel(dir);
   });
+  file->addAction(tr("Open &GGUF file…"), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a GGUF model file"), {}, tr("GGUF models (*.gguf)"));
+    if (!path.isEmpty()) openModel(path);
+  });
   file->addSeparator();
   file->addAction(tr("&Export metrics…"), this, &MainWindow::exportMetrics);
   QMenu* png = file->addMenu(tr("Export chart as &PNG"));

@@ -3,6 +3,7 @@
 #include "engine/common/error.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cuda_loader.h"
+#include "engine/model/model.h"
 
 namespace lwb {
 
@@ -19,6 +20,14 @@ GgmlType parseQuantization(const std::string& name) {
   throw Error("--quantization: expected q8_0 or q4_k, found '" + name + "'");
 }
 
+// A GGUF tensor stored in ggml blocks (the CUDA plugin reads F32/F16/BF16 only).
+static bool hasBlockWeights(const Model& model) {
+  if (!model.weights) return false;
+  for (const auto& [name, view] : model.weights->all())
+    if (view.isQuantized()) return true;
+  return false;
+}
+
 std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, const ExecutorOptions& options,
                                          std::string* notice) {
   const std::string& backend = options.backend;
@@ -28,13 +37,16 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
   // Quantized weights have CPU kernels only, so a quantized run picks the CPU.
   check(quantization == GgmlType::F32 || backend != "cuda",
         "--quantization " + options.quantization + ": quantized weights run on the CPU backend only");
-  if (backend != "cpu" && quantization == GgmlType::F32) {
+  const bool blocks = hasBlockWeights(*model);
+  check(!blocks || backend != "cuda", model->dir + ": quantized GGUF weights run on the CPU backend only");
+  if (backend != "cpu" && quantization == GgmlType::F32 && !blocks) {
     std::string reason;
     if (auto cuda = tryCreateCudaExecutor(model, options, &reason)) return cuda;
     check(backend != "cuda", "--backend cuda: the CUDA backend is not usable here: " + reason);
     if (notice) *notice = "using the CPU backend: " + reason;
   } else if (backend == "auto" && notice) {
-    *notice = "using the CPU backend: --quantization " + options.quantization + " runs on the CPU only";
+    *notice = blocks ? "using the CPU backend: quantized GGUF weights run on the CPU only"
+                     : "using the CPU backend: --quantization " + options.quantization + " runs on the CPU only";
   }
   return createCpuExecutor(std::move(model), options.numThreads, quantization);
 }

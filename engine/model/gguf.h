@@ -63,6 +63,9 @@ struct GgufContents {
 // `fileName` and the key or tensor at fault. Exposed separately for the fuzzer.
 GgufContents parseGguf(const uint8_t* bytes, size_t size, const std::string& fileName);
 
+// Whether `path` names a GGUF file (a regular file starting with the GGUF magic).
+bool isGgufFile(const std::string& path);
+
 class GgufFile {
  public:
   // mmaps and parses; throws lwb::Error.

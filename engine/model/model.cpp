@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,9 @@
 
 #include "engine/common/error.h"
 #include "engine/model/generation_config.h"
+#include "engine/model/gguf.h"
+#include "engine/model/gguf_llama.h"
+#include "engine/model/gguf_tokenizer.h"
 
 namespace lwb {
 
@@ -124,6 +128,7 @@ std::vector<int> Model::encodeChat(const std::vector<ChatMessage>& messages, boo
 }
 
 std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProgress& progress) {
+  if (isGgufFile(dirArg)) return loadGgufModel(dirArg, progress);
   const fs::path dir = fs::absolute(dirArg).lexically_normal();
   check(fs::is_directory(dir), dir.string() + ": model folder not found");
   auto model = std::make_shared<Model>();
@@ -144,6 +149,33 @@ std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProg
 
   report(progress, 0.3, "mapping weights");
   model->weights = WeightStore::openFolder(dir.string());
+  checkFitsInMemory(*model->weights);
+  report(progress, 0.8, "checking tensor shapes");
+  model->llama = LlamaWeights::bind(*model->weights, model->config);
+  report(progress, 1.0, "ready");
+  return model;
+}
+
+std::shared_ptr<const Model> loadGgufModel(const std::string& pathArg, const LoadProgress& progress) {
+  const fs::path path = fs::absolute(pathArg).lexically_normal();
+  auto model = std::make_shared<Model>();
+  model->dir = path.string();
+  report(progress, 0.0, "reading the GGUF header");
+  std::unique_ptr<GgufFile> file = GgufFile::open(path.string());
+  model->config = ggufModelConfig(*file);
+  report(progress, 0.1, "loading the tokenizer");
+  TokenizerFiles tokenizerFiles = ggufTokenizerFiles(*file);
+  model->tokenizerSettings = tokenizerFiles.settings;
+  model->tokenizer = std::move(tokenizerFiles.tokenizer);
+  model->tokenizerPath = tokenizerFiles.tokenizerPath;
+  model->chatTemplate = tokenizerFiles.chatTemplate;
+  check(model->tokenizer->vocabSize() <= model->config.vocabSize,
+        path.string() + ": the vocabulary size " + std::to_string(model->config.vocabSize) +
+            " is smaller than the tokenizer's " + std::to_string(model->tokenizer->vocabSize()) + " tokens");
+  report(progress, 0.3, "mapping weights");
+  const bool unpermute = ggufPermutesQk(*file);
+  const ModelConfig config = model->config;
+  model->weights = WeightStore::fromGguf(std::move(file), config, unpermute);
   checkFitsInMemory(*model->weights);
   report(progress, 0.8, "checking tensor shapes");
   model->llama = LlamaWeights::bind(*model->weights, model->config);

@@ -24,7 +24,7 @@ struct GenerationDefaults {
 };
 
 struct Model {
-  std::string dir;  // absolute path
+  std::string dir;  // absolute path (of the folder, or of the .gguf file)
   ModelConfig config;
   TokenizerSettings tokenizerSettings;
   GenerationDefaults generationDefaults;
@@ -49,8 +49,12 @@ struct Model {
 using LoadProgress = std::function<void(double fraction, const std::string& stage)>;
 
 // Loads and validates everything; throws lwb::Error naming the file and the problem.
-// Checks that the weights fit in available memory before touching them.
+// Checks that the weights fit in available memory before touching them. `dir` is a
+// Hugging Face folder or a .gguf file (loadGgufModel).
 std::shared_ptr<const Model> loadModel(const std::string& dir, const LoadProgress& progress = {});
+// A GGUF file (gguf_model.cpp): config, tokenizer and chat template from its metadata,
+// tensors mmapped in their stored types. Model::dir is the file's absolute path.
+std::shared_ptr<const Model> loadGgufModel(const std::string& path, const LoadProgress& progress = {});
 
 // The default model's folder: next to the executable (build tree: <bin>/../share/
 // llm-workbench/models/<name>, installed: <prefix>/share/llm-workbench/models/<name>).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/common/dtype.h"
+#include "engine/model/quant_types.h"
 
 namespace lwb {
 
@@ -18,9 +19,16 @@ struct TensorView {
   std::vector<int64_t> shape;
   const void* data = nullptr;  // points into a mapping owned by the WeightStore
   std::string file;            // file it came from (for error messages)
+  // A GGUF tensor stored in ggml blocks (Q8_0, Q4_K, ...): rows of shape.back() elements
+  // as ggml lays them out, and `dtype` is meaningless. F32 for every plain tensor.
+  GgmlType blockType = GgmlType::F32;
 
+  bool isQuantized() const { return blockType != GgmlType::F32; }
   int64_t numel() const;
-  size_t numBytes() const { return size_t(numel()) * dtypeSize(dtype); }
+  size_t numBytes() const {
+    if (isQuantized()) return size_t(numel() / shape.back()) * ggmlRowBytes(blockType, shape.back());
+    return size_t(numel()) * dtypeSize(dtype);
+  }
 };
 
 // One mmapped .safetensors file.
@@ -50,11 +58,20 @@ class SafetensorsFile {
 std::map<std::string, TensorView> parseSafetensorsHeader(const uint8_t* bytes, size_t fileSize,
                                                          const std::string& fileName);
 
+class GgufFile;
+struct ModelConfig;
+
 // All tensors of a model folder: model.safetensors or the shards listed in
-// model.safetensors.index.json.
+// model.safetensors.index.json. Or of a GGUF file, under their Hugging Face names.
 class WeightStore {
  public:
+  WeightStore();
+  ~WeightStore();
   static std::unique_ptr<WeightStore> openFolder(const std::string& dir);
+  // The tensors of a GGUF file (gguf_weights.cpp): renamed, shapes in row-major order,
+  // q/k rows un-permuted when the converter permuted them (copies), the rest mmapped.
+  static std::unique_ptr<WeightStore> fromGguf(std::unique_ptr<GgufFile> file, const ModelConfig& config,
+                                               bool unpermuteQk);
   const TensorView* find(const std::string& name) const;
   // Throws lwb::Error "<file>: tensor <name>: expected shape [..], found [..]" or
   // "...: missing tensor <name>".
@@ -65,6 +82,8 @@ class WeightStore {
 
  private:
   std::vector<std::unique_ptr<SafetensorsFile>> files_;
+  std::unique_ptr<GgufFile> gguf_;
+  std::vector<std::vector<uint8_t>> owned_;  // un-permuted copies of GGUF q/k weights
   std::map<std::string, TensorView> tensors_;
   std::string dir_;
 };

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/model/gguf_tokenizer.h"
 #include "engine/model/hf_tokenizer.h"
 
 namespace lwb {
@@ -108,6 +109,7 @@ std::vector<int> encodeRenderedChat(const Tokenizer& tokenizer, const TokenizerS
 }
 
 TokenizerFiles loadTokenizerFiles(const std::string& dirArg) {
+  if (isGgufFile(dirArg)) return ggufTokenizerFiles(*GgufFile::open(fs::absolute(dirArg).lexically_normal().string()));
   const fs::path dir = fs::absolute(dirArg).lexically_normal();
   check(fs::is_directory(dir), dir.string() + ": model folder not found");
   TokenizerFiles files;

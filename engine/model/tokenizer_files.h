@@ -57,7 +57,8 @@ struct TokenizerFiles {
 };
 
 // Throws lwb::Error naming the folder when it has neither tokenizer.json nor
-// tokenizer.model, or naming the file and field when one is malformed.
+// tokenizer.model, or naming the file and field when one is malformed. A .gguf file
+// instead of a folder: its tokenizer.ggml.* (gguf_tokenizer.h).
 TokenizerFiles loadTokenizerFiles(const std::string& dir);
 
 }  // namespace lwb

@@ -18,28 +18,41 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::load(const std::
   std::unique_ptr<SentencePieceTokenizer> tok(new SentencePieceTokenizer());
   const auto status = tok->sp_->Load(path);
   check(status.ok(), path + ": not a valid SentencePiece model: " + status.ToString());
+  tok->readPieceTypes(path);
+  return tok;
+}
+
+std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::fromSerializedProto(const std::string& proto,
+                                                                                   const std::string& where) {
+  std::unique_ptr<SentencePieceTokenizer> tok(new SentencePieceTokenizer());
+  const auto status = tok->sp_->LoadFromSerializedProto(proto);
+  check(status.ok(), where + ": not a valid SentencePiece model: " + status.ToString());
+  tok->readPieceTypes(where);
+  return tok;
+}
+
+void SentencePieceTokenizer::readPieceTypes(const std::string& path) {
   std::vector<PieceType> types;
   try {
-    types = parsePieceTypes(tok->sp_->serialized_model_proto());
+    types = parsePieceTypes(sp_->serialized_model_proto());
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }
-  check(int(types.size()) == tok->vocabSize(), path + ": piece table has " + std::to_string(types.size()) +
-                                                   " entries, the model reports " + std::to_string(tok->vocabSize()));
+  check(int(types.size()) == vocabSize(), path + ": piece table has " + std::to_string(types.size()) +
+                                                   " entries, the model reports " + std::to_string(vocabSize()));
   std::vector<std::pair<std::string, int>> specials;  // (spelling, id) of control pieces
-  for (int id = 0; id < tok->vocabSize(); ++id) {
-    tok->pieceTypes_.push_back(static_cast<unsigned char>(types[size_t(id)]));
-    if (types[size_t(id)] == PieceType::Control && !tok->sp_->IdToPiece(id).empty())
-      specials.emplace_back(tok->sp_->IdToPiece(id), id);
+  for (int id = 0; id < vocabSize(); ++id) {
+    pieceTypes_.push_back(static_cast<unsigned char>(types[size_t(id)]));
+    if (types[size_t(id)] == PieceType::Control && !sp_->IdToPiece(id).empty())
+      specials.emplace_back(sp_->IdToPiece(id), id);
   }
   // Longest spelling first, so a special never loses to a shorter one it starts with.
   std::stable_sort(specials.begin(), specials.end(),
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   for (auto& [spelling, id] : specials) {
-    tok->specialPieces_.push_back(std::move(spelling));
-    tok->specialIds_.push_back(id);
+    specialPieces_.push_back(std::move(spelling));
+    specialIds_.push_back(id);
   }
-  return tok;
 }
 
 int SentencePieceTokenizer::vocabSize() const { return sp_->GetPieceSize(); }

@@ -13,6 +13,8 @@ class SentencePieceTokenizer : public Tokenizer {
  public:
   // Throws lwb::Error naming the file when it is missing or not a SentencePiece model.
   static std::unique_ptr<SentencePieceTokenizer> load(const std::string& path);
+  // A serialized ModelProto built in memory (GGUF files); `where` names it in errors.
+  static std::unique_ptr<SentencePieceTokenizer> fromSerializedProto(const std::string& proto, const std::string& where);
   ~SentencePieceTokenizer() override;
 
   TokenizerKind kind() const override { return TokenizerKind::SentencePiece; }
@@ -40,6 +42,7 @@ class SentencePieceTokenizer : public Tokenizer {
 
  private:
   SentencePieceTokenizer();
+  void readPieceTypes(const std::string& where);  // pieceTypes_ and the control pieces
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
   std::vector<std::string> specialPieces_;  // control pieces, longest first, for encodeWithSpecials
   std::vector<int> specialIds_;             // [specialPieces_.size()]

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/model/gguf.h"
 #include "engine/model/safetensors.h"
 
 namespace lwb {
@@ -48,6 +49,9 @@ std::map<std::string, std::string> readWeightMap(const std::string& indexPath) {
 
 }  // namespace
 
+WeightStore::WeightStore() = default;
+WeightStore::~WeightStore() = default;
+
 std::unique_ptr<WeightStore> WeightStore::openFolder(const std::string& dir) {
   auto store = std::make_unique<WeightStore>();
   store->dir_ = dir;
@@ -86,7 +90,7 @@ const TensorView& WeightStore::require(const std::string& name, const std::vecto
   const TensorView* t = find(name);
   check(t != nullptr, describeLocation() + ": missing tensor " + name + " (expected shape " + shapeToString(shape) + ")");
   check(t->shape == shape,
-        t->file + ": tensor " + name + ": expected shape " + shapeToString(shape) + ", found " + shapeToString(t->shape));
+        t->file + ": tensor " + t->name + ": expected shape " + shapeToString(shape) + ", found " + shapeToString(t->shape));
   return *t;
 }
 
@@ -97,6 +101,7 @@ size_t WeightStore::totalBytes() const {
 }
 
 std::string WeightStore::describeLocation() const {
+  if (gguf_) return gguf_->path();
   if (files_.size() == 1) return files_.front()->path();
   return dir_ + " (" + std::to_string(files_.size()) + " shards)";
 }

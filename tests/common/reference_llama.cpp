@@ -6,6 +6,7 @@
 
 #include "engine/common/error.h"
 #include "engine/model/model.h"
+#include "engine/model/quant.h"
 
 namespace lwb {
 namespace {
@@ -30,6 +31,15 @@ double elementAt(const TensorView& t, size_t i) {
 Mat toMatrix(const TensorView* t) {
   check(t && t->shape.size() == 2, "reference: expected a 2-D tensor");
   Mat m(size_t(t->shape[0]), Vec(size_t(t->shape[1])));
+  if (t->isQuantized()) {  // a GGUF tensor in blocks: the dequantized weights, exactly
+    const size_t rowBytes = ggmlRowBytes(t->blockType, t->shape[1]);
+    std::vector<float> row(m.empty() ? 0 : m[0].size());
+    for (size_t r = 0; r < m.size(); ++r) {
+      dequantizeRow(t->blockType, static_cast<const uint8_t*>(t->data) + r * rowBytes, row.data(), int64_t(row.size()));
+      std::copy(row.begin(), row.end(), m[r].begin());
+    }
+    return m;
+  }
   for (size_t r = 0; r < m.size(); ++r)
     for (size_t c = 0; c < m[r].size(); ++c) m[r][c] = elementAt(*t, r * m[r].size() + c);
   return m;

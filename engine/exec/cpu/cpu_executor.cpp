@@ -18,6 +18,7 @@
 #include "engine/exec/cpu/gemm_quant.h"
 #include "engine/exec/cpu/norm_rope.h"
 #include "engine/model/model.h"
+#include "engine/model/quant.h"
 
 namespace lwb {
 namespace {
@@ -33,6 +34,8 @@ struct LayerMatrices {
 
 WeightVector weightVector(const TensorView* t, const std::string& what) {
   check(t != nullptr && t->shape.size() == 1, "CPU executor: " + what + ": expected a 1-D weight");
+  check(!t->isQuantized(), t->file + ": tensor " + t->name + " (" + what + ") is stored as " + ggmlTypeName(t->blockType) +
+                               ", expected F32, F16 or BF16");
   return {t->data, t->dtype, int(t->shape[0])};
 }
 
@@ -78,6 +81,7 @@ class CpuExecutor final : public Executor {
   void computeLogits(const ForwardBatch& batch, ForwardResult& out);
   size_t weightBytes() const;
   std::string describeWeightTypes() const;
+  PackedMatrix packStored(const TensorView& t);
 
   std::shared_ptr<const Model> model_;
   const ModelConfig& cfg_;
@@ -104,6 +108,7 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, Ggm
   invFreq_ = ropeInvFreq(cfg_);
   check(int(invFreq_.size()) == cfg_.headDim / 2, "CPU executor: ropeInvFreq returned the wrong size");
   auto pack = [&](const TensorView* t, const std::string& what) {
+    if (t != nullptr && t->isQuantized()) return packStored(*t);
     const WeightMatrix w = requireMatrix(t, what);
     const GgmlType type = quantTypeFor(quantization, w.cols);
     PackedMatrix m = type == GgmlType::F32 ? packMatrix(pool_, w) : quantizeMatrix(pool_, w, type);
@@ -125,6 +130,18 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, Ggm
   finalNorm_ = weightVector(model_->llama.finalNorm, "model.norm");
   lmHead_ = pack(model_->llama.lmHead, "lm_head");
   check(model_->llama.embedTokens != nullptr, "CPU executor: missing weight embed_tokens");
+}
+
+// A GGUF weight already in ggml blocks: kept in its type, or refused by name when no
+// kernel runs it (never a silent slow path).
+PackedMatrix CpuExecutor::packStored(const TensorView& t) {
+  check(t.shape.size() == 2, t.file + ": tensor " + t.name + ": expected a 2-D weight, found " + shapeToString(t.shape));
+  check(hasQuantKernels(t.blockType), t.file + ": tensor " + t.name + " is stored as " + ggmlTypeName(t.blockType) +
+                                          ", which the CPU kernels do not run (they run " + quantKernelTypeNames() + ")");
+  PackedMatrix m = copyQuantizedMatrix(t.data, t.blockType, int(t.shape[0]), int(t.shape[1]));
+  ++weightTypes_[ggmlTypeName(t.blockType)];
+  packedBytes_ += m.bytes();
+  return m;
 }
 
 // "Q4_K", or "Q4_K+Q8_0" when some matrices fell back: the most common type first.
@@ -156,9 +173,7 @@ size_t CpuExecutor::kvBytesPerBlock(int blockSize) const {
 size_t CpuExecutor::weightBytes() const {
   size_t bytes = 0;
   for (const auto& [name, view] : model_->weights ? model_->weights->all() : std::map<std::string, TensorView>{}) {
-    size_t n = dtypeSize(view.dtype);
-    for (int64_t d : view.shape) n *= size_t(d);
-    bytes += n;
+    bytes += view.numBytes();
   }
   return bytes;
 }
@@ -200,7 +215,11 @@ void CpuExecutor::embed(const ForwardBatch& batch) {
   const TensorView& table = *model_->llama.embedTokens;
   const int h = cfg_.hiddenSize;
   forRows(batch.numRows(), h, [&](int r) {
-    embeddingRow(table.data, table.dtype, batch.tokenIds[size_t(r)], h, act_.hidden.data() + size_t(r) * size_t(h));
+    float* out = act_.hidden.data() + size_t(r) * size_t(h);
+    if (!table.isQuantized()) return embeddingRow(table.data, table.dtype, batch.tokenIds[size_t(r)], h, out);
+    const size_t rowBytes = ggmlRowBytes(table.blockType, h);  // a GGUF table in blocks: one row dequantized
+    dequantizeRow(table.blockType, static_cast<const uint8_t*>(table.data) + size_t(batch.tokenIds[size_t(r)]) * rowBytes,
+                  out, h);
   });
 }
 

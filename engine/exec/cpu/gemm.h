@@ -43,6 +43,7 @@ class PackedMatrix {
  private:
   friend PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w);
   friend PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType type);
+  friend PackedMatrix copyQuantizedMatrix(const void* blocks, GgmlType type, int rows, int cols);
   struct Free {
     void operator()(uint8_t* p) const { std::free(p); }
   };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "engine/common/dtype.h"
@@ -23,7 +24,11 @@ struct QuantizedRows {
   std::vector<uint8_t> bytes;
 };
 
-GgmlType activationTypeFor(GgmlType weight) { return weight == GgmlType::Q4_K ? GgmlType::Q8_K : GgmlType::Q8_0; }
+bool isKQuant(GgmlType t) { return t == GgmlType::Q4_K || t == GgmlType::Q5_K || t == GgmlType::Q6_K; }
+GgmlType activationTypeFor(GgmlType weight) { return isKQuant(weight) ? GgmlType::Q8_K : GgmlType::Q8_0; }
+
+constexpr GgmlType kKernelTypes[] = {GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
+                                     GgmlType::Q5_1, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
 
 void quantizeRows(ThreadPool& pool, const QuantKernels& qk, const float* x, size_t ldx, int numRows, int K,
                   QuantizedRows& out) {
@@ -57,7 +62,10 @@ int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
 // Full kQuantTileRows × kQuantTileCols tiles, then single dots for the edges; every
 // output is the same bits either way (quant_kernels.h).
 template <typename WB, typename XB>
-void runTileOf(float (*dot)(const WB*, const XB*, int), void (*tile)(const WB* const*, const XB* const*, int, float*, size_t),
+using TileFn = void (*)(const WB* const*, const XB* const*, int, float*, size_t);
+
+template <typename WB, typename XB>
+void runTileOf(float (*dot)(const WB*, const XB*, int), TileFn<WB, XB> tile,
                const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0, int numCols, float* y,
                size_t ldy) {
   const size_t wRowBlocks = size_t(w.cols() / ggmlBlockSize(w.quantType())), xRowBlocks = xq.rowBytes / sizeof(XB);
@@ -68,6 +76,11 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), void (*tile)(const WB* c
   auto xrow = [&](int t) { return xBase + size_t(t) * xRowBlocks; };
   const int rowEnd = row0 + numRows, colEnd = col0 + numCols;
   const int tiledRows = numRows / kQuantTileRows * kQuantTileRows, tiledCols = numCols / kQuantTileCols * kQuantTileCols;
+  if (tile == nullptr) {  // no tile kernel: every output one dot, weight row outermost (kept in L1)
+    for (int n = col0; n < colEnd; ++n)
+      for (int t = row0; t < rowEnd; ++t) y[size_t(t) * ldy + size_t(n)] = dot(wrow(n), xrow(t), nb);
+    return;
+  }
   for (int n = col0; n < col0 + tiledCols; n += kQuantTileCols) {
     const WB* ws[kQuantTileCols];
     for (int c = 0; c < kQuantTileCols; ++c) ws[c] = wrow(n + c);
@@ -85,8 +98,19 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), void (*tile)(const WB* c
 
 void runTile(const QuantKernels& qk, const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0,
              int numCols, float* y, size_t ldy) {
-  if (w.quantType() == GgmlType::Q4_K) runTileOf(qk.dotQ4_K, qk.tileQ4_K, w, xq, row0, numRows, col0, numCols, y, ldy);
-  else runTileOf(qk.dotQ8_0, qk.tileQ8_0, w, xq, row0, numRows, col0, numCols, y, ldy);
+  auto run = [&](auto dot, auto tile) { runTileOf(dot, tile, w, xq, row0, numRows, col0, numCols, y, ldy); };
+  // Types without a tile kernel run one dot per output (tile = null).
+  switch (w.quantType()) {
+    case GgmlType::Q8_0: return run(qk.dotQ8_0, qk.tileQ8_0);
+    case GgmlType::Q4_K: return run(qk.dotQ4_K, qk.tileQ4_K);
+    case GgmlType::Q4_0: return run(qk.dotQ4_0, TileFn<BlockQ4_0, BlockQ8_0>{});
+    case GgmlType::Q4_1: return run(qk.dotQ4_1, TileFn<BlockQ4_1, BlockQ8_0>{});
+    case GgmlType::Q5_0: return run(qk.dotQ5_0, TileFn<BlockQ5_0, BlockQ8_0>{});
+    case GgmlType::Q5_1: return run(qk.dotQ5_1, TileFn<BlockQ5_1, BlockQ8_0>{});
+    case GgmlType::Q5_K: return run(qk.dotQ5_K, TileFn<BlockQ5_K, BlockQ8_K>{});
+    case GgmlType::Q6_K: return run(qk.dotQ6_K, TileFn<BlockQ6_K, BlockQ8_K>{});
+    default: throw Error("quantized gemm: no kernel for " + ggmlTypeName(w.quantType()));
+  }
 }
 
 }  // namespace
@@ -117,6 +141,34 @@ PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType ty
   m.dtype_ = w.dtype;
   m.rows_ = w.rows;
   m.cols_ = w.cols;
+  m.bytes_ = bytes;
+  m.quantized_ = true;
+  m.quantType_ = type;
+  return m;
+}
+
+bool hasQuantKernels(GgmlType type) {
+  return std::find(std::begin(kKernelTypes), std::end(kKernelTypes), type) != std::end(kKernelTypes);
+}
+
+std::string quantKernelTypeNames() {
+  std::string out;
+  for (GgmlType t : kKernelTypes) out += (out.empty() ? "" : ", ") + ggmlTypeName(t);
+  return out;
+}
+
+PackedMatrix copyQuantizedMatrix(const void* blocks, GgmlType type, int rows, int cols) {
+  check(hasQuantKernels(type), "copyQuantizedMatrix: no kernel runs " + ggmlTypeName(type));
+  check(rows > 0 && cols > 0 && cols % ggmlBlockSize(type) == 0,
+        "copyQuantizedMatrix: " + ggmlTypeName(type) + " needs the row length to be a multiple of " +
+            std::to_string(ggmlBlockSize(type)) + ", found " + std::to_string(cols));
+  const size_t bytes = ggmlRowBytes(type, cols) * size_t(rows);
+  PackedMatrix m;
+  m.storage_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
+  check(m.storage_ != nullptr, "copyQuantizedMatrix: out of memory for " + std::to_string(bytes) + " bytes");
+  std::memcpy(m.storage_.get(), blocks, bytes);
+  m.rows_ = rows;
+  m.cols_ = cols;
   m.bytes_ = bytes;
   m.quantized_ = true;
   m.quantType_ = type;

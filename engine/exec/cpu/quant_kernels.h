@@ -30,6 +30,16 @@ struct QuantKernels {
   // quantizeRow, vectorized.
   void (*quantizeQ8_0)(const float* x, BlockQ8_0* out, int n) = nullptr;
   void (*quantizeQ8_K)(const float* x, BlockQ8_K* out, int n) = nullptr;
+  // The other types GGUF files hold (Q4_K_M / Q5_K_M mixes and their fallbacks), each
+  // against the same activation type as above: the legacy ones against Q8_0 (Q4_1/Q5_1's
+  // offset m times the block's integer Σx), the K-quants against Q8_K. Their tiles
+  // are single dots, so they are the same bits by construction.
+  float (*dotQ4_0)(const BlockQ4_0* w, const BlockQ8_0* x, int nb) = nullptr;
+  float (*dotQ4_1)(const BlockQ4_1* w, const BlockQ8_0* x, int nb) = nullptr;
+  float (*dotQ5_0)(const BlockQ5_0* w, const BlockQ8_0* x, int nb) = nullptr;
+  float (*dotQ5_1)(const BlockQ5_1* w, const BlockQ8_0* x, int nb) = nullptr;
+  float (*dotQ5_K)(const BlockQ5_K* w, const BlockQ8_K* x, int nb) = nullptr;
+  float (*dotQ6_K)(const BlockQ6_K* w, const BlockQ8_K* x, int nb) = nullptr;
 };
 
 constexpr int kQuantTileRows = 4;

@@ -42,6 +42,93 @@ float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
   return sum - mins;
 }
 
+// Σ of the 32 int8 activations of a block (the partner of an offset m).
+int sumQ8(const BlockQ8_0& x) {
+  int s = 0;
+  for (int j = 0; j < kQk; ++j) s += x.qs[j];
+  return s;
+}
+
+// The 32 quants of a legacy block as ints: 4-bit (nibbles) or 5-bit (plus qh), unsigned.
+void unpack4(const uint8_t* qs, int* q) {
+  for (int j = 0; j < kQk / 2; ++j) q[j] = qs[j] & 0xF, q[j + kQk / 2] = qs[j] >> 4;
+}
+void unpack5(const uint8_t* qh4, const uint8_t* qs, int* q) {
+  uint32_t qh = uint32_t(qh4[0]) | uint32_t(qh4[1]) << 8 | uint32_t(qh4[2]) << 16 | uint32_t(qh4[3]) << 24;
+  unpack4(qs, q);
+  for (int j = 0; j < kQk; ++j) q[j] |= int((qh >> j) & 1) << 4;
+}
+
+// x = d·(q − offset) (Q4_0: 8, Q5_0: 16) or d·q + m (Q4_1, Q5_1); Σ w·y per block =
+// dw·dy·Σ(q − offset)·y  [+ m·dy·Σy].
+template <typename B, int kBits, int kOffset, bool kHasMin>
+float dotLegacy(const B* w, const BlockQ8_0* x, int nb) {
+  float sum = 0.0f, mins = 0.0f;
+  for (int b = 0; b < nb; ++b) {
+    int q[kQk];
+    if constexpr (kBits == 5) unpack5(w[b].qh, w[b].qs, q);
+    else unpack4(w[b].qs, q);
+    int isum = 0;
+    for (int j = 0; j < kQk; ++j) isum += (q[j] - kOffset) * int(x[b].qs[j]);
+    const float dy = halfToFloat(x[b].d);
+    sum += halfToFloat(w[b].d) * dy * float(isum);
+    if constexpr (kHasMin) mins += halfToFloat(w[b].m) * dy * float(sumQ8(x[b]));
+  }
+  return sum + mins;
+}
+
+// Q5_K: as Q4_K with a fifth bit per quant from qh.
+float dotQ5_K(const BlockQ5_K* w, const BlockQ8_K* x, int nb) {
+  float sum = 0.0f, mins = 0.0f;
+  for (int b = 0; b < nb; ++b) {
+    int sumi = 0, summ = 0;
+    for (int j = 0; j < 8; ++j) {
+      uint8_t sc, m;
+      unpackScaleMinK4(j, w[b].scales, &sc, &m);
+      const uint8_t* q = w[b].qs + 32 * (j / 2);
+      const int8_t* y = x[b].qs + 32 * j;
+      int isum = 0;
+      for (int l = 0; l < 32; ++l) {
+        const int hi = (w[b].qh[l] >> j & 1) << 4;
+        isum += (((j % 2 == 0) ? (q[l] & 0xF) : (q[l] >> 4)) + hi) * int(y[l]);
+      }
+      sumi += int(sc) * isum;
+      summ += int(m) * (x[b].bsums[2 * j] + x[b].bsums[2 * j + 1]);
+    }
+    sum += x[b].d * halfToFloat(w[b].d) * float(sumi);
+    mins += x[b].d * halfToFloat(w[b].dmin) * float(summ);
+  }
+  return sum - mins;
+}
+
+// Q6_K: 16 sub-blocks of 16 with int8 scales, quants 0..63 offset by 32; the offset
+// goes through Q8_K's sums of 16: Σ_j sc_j·(Σ q·y − 32·bsums_j).
+float dotQ6_K(const BlockQ6_K* w, const BlockQ8_K* x, int nb) {
+  float sum = 0.0f;
+  for (int b = 0; b < nb; ++b) {
+    int q[kQkK];
+    for (int half = 0; half < 2; ++half) {
+      const uint8_t* ql = w[b].ql + 64 * half;
+      const uint8_t* qh = w[b].qh + 32 * half;
+      int* out = q + 128 * half;
+      for (int l = 0; l < 32; ++l) {
+        out[l] = (ql[l] & 0xF) | (qh[l] >> 0 & 3) << 4;
+        out[l + 32] = (ql[l + 32] & 0xF) | (qh[l] >> 2 & 3) << 4;
+        out[l + 64] = (ql[l] >> 4) | (qh[l] >> 4 & 3) << 4;
+        out[l + 96] = (ql[l + 32] >> 4) | (qh[l] >> 6 & 3) << 4;
+      }
+    }
+    int sumi = 0;
+    for (int j = 0; j < 16; ++j) {
+      int isum = 0;
+      for (int l = 0; l < 16; ++l) isum += q[16 * j + l] * int(x[b].qs[16 * j + l]);
+      sumi += int(w[b].scales[j]) * (isum - 32 * x[b].bsums[j]);
+    }
+    sum += x[b].d * halfToFloat(w[b].d) * float(sumi);
+  }
+  return sum;
+}
+
 template <typename W, typename X, float (*Dot)(const W*, const X*, int)>
 void tile(const W* const* w, const X* const* x, int nb, float* y, size_t ldy) {
   for (int r = 0; r < kQuantTileRows; ++r)
@@ -55,7 +142,10 @@ void quantizeQ8_K(const float* x, BlockQ8_K* out, int n) { quantizeRow(GgmlType:
 
 const QuantKernels& scalarQuantKernels() {
   static const QuantKernels k{Isa::Scalar, false, &dotQ8_0, &dotQ4_K, &tile<BlockQ8_0, BlockQ8_0, dotQ8_0>,
-                              &tile<BlockQ4_K, BlockQ8_K, dotQ4_K>, &quantizeQ8_0, &quantizeQ8_K};
+                              &tile<BlockQ4_K, BlockQ8_K, dotQ4_K>, &quantizeQ8_0, &quantizeQ8_K,
+                              &dotLegacy<BlockQ4_0, 4, 8, false>, &dotLegacy<BlockQ4_1, 4, 0, true>,
+                              &dotLegacy<BlockQ5_0, 5, 16, false>, &dotLegacy<BlockQ5_1, 5, 0, true>,
+                              &dotQ5_K, &dotQ6_K};
   return k;
 }
 

@@ -1,0 +1,110 @@
+// GGUF files end to end on the CPU executor, measured the way llama.cpp's llama-bench
+// measures them (-p 512 -n 128): prefill of a 512-token prompt, and batch-1 decode from a
+// short context, with the weights' achieved GB/s against a measured streaming-read
+// bandwidth. Run it alternately with llama-bench on the same files (the machine is
+// shared; see the README). Never part of the test suite.
+//   bench_gguf [--threads N] [--decode-steps N] FILE.gguf...
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/exec/cpu/cpu_executor.h"
+#include "engine/exec/cpu/thread_pool.h"
+#include "engine/model/model.h"
+
+using namespace lwb;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Streaming read of 1 GiB over the pool's threads, best of 5 → GB/s.
+double measureBandwidth(int threads) {
+  const size_t n = (size_t(1) << 30) / sizeof(uint64_t);
+  std::vector<uint64_t> buf(n, 1);
+  ThreadPool pool(threads);
+  const int tasks = 64;
+  std::vector<uint64_t> sums(size_t(tasks), 0);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = Clock::now();
+    pool.parallelFor(tasks, [&](int t, int) {
+      uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      const uint64_t* p = buf.data() + n / size_t(tasks) * size_t(t);
+      for (size_t i = 0; i < n / size_t(tasks); i += 4) s0 += p[i], s1 += p[i + 1], s2 += p[i + 2], s3 += p[i + 3];
+      sums[size_t(t)] += s0 + s1 + s2 + s3;
+    });
+    best = std::max(best, double(n * sizeof(uint64_t)) / secondsSince(t0) / 1e9);
+  }
+  if (sums[0] == 42) std::printf(" ");  // keeps the reads observable
+  return best;
+}
+
+ForwardBatch promptBatch(int numTokens, int numCached, int vocab, int numBlocks) {
+  ForwardBatch b{std::vector<int32_t>(size_t(numTokens)), {{0, 0, numTokens, numCached, {}, true}}};
+  for (int i = 0; i < numBlocks; ++i) b.seqs[0].blockTable.push_back(i);
+  for (int i = 0; i < numTokens; ++i) b.tokenIds[size_t(i)] = (i * 31 + 7) % vocab;
+  return b;
+}
+
+void benchFile(const std::string& path, int threads, int decodeSteps, double bandwidth) {
+  auto model = loadModel(path);
+  auto ex = createCpuExecutor(model, threads);
+  const DeviceInfo info = ex->deviceInfo();
+  const int vocab = model->config.vocabSize, prompt = 512, context = 16;
+  std::printf("\n== %s: %s, %.1f MiB of weights, %.1fM params\n", path.c_str(), info.weightType.c_str(),
+              double(info.weightBytes) / (1 << 20), model->config.numParameters() / 1e6);
+  const int numBlocks = (prompt + decodeSteps + 64) / 16;
+  ex->allocateKvCache(numBlocks, 16);
+  ForwardResult res;
+  double best = 1e30;
+  const ForwardBatch pre = promptBatch(prompt, 0, vocab, numBlocks);
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto t0 = Clock::now();
+    ex->forward(pre, res);
+    best = std::min(best, secondsSince(t0));
+  }
+  std::printf("prefill %d:        %8.1f tok/s\n", prompt, prompt / best);
+  ex->forward(promptBatch(context, 0, vocab, numBlocks), res);
+  ForwardBatch step = promptBatch(1, context, vocab, numBlocks);
+  ex->forward(step, res);  // warm-up
+  const auto t0 = Clock::now();
+  for (int s = 0; s < decodeSteps; ++s) {
+    step.seqs[0].numCachedTokens++;
+    step.tokenIds[0] = int(std::max_element(res.logits.begin(), res.logits.end()) - res.logits.begin());
+    ex->forward(step, res);
+  }
+  const double t = secondsSince(t0) / decodeSteps, gbs = double(info.weightBytes) / t / 1e9;
+  std::printf("decode batch 1:     %8.1f tok/s   weights %.2f GB/s = %.0f%% of %.1f GB/s\n", 1 / t, gbs,
+              100 * gbs / bandwidth, bandwidth);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 2, decodeSteps = 64;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--decode-steps") == 0 && i + 1 < argc) decodeSteps = std::atoi(argv[++i]);
+    else if (argv[i][0] != '-') files.push_back(argv[i]);
+    else files.clear(), i = argc;
+  }
+  if (files.empty() || threads < 1 || decodeSteps < 1) {
+    std::fprintf(stderr, "usage: bench_gguf [--threads N] [--decode-steps N] FILE.gguf...\n");
+    return 2;
+  }
+  try {
+    const double bw = measureBandwidth(threads);
+    std::printf("memory bandwidth (%d threads, streaming read): %.1f GB/s\n", threads, bw);
+    for (const std::string& f : files) benchFile(f, threads, decodeSteps, bw);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_gguf: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,119 @@
+// The x86 dot products of the other GGUF types (Q4_0, Q4_1, Q5_0, Q5_1 against Q8_0;
+// Q5_K, Q6_K against Q8_K), included after quant_dot_x86.h by the AVX2 and AVX-512
+// kernels. Same scheme: exact int32 lanes per block, then one fma per block in block
+// order, lanes summed at the end in hsum8's fixed order.
+
+// The 32 nibbles of a legacy block as bytes in element order (low nibbles are 0..15).
+inline __m256i nibbles32(const uint8_t* qs) {
+  const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  const __m128i m = _mm_set1_epi8(0x0F);
+  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(raw, 4), m), _mm_and_si128(raw, m));
+}
+
+// Bit j of the little-endian qh word as 0x10 in byte j.
+inline __m256i fifthBits(const uint8_t* qh4) {
+  uint32_t qh;
+  std::memcpy(&qh, qh4, 4);
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(int(qh)), _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                                   2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+  const __m256i bit = _mm256_set1_epi64x(int64_t(0x8040201008040201ull));
+  return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(0x10));
+}
+
+template <typename B, int kBits>
+inline __m256i legacyQuants(const B& w) {  // unsigned, 0..15 or 0..31
+  if constexpr (kBits == 5) return _mm256_or_si256(nibbles32(w.qs), fifthBits(w.qh));
+  else return nibbles32(w.qs);
+}
+
+// Q4_0 / Q5_0: x = d·(q − offset); the signed quants go through dotQ8_0's sign trick.
+template <typename B, int kBits, int kOffset>
+float dotLegacySigned(const B* w, const BlockQ8_0* x, int nb) {
+  __m256 acc = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    const __m256i wq = _mm256_sub_epi8(legacyQuants<B, kBits>(w[b]), _mm256_set1_epi8(kOffset));
+    const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
+    const __m256i p = dotBytes(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(xq, wq));
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(halfScalar(w[b].d) * halfScalar(x[b].d)), _mm256_cvtepi32_ps(p), acc);
+  }
+  return hsum8(acc);
+}
+
+// Q4_1 / Q5_1: x = d·q + m; the offset meets the block's Σx (lanes of 4 as well).
+template <typename B, int kBits>
+float dotLegacyMin(const B* w, const BlockQ8_0* x, int nb) {
+  const __m256i ones = _mm256_set1_epi8(1);
+  __m256 acc = _mm256_setzero_ps(), accm = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
+    const float dy = halfScalar(x[b].d);
+    const __m256i p = dotBytes(legacyQuants<B, kBits>(w[b]), xq);
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(halfScalar(w[b].d) * dy), _mm256_cvtepi32_ps(p), acc);
+    accm = _mm256_fmadd_ps(_mm256_set1_ps(halfScalar(w[b].m) * dy), _mm256_cvtepi32_ps(dotBytes(ones, xq)), accm);
+  }
+  return hsum8(acc) + hsum8(accm);
+}
+
+float dotQ5_K(const BlockQ5_K* w, const BlockQ8_K* x, int nb) {
+  const __m256i low4 = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
+  __m256 acc = _mm256_setzero_ps();
+  float mins = 0.0f;
+  for (int b = 0; b < nb; ++b) {
+    const ScalesK4 s = unpackScalesK4(w[b].scales);
+    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qh));
+    __m256i sumi = _mm256_setzero_si256();
+    for (int g = 0; g < 4; ++g) {
+      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
+      const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g)), one), 4);
+      const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g + 1)), one), 4);
+      const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
+      const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
+      sumi = _mm256_add_epi32(sumi, scaledDot(_mm256_or_si256(_mm256_and_si256(q, low4), h0), y0, s.sc[2 * g]));
+      sumi = _mm256_add_epi32(
+          sumi, scaledDot(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), h1), y1, s.sc[2 * g + 1]));
+    }
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
+    mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
+  }
+  return hsum8(acc) - mins;
+}
+
+// Lane i: the int8 scale of its 16-byte half (lo for bytes 0..15, hi for 16..31) times
+// Σ of the 4 products 4i..4i+3 of quants q (0..63) and int8 y, exact.
+inline __m256i scaledDot16(__m256i q, __m256i y, int8_t lo, int8_t hi) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(q, y), _mm256_set_m128i(_mm_set1_epi16(hi), _mm_set1_epi16(lo)));
+}
+
+float dotQ6_K(const BlockQ6_K* w, const BlockQ8_K* x, int nb) {
+  const __m256i low4 = _mm256_set1_epi8(0x0F), low2 = _mm256_set1_epi8(0x03);
+  __m256 acc = _mm256_setzero_ps();
+  float offsets = 0.0f;
+  for (int b = 0; b < nb; ++b) {
+    const int8_t* sc = w[b].scales;
+    __m256i sumi = _mm256_setzero_si256();
+    for (int half = 0; half < 2; ++half) {
+      const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].ql + 64 * half));
+      const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].ql + 64 * half + 32));
+      const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qh + 32 * half));
+      const __m256i q[4] = {
+          _mm256_or_si256(_mm256_and_si256(ql0, low4), _mm256_slli_epi16(_mm256_and_si256(qh, low2), 4)),
+          _mm256_or_si256(_mm256_and_si256(ql1, low4), _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), low2), 4)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
+                          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), low2), 4)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
+                          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), low2), 4))};
+      for (int k = 0; k < 4; ++k) {
+        const int j = 8 * half + 2 * k;  // sub-blocks j, j+1 of 16
+        const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 16 * j));
+        sumi = _mm256_add_epi32(sumi, scaledDot16(q[k], y, sc[j], sc[j + 1]));
+      }
+    }
+    int offset = 0;
+    for (int j = 0; j < 16; ++j) offset += int(sc[j]) * x[b].bsums[j];
+    const float d = x[b].d * halfScalar(w[b].d);
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+    offsets += d * float(32 * offset);
+  }
+  return hsum8(acc) - offsets;
+}
