@@ -219,23 +219,31 @@ uint64_t rankKey(float z, int id) {
   return (uint64_t(~ordered) << 32) | uint32_t(id);
 }
 
-// The tokens of bucket b (min-p already applied to `slots`), in rank order: a packed
-// scan of the slots, then a sort of the (few) keys.
-const std::vector<int>& bucketInRankOrder(const float* z, const uint16_t* slots, int n, int b, DrawScratch& s) {
+// The tokens of buckets first..last (min-p already applied to `slots`) in rank order,
+// into s.bucketIds: a packed scan of the slots, then one sort of the (few) keys. Rank
+// order never goes back to an earlier bucket, so each bucket's tokens are contiguous.
+void rankBuckets(const float* z, const uint16_t* slots, int n, int first, int last, DrawScratch& s) {
   s.keys.clear();
   constexpr int kBlock = 32;
+  const unsigned span = unsigned(last - first);
   for (int block = 0; block < n; block += kBlock) {
     const int end = std::min(n, block + kBlock);
     int hits = 0;
-    for (int i = block; i < end; ++i) hits |= int(slots[i] == b);
+    for (int i = block; i < end; ++i) hits |= int(unsigned(slots[i] - first) <= span);
     if (!hits) continue;
     for (int i = block; i < end; ++i)
-      if (slots[i] == b) s.keys.push_back(rankKey(z[i], i));
+      if (unsigned(slots[i] - first) <= span) s.keys.push_back(rankKey(z[i], i));
   }
   std::sort(s.keys.begin(), s.keys.end());
   s.bucketIds.clear();
   for (uint64_t k : s.keys) s.bucketIds.push_back(int(uint32_t(k)));
-  return s.bucketIds;
+}
+
+// Positions [begin, end) of bucket b's tokens in s.bucketIds.
+std::pair<size_t, size_t> segmentOf(const uint16_t* slots, const std::vector<int>& ids, int b) {
+  const auto lo = std::partition_point(ids.begin(), ids.end(), [&](int id) { return slots[id] < b; });
+  const auto hi = std::partition_point(lo, ids.end(), [&](int id) { return slots[id] == b; });
+  return {size_t(lo - ids.begin()), size_t(hi - ids.begin())};
 }
 
 // Many candidates and no top-k: the full sort's min-p, top-p and draw, with the rank-order
@@ -245,27 +253,38 @@ int bucketedDraw(const float* z, int n, float zMax, const FilterSettings& f, dou
   if (s.bucketOf.size() < size_t(n)) s.bucketOf.resize(size_t(n));
   const uint16_t* slots = s.bucketOf.data();
   Masses mass = weighRow(z, n, zMax, candidateFloor(zMax, f.minP), f.minP, s.bucketOf.data());
-  int cutBucket = kNumBuckets;  // top-p keeps buckets before it and cutPrefix of it
-  size_t cutPrefix = 0;
+  int cutBucket = kNumBuckets;  // top-p keeps buckets before it and s.bucketIds[.., cutEnd) of it
+  int first = kNumBuckets;      // the buckets first..cutBucket are ranked
+  size_t cutEnd = 0;
   double cum = 0.0;
   if (f.topP < 1.0f) {  // the smallest rank prefix whose mass reaches top_p of the kept mass
     const double target = f.topP * total(mass);
     cutBucket = crossing(mass, target, false, cum);
     const double before = cum;
-    for (int id : bucketInRankOrder(z, slots, n, cutBucket, s)) {
-      ++cutPrefix;
-      if ((cum += tokenP(z[id], zMax, cutBucket)) >= target) break;
-    }
+    // The draw's r = u × (kept mass) >= u × before: its bucket is at least this one, so
+    // one scan ranks it along with the cut bucket when they are close.
+    double unused = 0.0;
+    first = std::min(crossing(mass, u * before, true, unused), cutBucket);
+    if (cutBucket - first > 3) first = cutBucket;
+    rankBuckets(z, slots, n, first, cutBucket, s);
+    const auto [begin, end] = segmentOf(slots, s.bucketIds, cutBucket);
+    cutEnd = end;
+    for (size_t i = begin; i < end; ++i)
+      if ((cum += tokenP(z[s.bucketIds[i]], zMax, cutBucket)) >= target) {
+        cutEnd = i + 1;
+        break;
+      }
     std::fill(mass.begin() + cutBucket, mass.end(), 0.0);
     mass[size_t(cutBucket)] = cum - before;
   }
   const double r = u * total(mass);
   const int b = std::min(crossing(mass, r, true, cum), cutBucket);  // rounding never walks past the cut
-  const std::vector<int>& ranked = b == cutBucket ? s.bucketIds : bucketInRankOrder(z, slots, n, b, s);
-  const size_t end = b == cutBucket ? cutPrefix : ranked.size();
-  for (size_t i = 0; i < end; ++i)
-    if (r < (cum += tokenP(z[ranked[i]], zMax, b))) return ranked[i];
-  return end > 0 ? ranked[end - 1] : rowArgmax(z, n);
+  if (b < first) rankBuckets(z, slots, n, b, b, s);
+  auto [begin, end] = segmentOf(slots, s.bucketIds, b);
+  if (b == cutBucket) end = cutEnd;
+  for (size_t i = begin; i < end; ++i)
+    if (r < (cum += tokenP(z[s.bucketIds[i]], zMax, b))) return s.bucketIds[i];
+  return end > begin ? s.bucketIds[end - 1] : rowArgmax(z, n);
 }
 
 // How many tokens have z >= floor: a packed count, to choose the path before gathering.
