@@ -6,9 +6,14 @@
 #include <cmath>
 #include <limits>
 
-// A sampled token must not depend on the CPU: GCC contracts a*b+c into an FMA by default
-// in C++, which the AVX2/AVX-512 clones below would do and the baseline clone cannot.
+// A sampled token must not depend on the CPU: compilers contract a*b+c into an FMA by
+// default in C++, which the AVX2/AVX-512 clones below would do and the baseline clone
+// cannot.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
 #pragma GCC optimize("fp-contract=off")
+#endif
 
 namespace lwb {
 
