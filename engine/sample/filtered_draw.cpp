@@ -224,21 +224,33 @@ uint64_t rankKey(float z, int id) {
   return (uint64_t(~ordered) << 32) | uint32_t(id);
 }
 
+// Per block of 32 tokens, a mask of those whose slot is in first..first + span: packed
+// compares, so a scan of the whole row touches only the blocks and bits that hit.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void blockMasks(
+    const uint16_t* slots, int numBlocks, int first, unsigned span, uint32_t* masks) {
+  for (int b = 0; b < numBlocks; ++b) {
+    uint32_t m = 0;
+    for (int i = 0; i < 32; ++i) m |= uint32_t(unsigned(slots[b * 32 + i] - first) <= span) << i;
+    masks[b] = m;
+  }
+}
+
 // The tokens of buckets first..last (min-p already applied to `slots`) in rank order,
-// into s.bucketIds: a packed scan of the slots, then one sort of the (few) keys. Rank
-// order never goes back to an earlier bucket, so each bucket's tokens are contiguous.
+// into s.bucketIds: one scan of the slots, then one sort of the (few) keys. Rank order
+// never goes back to an earlier bucket, so each bucket's tokens are contiguous.
 void rankBuckets(const float* z, const uint16_t* slots, int n, int first, int last, DrawScratch& s) {
   s.keys.clear();
-  constexpr int kBlock = 32;
   const unsigned span = unsigned(last - first);
-  for (int block = 0; block < n; block += kBlock) {
-    const int end = std::min(n, block + kBlock);
-    int hits = 0;
-    for (int i = block; i < end; ++i) hits |= int(unsigned(slots[i] - first) <= span);
-    if (!hits) continue;
-    for (int i = block; i < end; ++i)
-      if (unsigned(slots[i] - first) <= span) s.keys.push_back(rankKey(z[i], i));
-  }
+  const int numBlocks = n / 32;
+  s.masks.resize(size_t(numBlocks));
+  blockMasks(slots, numBlocks, first, span, s.masks.data());
+  for (int b = 0; b < numBlocks; ++b)
+    for (uint32_t m = s.masks[size_t(b)]; m != 0; m &= m - 1) {
+      const int i = b * 32 + std::countr_zero(m);
+      s.keys.push_back(rankKey(z[i], i));
+    }
+  for (int i = numBlocks * 32; i < n; ++i)
+    if (unsigned(slots[i] - first) <= span) s.keys.push_back(rankKey(z[i], i));
   std::sort(s.keys.begin(), s.keys.end());
   s.bucketIds.clear();
   for (uint64_t k : s.keys) s.bucketIds.push_back(int(uint32_t(k)));

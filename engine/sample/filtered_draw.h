@@ -39,6 +39,7 @@ struct DrawScratch {
   std::vector<double> probs;
   std::vector<int> bucketIds;
   std::vector<uint64_t> keys;
+  std::vector<uint32_t> masks;
   std::vector<uint16_t> bucketOf;  // [vocabSize]: each token's bucket, many-candidate path
 };
 
