@@ -136,18 +136,25 @@ void checkParityRandom(const lwb::cudaplugin::Plugin& p) {
 }
 
 // Other shapes and formats, CUDA graphs on: head_dim 128 with 4 query heads per kv head,
-// an f16 model (f16 activations), tied embeddings, head_dim 80 (padded attention).
+// an f16 model (f16 activations), tied embeddings, head_dim 80 (padded attention);
+// Qwen2 (q/k/v biases, Qwen2.5-0.5B's 14:2 heads of 64, tied) and Qwen3 (per-head q/k
+// RMSNorm, head_dim 128, f16 too).
 void checkParityShapes(const lwb::cudaplugin::Plugin& p) {
   using lwb::devcheck::HostLlamaSpec;
-  HostLlamaSpec d128, f16, tied, d80;
-  d128.heads = f16.heads = d80.heads = 8;
-  d128.headDim = 128;
+  HostLlamaSpec d128, f16, tied, d80, qwen2, qwen3, qwen3f16;
+  d128.heads = f16.heads = d80.heads = qwen3.heads = 8;
+  d128.headDim = qwen3.headDim = 128;
   d80.headDim = 80;
   f16.dtype = LWB_CUDA_F16;
   tied.tied = true;
+  qwen2.heads = 14, qwen2.kvHeads = 2, qwen2.qkvBias = true, qwen2.tied = true;
+  qwen3.kvHeads = 4, qwen3.qkNorm = true;
+  qwen3f16 = qwen3, qwen3f16.dtype = LWB_CUDA_F16;
   const std::pair<const char*, HostLlamaSpec> models[] = {
-      {"parity d128 g4 bf16", d128}, {"parity d64 g4 f16", f16}, {"parity d64 g2 bf16 tied", tied},
-      {"parity d80 g4 bf16", d80}};
+      {"parity d128 g4 bf16", d128},           {"parity d64 g4 f16", f16},
+      {"parity d64 g2 bf16 tied", tied},       {"parity d80 g4 bf16", d80},
+      {"parity qwen2 biases 14:2 d64 bf16", qwen2}, {"parity qwen3 q/k norm d128 g2 bf16", qwen3},
+      {"parity qwen3 q/k norm d128 g2 f16", qwen3f16}};
   for (const auto& [name, spec] : models) {
     lwb::devcheck::HostLlama model(spec);
     const std::vector<int> tokens = randomSequence(model, 700, 12);

@@ -1,5 +1,5 @@
 // The CUDA executor against the CPU executor: logits of random GQA models in every
-// weight dtype (head dims 32 to 128, 80 included) through a schedule with chunked
+// weight dtype (head dims 32 to 128, 80 included; Qwen2 biases and Qwen3 q/k norms) through a schedule with chunked
 // prefill, a shared prefix (cached blocks), long decodes (split-K attention) and rows
 // that need no logits; decode batches padded up to a CUDA-graph bucket (3, 5, 17
 // sequences), graphs on and off; the default model's greedy tokens; and whole Engine
@@ -126,12 +126,21 @@ class TestCudaExecutor : public QObject {
     QTest::addColumn<int>("kvHeads");
     QTest::addColumn<int>("headDim");
     QTest::addColumn<bool>("tied");
-    QTest::newRow("bf16 gqa 4:2 d32") << int(DType::BF16) << 128 << 4 << 2 << 32 << false;
-    QTest::newRow("f32 gqa 8:1 d64 tied") << int(DType::F32) << 256 << 8 << 1 << 64 << true;
-    QTest::newRow("f16 mha 3:3 d64") << int(DType::F16) << 192 << 3 << 3 << 64 << false;
-    QTest::newRow("bf16 gqa 8:2 d128") << int(DType::BF16) << 256 << 8 << 2 << 128 << false;
-    QTest::newRow("bf16 gqa 8:2 d80 tied") << int(DType::BF16) << 256 << 8 << 2 << 80 << true;
-    QTest::newRow("f16 gqa 4:1 d40") << int(DType::F16) << 128 << 4 << 1 << 40 << false;
+    QTest::addColumn<QString>("architecture");
+    const QString llama = "LlamaForCausalLM";
+    QTest::newRow("bf16 gqa 4:2 d32") << int(DType::BF16) << 128 << 4 << 2 << 32 << false << llama;
+    QTest::newRow("f32 gqa 8:1 d64 tied") << int(DType::F32) << 256 << 8 << 1 << 64 << true << llama;
+    QTest::newRow("f16 mha 3:3 d64") << int(DType::F16) << 192 << 3 << 3 << 64 << false << llama;
+    QTest::newRow("bf16 gqa 8:2 d128") << int(DType::BF16) << 256 << 8 << 2 << 128 << false << llama;
+    QTest::newRow("bf16 gqa 8:2 d80 tied") << int(DType::BF16) << 256 << 8 << 2 << 80 << true << llama;
+    QTest::newRow("f16 gqa 4:1 d40") << int(DType::F16) << 128 << 4 << 1 << 40 << false << llama;
+    // Qwen2.5-0.5B's head layout (14:2, d64, tied) with q/k/v biases; Qwen3's explicit
+    // head_dim 128 (heads × head_dim ≠ hidden) with per-head q/k RMSNorm.
+    QTest::newRow("qwen2 bf16 14:2 d64 tied") << int(DType::BF16) << 224 << 14 << 2 << 64 << true
+                                              << QString("Qwen2ForCausalLM");
+    QTest::newRow("qwen3 bf16 8:4 d128 tied") << int(DType::BF16) << 256 << 8 << 4 << 128 << true
+                                              << QString("Qwen3ForCausalLM");
+    QTest::newRow("qwen3 f16 4:2 d64") << int(DType::F16) << 128 << 4 << 2 << 64 << false << QString("Qwen3ForCausalLM");
   }
   void logitsMatchCpu() {
     QFETCH(int, dtype);
@@ -140,7 +149,9 @@ class TestCudaExecutor : public QObject {
     QFETCH(int, kvHeads);
     QFETCH(int, headDim);
     QFETCH(bool, tied);
+    QFETCH(QString, architecture);
     RandomModelSpec spec;
+    spec.architecture = architecture.toStdString();
     spec.hiddenSize = hidden;
     spec.numAttentionHeads = heads;
     spec.numKeyValueHeads = kvHeads;

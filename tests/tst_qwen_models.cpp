@@ -211,28 +211,6 @@ class TestQwenModels : public QObject {
     }
   }
 
-  // Until the CUDA kernels have the biases and q/k norms, auto picks the CPU and says why.
-  void cudaBackendRefusesQwenWithAReason() {
-    QTemporaryDir tmp;
-    RandomModelSpec spec;
-    spec.architecture = "Qwen3ForCausalLM";
-    auto model = openWeights(writeRandomLlamaModel(tmp.filePath("m").toStdString(), spec));
-    ExecutorOptions options;
-    options.numThreads = 1;
-    std::string notice;
-    auto ex = createExecutor(model, options, &notice);
-    QCOMPARE(ex->deviceInfo().backend, std::string("cpu"));
-    QVERIFY2(QString::fromStdString(notice).contains("Qwen3ForCausalLM is not supported by the CUDA executor"),
-             notice.c_str());
-    options.backend = "cuda";
-    try {
-      createExecutor(model, options, nullptr);
-      QFAIL("no error");
-    } catch (const Error& e) {
-      QVERIFY2(QString(e.what()).contains("per-head q/k RMSNorm"), e.what());
-    }
-  }
-
   // Qwen2.5-0.5B-Instruct's generation_config.json (eos ids shrunk to the test vocabulary).
   void generationConfigBecomesTheSamplingDefaults() {
     QTemporaryDir tmp;

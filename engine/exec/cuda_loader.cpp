@@ -23,10 +23,15 @@ LwbCudaTensor describe(const TensorView* t) {
   return d;
 }
 
-LwbCudaLayer describe(const LlamaLayerWeights& w) {
-  return {describe(w.inputNorm), describe(w.q),    describe(w.k),
-          describe(w.v),         describe(w.o),    describe(w.postAttnNorm),
-          describe(w.gate),      describe(w.up),   describe(w.down)};
+// Qwen2's biases and Qwen3's q/k norms when the family has them, else empty tensors
+// (the plugin reads them only under desc.hasQkvBias / hasQkNorm).
+LwbCudaLayer describe(const LlamaLayerWeights& w, const ModelConfig& c) {
+  LwbCudaLayer l{describe(w.inputNorm), describe(w.q),    describe(w.k),
+                 describe(w.v),         describe(w.o),    describe(w.postAttnNorm),
+                 describe(w.gate),      describe(w.up),   describe(w.down), {}, {}, {}, {}, {}};
+  if (c.qkvBias) l.qBias = describe(w.qBias), l.kBias = describe(w.kBias), l.vBias = describe(w.vBias);
+  if (c.qkNorm) l.qNorm = describe(w.qNorm), l.kNorm = describe(w.kNorm);
+  return l;
 }
 
 // Rethrows whatever the plugin threw as lwb::Error (its own lwb::Error type may not
@@ -80,19 +85,13 @@ class CudaExecutorHandle final : public Executor {
 std::unique_ptr<Executor> tryCreateCudaExecutor(std::shared_ptr<const Model> model, const ExecutorOptions& options,
                                                 std::string* reason) {
   check(model != nullptr, "CUDA backend: no model");
-  if (model->config.qkvBias || model->config.qkNorm) {  // not in the plugin's kernels yet: --backend auto uses the CPU
-    if (reason)
-      *reason = model->config.architecture + " is not supported by the CUDA executor yet (" +
-                (model->config.qkvBias ? "q/k/v biases" : "per-head q/k RMSNorm") + ")";
-    return nullptr;
-  }
   const cudaplugin::Plugin* plugin = cudaplugin::openUsablePlugin(options.deviceIndex, reason);
   if (!plugin) return nullptr;
 
   const ModelConfig& c = model->config;
   const std::vector<float> invFreq = ropeInvFreq(c);
   std::vector<LwbCudaLayer> layers;
-  for (const LlamaLayerWeights& w : model->llama.layers) layers.push_back(describe(w));
+  for (const LlamaLayerWeights& w : model->llama.layers) layers.push_back(describe(w, c));
   LwbCudaModelDesc desc{};
   desc.hiddenSize = c.hiddenSize;
   desc.intermediateSize = c.intermediateSize;
@@ -108,6 +107,8 @@ std::unique_ptr<Executor> tryCreateCudaExecutor(std::shared_ptr<const Model> mod
   desc.finalNorm = describe(model->llama.finalNorm);
   desc.lmHead = describe(model->llama.lmHead);
   desc.layers = layers.data();
+  desc.hasQkvBias = c.qkvBias ? 1 : 0;
+  desc.hasQkNorm = c.qkNorm ? 1 : 0;
 
   LwbCudaOptions opts{};
   opts.deviceIndex = options.deviceIndex;

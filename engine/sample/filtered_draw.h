@@ -11,10 +11,12 @@
 // threshold), top-k keeps a running threshold while scanning, and only the survivors
 // are sorted: the result is bit-identical to the full sort. When more than
 // kMaxSortedCandidates survive and no top-k bounds them (flat distributions, high
-// temperature), the rank-order walks of top-p and of the draw go bucket by bucket of z
-// and sort only the bucket where they stop, with exp evaluated by expNonPositive: the
-// same token as the full sort unless u lands within rounding (~1e-15 of the mass) of a
-// boundary between two tokens.
+// temperature), one pass over the row adds each token's p into a histogram of 1024
+// buckets of z, and the rank-order walks of top-p and of the draw go bucket by bucket and
+// sort only the bucket where they stop (found by a scan of the row); p is evaluated
+// relative to its bucket (a table factor times a short polynomial): the same token as the
+// full sort unless u lands within rounding (~1e-15 of the mass) of a boundary between
+// two tokens.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -31,16 +33,15 @@ constexpr int kMaxSortedCandidates = 4096;
 
 // Reusable buffers, so a request's per-token draw does not allocate.
 struct DrawScratch {
+  std::vector<int> gathered;  // [vocabSize + 16], reused
   std::vector<int> ids;
+  std::vector<float> values;  // z of ids, for the many-candidate path
   std::vector<double> probs;
   std::vector<int> bucketIds;
-  std::vector<uint16_t> buckets;
+  std::vector<uint64_t> keys;
+  std::vector<uint32_t> masks;
+  std::vector<uint16_t> bucketOf;  // [vocabSize]: each token's bucket, many-candidate path
 };
-
-// exp(x) for -700 < x <= 0 within 2 ulp of std::exp, without a library call, so a loop
-// of them runs packed (the many-candidate path weighs up to the whole vocabulary).
-double expNonPositive(double x);
-void expNonPositiveInPlace(double* x, size_t n);
 
 // The largest value of a row (NaN ignored; -inf when there is none) and the lowest id
 // holding it (0 when every value is NaN): packed scans, for a 152k-entry row.

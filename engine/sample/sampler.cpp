@@ -75,7 +75,8 @@ SampleResult RequestSampler::sample(float* logits, int vocabSize, const std::vec
 // then one draw.
 int RequestSampler::sampleFiltered(float* logits, int vocabSize) {
   const float invT = 1.0f / params_.temperature;
-  for (int i = 0; i < vocabSize; ++i) logits[i] *= invT;
+  if (invT != 1.0f)
+    for (int i = 0; i < vocabSize; ++i) logits[i] *= invT;
   const FilterSettings filters{params_.minP, params_.topK, params_.topP};
   return filteredDraw(logits, vocabSize, filters, uniform01(rng_), scratch_);
 }

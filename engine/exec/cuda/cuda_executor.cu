@@ -176,7 +176,6 @@ class CudaExecutor final : public Executor {
     const auto* tiles = reinterpret_cast<const AttnWork*>(meta + layout_.tiles);
     const auto* combine = reinterpret_cast<const CombineItem*>(meta + layout_.combine);
     const size_t slotsPerLayer = size_t(numBlocks_) * blockSize_ * s.kvSize();
-    const RopeShape rope{s.numHeads, s.numKvHeads, s.headDim, invFreq_.as<float>()};
 
     launchEmbedding(weights_.embed, meta + layout_.tokenIds, numRows, z.rows, s.hidden, residual_, stream_);
     for (int l = 0; l < s.numLayers; ++l) {
@@ -187,6 +186,9 @@ class CudaExecutor final : public Executor {
       launchAddRmsNorm<T>(residual_, l ? delta_ : nullptr, w.inputNorm, nullptr, numRows, z.rows, s.hidden, s.eps,
                           true, x_, stream_);
       gemm<T>(cublas_, x_, z.rows, s.hidden, w.qkv, s.qkvSize(), qkv_, false);
+      // + q/k/v biases (Qwen2), per-head q/k RMSNorm (Qwen3), RoPE, K/V into the cache
+      const RopeShape rope{s.numHeads, s.numKvHeads, s.headDim, invFreq_.as<float>(), w.qkvBias, w.qNorm, w.kNorm,
+                           s.eps};
       launchRopeCache<T>(qkv_, meta + layout_.positions, meta + layout_.slots, numRows, z.rows, rope, q_, kCache,
                          vCache, stream_);
       const AttnArgs<T> a{q_, kCache, vCache, meta + layout_.blockTables, attn_, partAcc_, partMl_,

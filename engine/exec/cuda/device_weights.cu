@@ -49,6 +49,8 @@ struct Layout {
       l.down = take<T>(h * size_t(s.inter));
       l.inputNorm = take<float>(h);
       l.postAttnNorm = take<float>(h);
+      if (s.qkvBias) l.qkvBias = take<float>(size_t(s.qkvSize()));
+      if (s.qkNorm) l.qNorm = take<float>(size_t(s.headDim)), l.kNorm = take<float>(size_t(s.headDim));
     }
   }
 };
@@ -107,6 +109,8 @@ ModelShape validateModelDesc(const LwbCudaModelDesc& d) {
   s.vocab = d.vocabSize;
   s.maxPositions = d.maxPositionEmbeddings;
   s.eps = d.rmsNormEps;
+  s.qkvBias = d.hasQkvBias != 0;
+  s.qkNorm = d.hasQkNorm != 0;
   s.invFreq.assign(d.ropeInvFreq, d.ropeInvFreq + d.headDim / 2);
 
   const int64_t h = s.hidden;
@@ -125,6 +129,15 @@ ModelShape validateModelDesc(const LwbCudaModelDesc& d) {
     expectShape(l.gate, p + "mlp.gate_proj.weight", s.inter, h);
     expectShape(l.up, p + "mlp.up_proj.weight", s.inter, h);
     expectShape(l.down, p + "mlp.down_proj.weight", h, s.inter);
+    if (s.qkvBias) {
+      expectShape(l.qBias, p + "self_attn.q_proj.bias", s.qSize(), 1);
+      expectShape(l.kBias, p + "self_attn.k_proj.bias", s.kvSize(), 1);
+      expectShape(l.vBias, p + "self_attn.v_proj.bias", s.kvSize(), 1);
+    }
+    if (s.qkNorm) {
+      expectShape(l.qNorm, p + "self_attn.q_norm.weight", s.headDim, 1);
+      expectShape(l.kNorm, p + "self_attn.k_norm.weight", s.headDim, 1);
+    }
   }
   return s;
 }
@@ -166,6 +179,15 @@ void uploadWeights(const LwbCudaModelDesc& d, const ModelShape& s, DeviceWeights
     up.put(src.down, dst.down, t, false);
     up.put(src.inputNorm, dst.inputNorm, LWB_CUDA_F32, true);
     up.put(src.postAttnNorm, dst.postAttnNorm, LWB_CUDA_F32, true);
+    if (s.qkvBias) {
+      up.put(src.qBias, dst.qkvBias, LWB_CUDA_F32, false);
+      up.put(src.kBias, dst.qkvBias + q, LWB_CUDA_F32, false);
+      up.put(src.vBias, dst.qkvBias + q + kv, LWB_CUDA_F32, false);
+    }
+    if (s.qkNorm) {
+      up.put(src.qNorm, dst.qNorm, LWB_CUDA_F32, true);
+      up.put(src.kNorm, dst.kNorm, LWB_CUDA_F32, true);
+    }
   }
   LWB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The model's weights on the device, uploaded once: matrices in the activation type T
 // (bf16; f16 when every matrix of the file is f16), q/k/v and gate/up concatenated by
-// rows so each pair or triple is one GEMM; norm weights in fp32. One allocation.
+// rows so each pair or triple is one GEMM; norm weights and Qwen2's biases in fp32
+// (q/k/v biases concatenated like q/k/v). One allocation.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -15,6 +16,7 @@ namespace lwb::cuda {
 struct ModelShape {
   int hidden = 0, inter = 0, numHeads = 0, numKvHeads = 0, headDim = 0, numLayers = 0, vocab = 0, maxPositions = 0;
   float eps = 1e-6f;
+  bool qkvBias = false, qkNorm = false;  // Qwen2, Qwen3
   std::vector<float> invFreq;  // [headDim / 2]
   int qSize() const { return numHeads * headDim; }
   int kvSize() const { return numKvHeads * headDim; }
@@ -35,6 +37,9 @@ struct DeviceLayer {
   T* down = nullptr;     // [hidden, inter]
   float* inputNorm = nullptr;     // [hidden]
   float* postAttnNorm = nullptr;  // [hidden]
+  float* qkvBias = nullptr;       // [qSize + 2*kvSize] (q | k | v), Qwen2 only
+  float* qNorm = nullptr;         // [headDim], Qwen3 only
+  float* kNorm = nullptr;         // [headDim], Qwen3 only
 };
 
 template <typename T>

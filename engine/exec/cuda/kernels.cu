@@ -61,42 +61,67 @@ __global__ void swiGluKernel(const T* gateUp, const int32_t* numRows, int inter,
   }
 }
 
-// ---- RoPE + KV cache write ------------------------------------------------------
-// One block per row. The angle is float(pos) * invFreq rounded to float, as Hugging Face
-// and the CPU executor compute it (at long positions that rounding moves the angle by
-// far more than float's cos/sin error); cos and sin of it are then taken in double.
+// ---- q/k/v finishing: bias, per-head RMSNorm, RoPE, KV cache write ----------------
+// One block per row, one warp per head (q heads, then k heads): a lane holds the pairs
+// (i, i + half) for i = lane, lane + 32, ... The per-head RMSNorm needs the whole head's
+// sum of squares first: each lane sums its elements, a butterfly warpSum adds the lanes.
+// The angle is float(pos) * invFreq rounded to float, as Hugging Face and the CPU
+// executor compute it (at long positions that rounding moves the angle by far more than
+// float's cos/sin error); cos and sin of it are then taken in double.
+template <typename T>
+__device__ float headValue(const T* src, const float* bias, int i) {
+  return bias ? toFloat(src[i]) + bias[i] : toFloat(src[i]);
+}
+
 template <typename T>
 __global__ void ropeCacheKernel(const T* qkv, const int32_t* positions, const int32_t* slots,
                                 const int32_t* numRows, RopeShape s, float* qOut, T* kCache, T* vCache) {
   const int row = blockIdx.x;
   if (row >= *numRows) return;
   const int d = s.headDim, half = d / 2, qSize = s.numHeads * d, kvSize = s.numKvHeads * d;
+  const int lane = threadIdx.x % 32, numWarps = blockDim.x / 32;
   const T* src = qkv + size_t(row) * (qSize + 2 * kvSize);
   const float pos = float(positions[row]);
   const int slot = slots[row];
-  // q and k heads share the rotation loop: index h < numHeads is q, the rest k.
-  for (int idx = threadIdx.x; idx < (s.numHeads + s.numKvHeads) * half; idx += blockDim.x) {
-    const int h = idx / half, i = idx % half;
-    double sn, cs;
-    const float angle = __fmul_rn(pos, s.invFreq[i]);  // no contraction into an FMA
-    sincos(double(angle), &sn, &cs);
-    const float c = float(cs), sv = float(sn);
-    const float a = toFloat(src[h * d + i]), b = toFloat(src[h * d + i + half]);
-    const float ra = a * c - b * sv, rb = b * c + a * sv;
-    if (h < s.numHeads) {
-      float* q = qOut + size_t(row) * qSize + h * d;
-      q[i] = ra;
-      q[i + half] = rb;
-    } else if (slot >= 0) {
-      T* k = kCache + size_t(slot) * kvSize + (h - s.numHeads) * d;
-      k[i] = fromFloat<T>(ra);
-      k[i + half] = fromFloat<T>(rb);
+  for (int h = threadIdx.x / 32; h < s.numHeads + s.numKvHeads; h += numWarps) {  // warp-uniform
+    const bool isQ = h < s.numHeads;
+    if (!isQ && slot < 0) continue;
+    const T* head = src + h * d;
+    const float* bias = s.bias ? s.bias + h * d : nullptr;
+    const float* norm = isQ ? s.qNorm : s.kNorm;
+    float inv = 1.f;
+    if (norm) {
+      float ss = 0.f;
+      for (int i = lane; i < d; i += 32) {
+        const float x = headValue(head, bias, i);
+        ss += x * x;
+      }
+      inv = 1.f / sqrtf(warpSum(ss) / float(d) + s.eps);
+    }
+    for (int i = lane; i < half; i += 32) {
+      double sn, cs;
+      const float angle = __fmul_rn(pos, s.invFreq[i]);  // no contraction into an FMA
+      sincos(double(angle), &sn, &cs);
+      const float c = float(cs), sv = float(sn);
+      float a = headValue(head, bias, i), b = headValue(head, bias, i + half);
+      if (norm) a = a * inv * norm[i], b = b * inv * norm[i + half];
+      const float ra = a * c - b * sv, rb = b * c + a * sv;
+      if (isQ) {
+        float* q = qOut + size_t(row) * qSize + h * d;
+        q[i] = ra;
+        q[i + half] = rb;
+      } else {
+        T* k = kCache + size_t(slot) * kvSize + (h - s.numHeads) * d;
+        k[i] = fromFloat<T>(ra);
+        k[i + half] = fromFloat<T>(rb);
+      }
     }
   }
   if (slot < 0) return;
   const T* v = src + qSize + kvSize;
+  const float* vBias = s.bias ? s.bias + qSize + kvSize : nullptr;
   T* vDst = vCache + size_t(slot) * kvSize;
-  for (int i = threadIdx.x; i < kvSize; i += blockDim.x) vDst[i] = v[i];
+  for (int i = threadIdx.x; i < kvSize; i += blockDim.x) vDst[i] = vBias ? fromFloat<T>(toFloat(v[i]) + vBias[i]) : v[i];
 }
 
 // ---- conversion and random fill -------------------------------------------------

@@ -38,13 +38,19 @@ void launchSwiGlu(const T* gateUp, const int32_t* numRows, int capRows, int inte
 
 struct RopeShape {
   int numHeads, numKvHeads, headDim;
-  const float* invFreq;  // [headDim / 2]
+  const float* invFreq;          // [headDim / 2]
+  const float* bias = nullptr;   // [qSize + 2*kvSize] (q | k | v), Qwen2; null: none
+  const float* qNorm = nullptr;  // [headDim], Qwen3: RMSNorm of each q head; null: none
+  const float* kNorm = nullptr;  // [headDim], with qNorm
+  float eps = 1e-6f;             // of the per-head RMSNorm
 };
 
-// qkv [rows, (numHeads + 2*numKvHeads) * headDim] (q | k | v): rotate_half RoPE at
-// positions[r] on q (written as fp32 to qOut [rows, numHeads*headDim]) and on k; k and v
-// are written to cache slot slots[r] (skipped when -1) of kCache/vCache
-// [slots, numKvHeads*headDim].
+// qkv [rows, (numHeads + 2*numKvHeads) * headDim] (q | k | v), per head: + bias (when
+// given), RMSNorm over the head (when qNorm/kNorm are given), then rotate_half RoPE at
+// positions[r] on q (written as fp32 to qOut [rows, numHeads*headDim]) and on k; k and
+// v (+ bias) are written to cache slot slots[r] (skipped when -1) of kCache/vCache
+// [slots, numKvHeads*headDim]. All of it in fp32 on the GEMM's rounded output, as the
+// CPU executor's finishQkv does.
 template <typename T>
 void launchRopeCache(const T* qkv, const int32_t* positions, const int32_t* slots, const int32_t* numRows,
                      int capRows, const RopeShape& shape, float* qOut, T* kCache, T* vCache, cudaStream_t stream);

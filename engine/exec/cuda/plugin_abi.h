@@ -17,7 +17,7 @@
 #include "engine/exec/executor.h"
 
 // Bump whenever a struct below, a function signature or the Executor interface changes.
-#define LWB_CUDA_ABI_VERSION 2
+#define LWB_CUDA_ABI_VERSION 3
 
 extern "C" {
 
@@ -34,8 +34,11 @@ struct LwbCudaTensor {
   int64_t rows, cols;
 };
 
+// Qwen2's q/k/v biases ([rows] vectors) and Qwen3's per-head q/k RMSNorm weights
+// ([headDim]) are read only when the model description says the family has them.
 struct LwbCudaLayer {
   LwbCudaTensor inputNorm, q, k, v, o, postAttnNorm, gate, up, down;
+  LwbCudaTensor qBias, kBias, vBias, qNorm, kNorm;
 };
 
 struct LwbCudaModelDesc {
@@ -47,6 +50,8 @@ struct LwbCudaModelDesc {
   const LwbCudaLayer* layers;                    // [numHiddenLayers]
   uint64_t randomSeed;                           // for tensors with data == nullptr
   float randomScale;
+  int hasQkvBias;  // 1: Qwen2 (q_proj/k_proj/v_proj carry a bias)
+  int hasQkNorm;   // 1: Qwen3 (RMSNorm over each head of q and k, before RoPE)
 };
 
 struct LwbCudaOptions {
@@ -60,7 +65,7 @@ struct LwbCudaOptions {
 // it), runs the kernel and downloads the outputs as float. What `dims`, `in` and `out`
 // mean per kernel is documented next to lwb_cuda_test_kernel in selftest.cu.
 struct LwbCudaKernelTest {
-  const char* kernel;  // "add_rmsnorm" | "swiglu" | "rope_cache" | "attention" | "gemm"
+  const char* kernel;  // "embedding" | "add_rmsnorm" | "swiglu" | "rope_cache" | "attention" | "gemm"
   int dtype;           // activation dtype: LWB_CUDA_BF16 or LWB_CUDA_F16
   int64_t dims[8];
   double scalars[4];
@@ -104,10 +109,12 @@ inline uint64_t lwbCudaLayoutHash() {
       "setBatchLimits";
   const uint64_t numbers[] = {
       sizeof(LwbCudaTensor), offsetof(LwbCudaTensor, dtype), offsetof(LwbCudaTensor, rows),
-      sizeof(LwbCudaLayer), sizeof(LwbCudaModelDesc), offsetof(LwbCudaModelDesc, rmsNormEps),
+      sizeof(LwbCudaLayer), offsetof(LwbCudaLayer, qBias), offsetof(LwbCudaLayer, kNorm),
+      sizeof(LwbCudaModelDesc), offsetof(LwbCudaModelDesc, rmsNormEps),
       offsetof(LwbCudaModelDesc, ropeInvFreq), offsetof(LwbCudaModelDesc, embedTokens),
       offsetof(LwbCudaModelDesc, layers), offsetof(LwbCudaModelDesc, randomSeed),
-      offsetof(LwbCudaModelDesc, randomScale), sizeof(LwbCudaOptions),
+      offsetof(LwbCudaModelDesc, randomScale), offsetof(LwbCudaModelDesc, hasQkvBias),
+      offsetof(LwbCudaModelDesc, hasQkNorm), sizeof(LwbCudaOptions),
       offsetof(LwbCudaOptions, gpuMemoryUtilization), offsetof(LwbCudaOptions, enableCudaGraphs),
       sizeof(LwbCudaKernelTest), offsetof(LwbCudaKernelTest, dims), offsetof(LwbCudaKernelTest, scalars),
       offsetof(LwbCudaKernelTest, in), offsetof(LwbCudaKernelTest, out),

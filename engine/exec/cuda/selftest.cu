@@ -11,9 +11,11 @@
 //                residual not written)}; out {normed f[(numOut or rows)*hidden],
 //                residual f[rows*hidden]}
 //   swiglu:      dims {rows, inter}; in {gateUp f[rows*2*inter] (T)}; out {act f[rows*inter]}
-//   rope_cache:  dims {rows, heads, kvHeads, headDim, numSlots}; in {qkv f (T), positions
-//                i, slots i, invFreq f[headDim/2]}; out {q f[rows*heads*headDim],
-//                kCache f[numSlots*kvSize], vCache f} (unwritten slots stay NaN)
+//   rope_cache:  dims {rows, heads, kvHeads, headDim, numSlots}; scalars {eps}; in {qkv f
+//                (T), positions i, slots i, invFreq f[headDim/2], bias f[qkvSize] or null
+//                (Qwen2), qNorm f[headDim] or null, kNorm f[headDim] (Qwen3, with qNorm)};
+//                out {q f[rows*heads*headDim], kCache f[numSlots*kvSize], vCache f}
+//                (unwritten slots stay NaN)
 //   attention:   dims {heads, kvHeads, headDim, blockSize, numBlocks, numSeqs,
 //                maxBlocksPerSeq}; scalars {partitionSize (0: 512), rowsPerTile (0: auto)};
 //                in {q f[rows*heads*headDim], kCache f (T), vCache f (T), seqs i[numSeqs*2]
@@ -160,7 +162,11 @@ void runTest(const LwbCudaKernelTest& t, Session& s) {
     const int heads = int(t.dims[1]), kvHeads = int(t.dims[2]), d = int(t.dims[3]), slots = int(t.dims[4]);
     const int64_t qkvSize = int64_t(heads + 2 * kvHeads) * d, kvSize = int64_t(kvHeads) * d;
     const T* qkv = static_cast<const T*>(s.upload(t.in[0], rows * qkvSize, dt));
-    const RopeShape shape{heads, kvHeads, d, static_cast<const float*>(s.upload(t.in[3], d / 2, LWB_CUDA_F32))};
+    auto floats = [&](int i, int64_t n) {
+      return t.in[i] ? static_cast<const float*>(s.upload(t.in[i], n, LWB_CUDA_F32)) : nullptr;
+    };
+    const RopeShape shape{heads, kvHeads, d, floats(3, d / 2), floats(4, qkvSize), floats(5, d), floats(6, d),
+                          float(t.scalars[0])};
     float* q = static_cast<float*>(s.alloc(size_t(rows) * heads * d * 4));
     T* kc = static_cast<T*>(s.alloc(size_t(slots * kvSize) * sizeof(T)));
     T* vc = static_cast<T*>(s.alloc(size_t(slots * kvSize) * sizeof(T)));

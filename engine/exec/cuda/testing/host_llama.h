@@ -1,5 +1,6 @@
 #pragma once
-// A small random Llama held in host memory with bf16 or f16 weights, for checks that must run
+// A small random Llama (or Qwen2 with q/k/v biases, or Qwen3 with per-head q/k RMSNorm)
+// held in host memory with bf16 or f16 weights, for checks that must run
 // without the engine library (tools/device-check.sh's standalone build): it describes
 // itself to the CUDA plugin (LwbCudaModelDesc) and has a naive fp32 forward over a whole
 // sequence as the reference. Header-only; no CUDA.
@@ -20,6 +21,9 @@ struct HostLlamaSpec {
   uint64_t seed = 7;
   int dtype = LWB_CUDA_BF16;  // of every matrix: LWB_CUDA_BF16 or LWB_CUDA_F16 (norms too)
   bool tied = false;          // lm_head shares embed_tokens' storage
+  bool qkvBias = false;       // Qwen2: q/k/v_proj biases, uniform in [-biasScale, biasScale]
+  bool qkNorm = false;        // Qwen3: RMSNorm over each q and k head (weights [headDim]) before RoPE
+  float biasScale = 0.5f;
 };
 
 class HostLlama {
@@ -28,15 +32,18 @@ class HostLlama {
     std::mt19937_64 rng(s.seed);
     std::uniform_real_distribution<float> u(-s.scale, s.scale);
     auto matrix = [&](int64_t rows, int64_t cols) { return make(rows, cols, [&] { return u(rng); }); };
-    auto norm = [&]() { return make(s.hidden, 1, [&] { return 1.f + u(rng); }); };
+    auto norm = [&](int n) { return make(n, 1, [&] { return 1.f + u(rng); }); };
+    std::uniform_real_distribution<float> ub(-s.biasScale, s.biasScale);
+    auto bias = [&](int n) { return s.qkvBias ? make(n, 1, [&] { return ub(rng); }) : Tensor{}; };
     const int qs = s.heads * s.headDim, kvs = s.kvHeads * s.headDim;
     embed_ = matrix(s.vocab, s.hidden);
     if (!s.tied) lmHead_ = matrix(s.vocab, s.hidden);
-    finalNorm_ = norm();
+    finalNorm_ = norm(s.hidden);
     for (int l = 0; l < s.layers; ++l) {
-      layers_.push_back({norm(), matrix(qs, s.hidden), matrix(kvs, s.hidden), matrix(kvs, s.hidden),
-                         matrix(s.hidden, qs), norm(), matrix(s.inter, s.hidden), matrix(s.inter, s.hidden),
-                         matrix(s.hidden, s.inter)});
+      layers_.push_back({norm(s.hidden), matrix(qs, s.hidden), matrix(kvs, s.hidden), matrix(kvs, s.hidden),
+                         matrix(s.hidden, qs), norm(s.hidden), matrix(s.inter, s.hidden), matrix(s.inter, s.hidden),
+                         matrix(s.hidden, s.inter), bias(qs), bias(kvs), bias(kvs)});
+      if (s.qkNorm) layers_.back().qNorm = norm(s.headDim), layers_.back().kNorm = norm(s.headDim);
     }
     for (int i = 0; i < s.headDim / 2; ++i)
       invFreq_.push_back(float(1.0 / std::pow(double(s.theta), double(2 * i) / double(s.headDim))));
@@ -70,11 +77,12 @@ class HostLlama {
     std::vector<uint16_t> bits;  // bf16 or f16
     std::vector<float> f;        // the same values widened, for the reference
     float at(int64_t r, int64_t c) const { return f[size_t(r * cols + c)]; }
-    LwbCudaTensor view() const { return {bits.data(), dtype, rows, cols}; }
+    LwbCudaTensor view() const { return rows ? LwbCudaTensor{bits.data(), dtype, rows, cols} : LwbCudaTensor{}; }
   };
   const Tensor& lmHead() const { return s_.tied ? embed_ : lmHead_; }
   struct Layer {
     Tensor inputNorm, q, k, v, o, postNorm, gate, up, down;
+    Tensor qBias, kBias, vBias, qNorm, kNorm;  // empty (rows 0) unless Qwen2 / Qwen3
   };
 
   template <typename Gen>
@@ -97,19 +105,32 @@ class HostLlama {
     return s;
   }
 
+  // Over w.rows elements: the hidden size, or one head (Qwen3's q/k norms).
   std::vector<float> rmsNorm(const float* x, const Tensor& w) const {
+    const int n = int(w.rows);
     float ss = 0;
-    for (int i = 0; i < s_.hidden; ++i) ss += x[i] * x[i];
-    const float inv = 1.f / std::sqrt(ss / float(s_.hidden) + s_.eps);
-    std::vector<float> y(size_t(s_.hidden));
-    for (int i = 0; i < s_.hidden; ++i) y[size_t(i)] = x[i] * inv * w.f[size_t(i)];
+    for (int i = 0; i < n; ++i) ss += x[i] * x[i];
+    const float inv = 1.f / std::sqrt(ss / float(n) + s_.eps);
+    std::vector<float> y(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) y[size_t(i)] = x[i] * inv * w.f[size_t(i)];
     return y;
   }
 
-  std::vector<float> linear(const Tensor& w, const std::vector<float>& x) const {
+  // y = w·x (+ bias when it has one).
+  std::vector<float> linear(const Tensor& w, const std::vector<float>& x, const Tensor* bias = nullptr) const {
     std::vector<float> y(size_t(w.rows));
-    for (int64_t r = 0; r < w.rows; ++r) y[size_t(r)] = dot(w, int(r), x.data());
+    for (int64_t r = 0; r < w.rows; ++r) y[size_t(r)] = dot(w, int(r), x.data()) + (bias && bias->rows ? bias->f[size_t(r)] : 0.f);
     return y;
+  }
+
+  // Qwen3: RMSNorm of each head of v in place.
+  void headNorm(std::vector<float>& v, const Tensor& w) const {
+    if (!w.rows) return;
+    const size_t d = size_t(s_.headDim);
+    for (size_t h = 0; h < v.size() / d; ++h) {
+      const std::vector<float> y = rmsNorm(&v[h * d], w);
+      std::copy(y.begin(), y.end(), v.begin() + long(h * d));
+    }
   }
 
   void rope(std::vector<float>& v, int numHeads, int pos) const {
@@ -132,9 +153,11 @@ class HostLlama {
     std::vector<std::vector<float>> q(rows), k(rows), v(rows);
     for (int t = 0; t < n; ++t) {
       const std::vector<float> xn = rmsNorm(&x[size_t(t) * h], w.inputNorm);
-      q[size_t(t)] = linear(w.q, xn);
-      k[size_t(t)] = linear(w.k, xn);
-      v[size_t(t)] = linear(w.v, xn);
+      q[size_t(t)] = linear(w.q, xn, &w.qBias);
+      k[size_t(t)] = linear(w.k, xn, &w.kBias);
+      v[size_t(t)] = linear(w.v, xn, &w.vBias);
+      headNorm(q[size_t(t)], w.qNorm);
+      headNorm(k[size_t(t)], w.kNorm);
       rope(q[size_t(t)], s_.heads, t);
       rope(k[size_t(t)], s_.kvHeads, t);
     }
@@ -170,7 +193,8 @@ class HostLlama {
   void describe() {
     for (const Layer& l : layers_)
       layerViews_.push_back({l.inputNorm.view(), l.q.view(), l.k.view(), l.v.view(), l.o.view(),
-                             l.postNorm.view(), l.gate.view(), l.up.view(), l.down.view()});
+                             l.postNorm.view(), l.gate.view(), l.up.view(), l.down.view(), l.qBias.view(),
+                             l.kBias.view(), l.vBias.view(), l.qNorm.view(), l.kNorm.view()});
     desc_ = LwbCudaModelDesc{};
     desc_.hiddenSize = s_.hidden;
     desc_.intermediateSize = s_.inter;
@@ -186,6 +210,8 @@ class HostLlama {
     desc_.finalNorm = finalNorm_.view();
     desc_.lmHead = lmHead().view();  // same data pointer when tied: the plugin shares it
     desc_.layers = layerViews_.data();
+    desc_.hasQkvBias = s_.qkvBias ? 1 : 0;
+    desc_.hasQkNorm = s_.qkNorm ? 1 : 0;
   }
 
   HostLlamaSpec s_;

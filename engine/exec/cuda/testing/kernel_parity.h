@@ -125,10 +125,38 @@ inline double ropeAngle(int pos, float invFreq) {
   return double(angle);
 }
 
+// Qwen's additions to a head before RoPE, in double: + bias (Qwen2), then RMSNorm over
+// the head with its weight (Qwen3), as the CPU executor's finishQkv does.
+struct QwenHeadPrep {
+  std::vector<float> bias, qNorm, kNorm;  // empty: not this family
+  double eps = 1e-6;
+};
+
+// The head starting at col0 of row r, bias added and normalised as `prep` says.
+inline std::vector<double> preparedHead(const std::vector<float>& qkv, int width, int r, int col0, int d, bool isQ,
+                                        const QwenHeadPrep& prep) {
+  std::vector<double> x(static_cast<size_t>(d));
+  for (int i = 0; i < d; ++i)
+    x[size_t(i)] = double(qkv[size_t(r) * width + col0 + i]) + (prep.bias.empty() ? 0.0 : prep.bias[size_t(col0 + i)]);
+  const std::vector<float>& w = isQ ? prep.qNorm : prep.kNorm;
+  if (w.empty()) return x;
+  double ss = 0;
+  for (double v : x) ss += v * v;
+  const double inv = 1 / std::sqrt(ss / d + prep.eps);
+  for (int i = 0; i < d; ++i) x[size_t(i)] *= inv * w[size_t(i)];
+  return x;
+}
+
+// dims: rows, heads, kvHeads, headDim, numSlots, first position, [family: 0 Llama,
+// 2 Qwen2 (biases), 3 Qwen3 (q/k norms), 23 both].
 inline std::string ropeCache(LwbCudaTestKernelFn fn, int dtype, const std::vector<int>& dims) {
   const int rows = dims[0], heads = dims[1], kvHeads = dims[2], d = dims[3], numSlots = dims[4], posBase = dims[5];
+  const int family = dims.size() > 6 ? dims[6] : 0;
   const int qSize = heads * d, kvSize = kvHeads * d, width = qSize + 2 * kvSize;
   const std::vector<float> qkv = randomFloats(size_t(rows) * width, 6, -2, 2, dtype);
+  QwenHeadPrep prep;
+  if (family == 2 || family == 23) prep.bias = randomFloats(size_t(width), 7, -3, 3);  // real biases are large
+  if (family == 3 || family == 23) prep.qNorm = randomFloats(size_t(d), 8, 0.5f, 2), prep.kNorm = randomFloats(size_t(d), 9, 0.5f, 2);
   std::vector<int32_t> pos, cacheSlots;
   for (int r = 0; r < rows; ++r) {
     pos.push_back(posBase + (r * 997 + 13) % 4000);
@@ -136,22 +164,34 @@ inline std::string ropeCache(LwbCudaTestKernelFn fn, int dtype, const std::vecto
   }
   std::vector<float> invFreq;
   for (int i = 0; i < d / 2; ++i) invFreq.push_back(float(1 / std::pow(10000.0, 2.0 * i / d)));
+  auto orNull = [](const std::vector<float>& v) -> const void* { return v.empty() ? nullptr : v.data(); };
   std::vector<float> q(size_t(rows) * qSize), kc(size_t(numSlots) * kvSize), vc(kc.size());
-  LwbCudaKernelTest t{"rope_cache", dtype, {rows, heads, kvHeads, d, numSlots}, {},
-                      {qkv.data(), pos.data(), cacheSlots.data(), invFreq.data()}, {q.data(), kc.data(), vc.data()}};
+  LwbCudaKernelTest t{"rope_cache", dtype, {rows, heads, kvHeads, d, numSlots}, {prep.eps},
+                      {qkv.data(), pos.data(), cacheSlots.data(), invFreq.data(), orNull(prep.bias),
+                       orNull(prep.qNorm), orNull(prep.kNorm)},
+                      {q.data(), kc.data(), vc.data()}};
   if (std::string e = run(fn, t); !e.empty()) return e;
-  auto rotated = [&](int r, int col0, int i) {  // element i of the head starting at col0
-    const int half = d / 2, j = i % half;
-    const double angle = ropeAngle(pos[size_t(r)], invFreq[size_t(j)]);
-    const double c = float(std::cos(angle)), s = float(std::sin(angle));
-    const double a = qkv[size_t(r) * width + col0 + j], b = qkv[size_t(r) * width + col0 + j + half];
-    return i < half ? a * c - b * s : b * c + a * s;
+  auto rotatedHead = [&](int r, int col0, bool isQ) {
+    const std::vector<double> x = preparedHead(qkv, width, r, col0, d, isQ, prep);
+    std::vector<double> out(static_cast<size_t>(d));
+    const int half = d / 2;
+    for (int j = 0; j < half; ++j) {
+      const double angle = ropeAngle(pos[size_t(r)], invFreq[size_t(j)]);
+      const double c = float(std::cos(angle)), s = float(std::sin(angle));
+      out[size_t(j)] = x[size_t(j)] * c - x[size_t(j + half)] * s;
+      out[size_t(j + half)] = x[size_t(j + half)] * c + x[size_t(j)] * s;
+    }
+    return out;
   };
-  std::vector<double> refQ(q.size());
+  // fp32 arithmetic on values up to ~10 (biases, norm weights): a few ulps of that.
+  const double tol = family == 0 ? 1e-5 : 1e-4;
+  std::vector<double> refQ;
   for (int r = 0; r < rows; ++r)
-    for (int h = 0; h < heads; ++h)
-      for (int i = 0; i < d; ++i) refQ[size_t(r) * qSize + h * d + i] = rotated(r, h * d, i);
-  if (std::string e = compare(q, refQ, 1e-5, 1e-5, "q"); !e.empty()) return e;
+    for (int h = 0; h < heads; ++h) {
+      const std::vector<double> head = rotatedHead(r, h * d, true);
+      refQ.insert(refQ.end(), head.begin(), head.end());
+    }
+  if (std::string e = compare(q, refQ, tol, tol, "q"); !e.empty()) return e;
   std::vector<bool> written(size_t(numSlots), false);
   for (int r = 0; r < rows; ++r) {
     if (cacheSlots[size_t(r)] < 0) continue;
@@ -159,15 +199,20 @@ inline std::string ropeCache(LwbCudaTestKernelFn fn, int dtype, const std::vecto
     written[s] = true;
     std::vector<float> gotK, gotV;
     std::vector<double> refK, refV;
-    for (int h = 0; h < kvHeads; ++h)
+    for (int h = 0; h < kvHeads; ++h) {
+      const std::vector<double> head = rotatedHead(r, qSize + h * d, false);
+      refK.insert(refK.end(), head.begin(), head.end());
       for (int i = 0; i < d; ++i) {
         gotK.push_back(kc[s * kvSize + h * d + i]);
         gotV.push_back(vc[s * kvSize + h * d + i]);
-        refK.push_back(rotated(r, qSize + h * d, i));
-        refV.push_back(qkv[size_t(r) * width + qSize + kvSize + h * d + i]);
+        const int col = qSize + kvSize + h * d + i;
+        refV.push_back(double(qkv[size_t(r) * width + col]) + (prep.bias.empty() ? 0.0 : prep.bias[size_t(col)]));
       }
+    }
     if (std::string e = compare(gotK, refK, epsOf(dtype), 1e-4, "kCache"); !e.empty()) return e;
-    if (std::string e = compare(gotV, refV, 0, 0, "vCache"); !e.empty()) return e;
+    // v is copied exactly, or rounded once after its bias is added.
+    const bool exact = prep.bias.empty();
+    if (std::string e = compare(gotV, refV, exact ? 0 : epsOf(dtype), exact ? 0 : 1e-5, "vCache"); !e.empty()) return e;
   }
   for (int s = 0; s < numSlots; ++s)
     if (!written[size_t(s)] && !(std::isnan(kc[size_t(s) * kvSize]) && std::isnan(vc[size_t(s) * kvSize])))
@@ -267,7 +312,11 @@ inline std::vector<KernelCase> kernelCases() {
       // rows, heads, kvHeads, headDim, numSlots, first position
       {"rope_cache",
        {{"1 row d64", {1, 4, 2, 64, 8, 0}}, {"5 rows d128 gqa", {5, 8, 1, 128, 40, 0}},
-        {"13 rows d32 mha", {13, 6, 6, 32, 64, 0}}, {"6 rows d80 at 500k", {6, 4, 2, 80, 16, 500000}}}},
+        {"13 rows d32 mha", {13, 6, 6, 32, 64, 0}}, {"6 rows d80 at 500k", {6, 4, 2, 80, 16, 500000}},
+        // Qwen2.5-0.5B's heads (14:2, d64) with biases; Qwen3's (16:8, d128) with q/k norms
+        {"qwen2 biases 5 rows 14:2 d64", {5, 14, 2, 64, 16, 0, 2}},
+        {"qwen3 norms 5 rows 16:8 d128", {5, 16, 8, 128, 16, 0, 3}},
+        {"qwen biases+norms 4 rows d256 at 500k", {4, 8, 1, 256, 8, 500000, 23}}}},
       // heads, kvHeads, headDim, blockSize, partitionSize, then (numCached, numTokens) pairs
       {"attention",
        {{"decode short", {4, 2, 64, 16, 512, 0, 1, 16, 1, 40, 1}},
