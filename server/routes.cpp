@@ -11,10 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-int maxModelLen(const ServerContext& ctx, const Model& model) {
-  return ctx.loop.snapshot()->config.effectiveMaxModelLen(model.config);
-}
-
 json parseObject(const std::string& body) {
   json doc = json::parse(body, nullptr, false);
   if (doc.is_discarded()) throw badRequest("the request body is not valid JSON");
@@ -48,7 +44,7 @@ json tokenize(const ServerContext& ctx, const std::string& body) {
     ids = special ? model->encodePrompt(prompt->get<std::string>())
                   : model->tokenizer->encode(prompt->get<std::string>());
   }
-  return {{"count", ids.size()}, {"max_model_len", maxModelLen(ctx, *model)}, {"tokens", ids},
+  return {{"count", ids.size()}, {"max_model_len", ctx.loop.maxModelLen()}, {"tokens", ids},
           {"token_strs", nullptr}};
 }
 
@@ -67,7 +63,7 @@ json modelList(const ServerContext& ctx) {
   const int64_t created =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   json card = {{"id", ctx.modelName}, {"object", "model"}, {"created", created}, {"owned_by", "llm-workbench"},
-               {"root", model->dir}, {"parent", nullptr}, {"max_model_len", maxModelLen(ctx, *model)}};
+               {"root", model->dir}, {"parent", nullptr}, {"max_model_len", ctx.loop.maxModelLen()}};
   return {{"object", "list"}, {"data", json::array({card})}};
 }
 

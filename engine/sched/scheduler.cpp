@@ -167,7 +167,7 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
 // vLLM's PrefixCacheStats: only with caching on; a resumed request mostly hits its own
 // blocks, so it is kept apart and left out of the hit rate.
 void Scheduler::recordPrefixLookup(const Request& r, int numHitTokens, SchedulerOutput& out) {
-  if (!kv_->prefixCachingEnabled()) return;
+  if (!config_.enablePrefixCaching) return;
   if (r.timeline.numPreemptions > 0) {
     out.preemptedPrefixQueryTokens += r.numTokens();
     out.preemptedPrefixHitTokens += numHitTokens;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/kv/kv_cache_manager.h"
-#include "engine/sched/engine_config.h"
+#include "engine/config/engine_config.h"
 #include "engine/sched/scheduler_output.h"
 
 namespace lwb {
