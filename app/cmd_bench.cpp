@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "app/commands.h"
-#include "engine/engine.h"
 #include "app/cli/bench_options.h"
 #include "app/cli/remote_options.h"
+#include "app/commands.h"
 #include "engine/config/knobs.h"
+#include "engine/engine.h"
 #include "engine/metrics/bench_runner.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
@@ -106,10 +106,11 @@ int runParsed(const BenchOptions& o) {
   run.report.config["model"] = dir;
   run.report.config["device"] = device.backend + ": " + device.name;
   run.report.config["num_kv_blocks"] = engine.numKvBlocks();
-  run.report.config["effective_max_model_len"] = engine.maxModelLen();
+  const std::string effectiveKey = "effective_";
+  run.report.config[effectiveKey + std::string(knob::kMaxModelLen)] = engine.maxModelLen();
   const EngineConfig effective = engine.effectiveConfig();  // vLLM's defaults for the device filled in
-  run.report.config["effective_max_num_batched_tokens"] = effective.maxNumBatchedTokens;
-  run.report.config["effective_max_num_seqs"] = effective.maxNumSeqs;
+  run.report.config[effectiveKey + std::string(knob::kMaxNumBatchedTokens)] = effective.maxNumBatchedTokens;
+  run.report.config[effectiveKey + std::string(knob::kMaxNumSeqs)] = effective.maxNumSeqs;
   std::fputs(formatBenchSummary(run.report).c_str(), stdout);
   std::fflush(stdout);
   reportFailures(run.report);

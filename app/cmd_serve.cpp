@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/args.h"
 #include "app/commands.h"
 #include "engine/config/knobs.h"
 #include "engine/engine_loop.h"
-#include "app/cli/args.h"
 #include "engine/model/model.h"
 #include "server/api_server.h"
 #include "server/server_metrics.h"

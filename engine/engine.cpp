@@ -336,6 +336,7 @@ void Engine::setConfig(const EngineConfig& config) {
     return;
   }
   d.abortAll(d.pending);
+  if (d.configPending) d.maxModelLen = d.pendingMaxModelLen;  // old's live knobs: in force from the rebuild on
   const int oldMaxLen = d.maxModelLen;
   const bool newExecutor = old.executorDiffers(config);
   d.config = config;

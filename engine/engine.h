@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/metrics/records.h"
-#include "engine/sample/sampling_params.h"
 #include "engine/config/engine_config.h"
 #include "engine/exec/executor.h"
+#include "engine/metrics/records.h"
+#include "engine/sample/sampling_params.h"
 
 namespace lwb {
 

@@ -71,6 +71,9 @@ void EngineLoop::Impl::applyLive(const Command& c) {
   }
   noteConfig();
   push(ConfigChangedEvent{engine->now(), old, c.config, describeChange(old, c.config)});
+  if (drainFor)  // a rebuild still waits: it must not bring the older live knobs back
+    for (const Knob& k : knobTable())
+      if (!k.structural()) k.set(drainFor->config, k.get(c.config));
 }
 
 void EngineLoop::Impl::tryFinishDrain() {
@@ -168,7 +171,6 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
 EngineLoop::EngineLoop(std::shared_ptr<const Model> model, const EngineConfig& config)
     : impl_(std::make_unique<Impl>()) {
   check(model != nullptr, "EngineLoop: no model");
-  config.validate();  // the rest (model, device) when the engine is built
   impl_->model = std::move(model);
   impl_->config = config;
   std::promise<void> ready;

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <limits>
 
+#include "engine/config/knobs.h"
 #include "engine/model/model.h"
 #include "server/json_fields.h"
 #include "server/server_context.h"
@@ -44,7 +45,7 @@ json tokenize(const ServerContext& ctx, const std::string& body) {
     ids = special ? model->encodePrompt(prompt->get<std::string>())
                   : model->tokenizer->encode(prompt->get<std::string>());
   }
-  return {{"count", ids.size()}, {"max_model_len", ctx.loop.maxModelLen()}, {"tokens", ids},
+  return {{"count", ids.size()}, {std::string(knob::kMaxModelLen), ctx.loop.maxModelLen()}, {"tokens", ids},
           {"token_strs", nullptr}};
 }
 
@@ -63,7 +64,7 @@ json modelList(const ServerContext& ctx) {
   const int64_t created =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   json card = {{"id", ctx.modelName}, {"object", "model"}, {"created", created}, {"owned_by", "llm-workbench"},
-               {"root", model->dir}, {"parent", nullptr}, {"max_model_len", ctx.loop.maxModelLen()}};
+               {"root", model->dir}, {"parent", nullptr}, {std::string(knob::kMaxModelLen), ctx.loop.maxModelLen()}};
   return {{"object", "list"}, {"data", json::array({card})}};
 }
 

@@ -8,8 +8,8 @@
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
 
-#include "common/cli_runner.h"
 #include "app/cli/bench_options.h"
+#include "common/cli_runner.h"
 
 using namespace lwb;
 using namespace lwb::app;

@@ -27,11 +27,14 @@ void ArgParser::knobOptions(const std::string& heading) {
   specs_.push_back({"", {"", heading + ":"}});  // a heading line in --help
   for (const Knob& k : knobTable()) {
     Spec s;
-    s.knob = true;
     s.help = std::string(k.help) + " (" + k.expectation() + "; default " + k.defaultText() +
              (k.structural() ? "; structural: rebuilds the KV cache)" : ")");
     if (k.kind == KnobKind::Bool) s.negatable = true;
-    else s.valueName = k.kind == KnobKind::Choice ? "NAME" : k.kind == KnobKind::Real ? "X" : "N";
+    else s.valueName = k.kind == KnobKind::Real ? "X" : "N";
+    if (k.kind == KnobKind::Choice) {
+      s.valueName.clear();
+      for (std::string_view c : k.choices) s.valueName += (s.valueName.empty() ? "" : "|") + std::string(c);
+    }
     specs_.push_back({k.flag, s});
   }
 }

@@ -63,7 +63,6 @@ class ArgParser {
     std::string valueName;  // empty for a boolean flag
     std::string help;
     bool negatable = false; // --no-<name> sets it off
-    bool knob = false;
   };
   [[noreturn]] void fail(const std::string& message) const;
   const Spec* find(const std::string& name) const;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/kv/kv_cache_manager.h"
 #include "engine/config/engine_config.h"
+#include "engine/kv/kv_cache_manager.h"
 #include "engine/sched/scheduler_output.h"
 
 namespace lwb {
