@@ -208,7 +208,7 @@ class TestEngineLoop : public QObject {
     EngineConfig c = before;
     c.numGpuBlocksOverride = 0;
     c.kvCacheMemoryBytes = 1;     // structural, valid, but no whole block fits
-    c.maxNumBatchedTokens = 96;   // a live knob in the same change
+    c.maxNumBatchedTokens = 256;  // a live knob in the same change
     loop.setConfig(c);
     const EngineErrorEvent error = waitForConfigError(loop);
     QVERIFY2(error.message.find("kv_cache_memory_bytes") != std::string::npos, error.message.c_str());
@@ -222,9 +222,9 @@ class TestEngineLoop : public QObject {
     QCOMPARE(waitForAll(loop, {id})[id], FinishReason::Length);
     // A later change built from config() applies (it does not carry the failed knobs).
     EngineConfig live = loop.config();
-    live.maxNumBatchedTokens = 128;
+    live.maxNumBatchedTokens = 512;
     loop.setConfig(live);
-    QTRY_COMPARE_WITH_TIMEOUT(loop.config().maxNumBatchedTokens, 128, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(loop.config().maxNumBatchedTokens, 512, 10000);
     QCOMPARE(loop.config().kvCacheMemoryBytes, int64_t(0));
     // backend cuda: fails the same way on a machine without a CUDA device.
     EngineConfig cuda = loop.config();
@@ -244,7 +244,7 @@ class TestEngineLoop : public QObject {
     if (failed) {
       QVERIFY2(failed->message.find("cuda") != std::string::npos, failed->message.c_str());
       QCOMPARE(loop.config().executor.backend, std::string("cpu"));
-      QCOMPARE(loop.config().maxNumBatchedTokens, 128);
+      QCOMPARE(loop.config().maxNumBatchedTokens, 512);
     } else {
       QCOMPARE(loop.config().executor.backend, std::string("cuda"));  // a machine with a GPU
     }

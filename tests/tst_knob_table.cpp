@@ -39,18 +39,17 @@ KnobValue otherValue(const Knob& k) {
 
 // Values the table must refuse.
 std::vector<KnobValue> outOfRange(const Knob& k) {
-  switch (k.kind) {
-    case KnobKind::Bool:
-      return {};
-    case KnobKind::Real:
-      return {k.realMin, k.realMax * 2};
-    case KnobKind::Choice:
-      return {std::string("bogus")};
-    case KnobKind::Int:
-      break;
+  std::vector<KnobValue> v;  // pushed one by one: GCC 12 warns about a braced list of variants
+  if (k.kind == KnobKind::Real) {
+    v.push_back(k.realMin);
+    v.push_back(k.realMax * 2);
+  } else if (k.kind == KnobKind::Choice) {
+    v.push_back(std::string("bogus"));
+  } else if (k.kind == KnobKind::Int) {
+    v.push_back(k.min - 1);
+    v.push_back(k.max + 1);
+    if (k.powerOfTwo) v.push_back(int64_t(3) * k.min);  // 3: in range, not a power of two
   }
-  std::vector<KnobValue> v = {k.min - 1, k.max + 1};
-  if (k.powerOfTwo) v.push_back(k.min + 2 < k.max ? int64_t(3) * k.min : k.max - 1);
   return v;
 }
 
