@@ -229,6 +229,7 @@ class TestEngineLoop : public QObject {
     // backend cuda: fails the same way on a machine without a CUDA device.
     EngineConfig cuda = loop.config();
     cuda.executor.backend = "cuda";
+    loop.drainEvents();  // only what this change brings counts below
     loop.setConfig(cuda);
     std::optional<EngineErrorEvent> failed;
     bool changed = false;
@@ -236,7 +237,7 @@ class TestEngineLoop : public QObject {
         [&] {
           for (EngineEvent& e : loop.drainEvents()) {
             if (auto* ev = std::get_if<EngineErrorEvent>(&e); ev && ev->configInForce) failed = *ev;
-            changed |= std::holds_alternative<ConfigChangedEvent>(e);
+            if (auto* ev = std::get_if<ConfigChangedEvent>(&e)) changed |= ev->newConfig.executor.backend == "cuda";
           }
           return failed.has_value() || changed;
         }(),
