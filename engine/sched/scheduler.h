@@ -33,7 +33,7 @@ struct SchedulerTotals {
 
 class Scheduler {
  public:
-  // `maxModelLen` is the effective one (config.effectiveMaxModelLen(model)).
+  // `maxModelLen` is the effective one (EngineConfig::effectiveMaxModelLen, computed by the engine).
   Scheduler(const EngineConfig& config, int maxModelLen, std::unique_ptr<KvCacheManager> kv);
 
   // Non-structural knobs (budget, max_num_seqs, chunking, caching, threshold, policy,
