@@ -145,6 +145,25 @@ std::optional<std::string> OpenAiClient::fetchMetrics(std::string* why) {
   return res->body;
 }
 
+std::optional<json> OpenAiClient::getJson(const std::string& path, std::string* why) {
+  const std::string url = endpoint_.url() + path;
+  auto res = http_->Get((endpoint_.basePath + path).c_str());
+  if (!res) {
+    if (why) *why = describe(static_cast<int>(res.error()));
+    return std::nullopt;
+  }
+  if (res->status != 200) {
+    if (why) *why = "GET " + url + ": HTTP " + std::to_string(res->status);
+    return std::nullopt;
+  }
+  try {
+    return json::parse(res->body);
+  } catch (const json::exception& e) {
+    if (why) *why = "GET " + url + ": not JSON (" + e.what() + ")";
+    return std::nullopt;
+  }
+}
+
 StreamResult OpenAiClient::streamCompletion(json body, const Clock& now) {
   body["stream"] = true;
   body["stream_options"] = {{"include_usage", true}};

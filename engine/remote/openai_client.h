@@ -60,6 +60,9 @@ class OpenAiClient {
   std::vector<std::string> listModels();
   // GET /metrics; nullopt with *why set when the server does not export it or is down.
   std::optional<std::string> fetchMetrics(std::string* why);
+  // GET `path` (below the base path) as JSON: llama.cpp's /props and /slots. nullopt with
+  // *why set when it is down, answers other than 200 or sends something not JSON.
+  std::optional<nlohmann::json> getJson(const std::string& path, std::string* why);
   // POST /v1/completions with `body` (stream is forced on, usage asked for). Never
   // throws: failures are in StreamResult::error.
   StreamResult streamCompletion(nlohmann::json body, const Clock& now);
