@@ -4,6 +4,7 @@
 // buckets) and the counts equal the server's counters. Failure cases — refused
 // connection, HTTP 500, a stalled stream, the server stopped mid-run, malformed
 // /metrics — are reported per request and in the report, in bounded time.
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <arpa/inet.h>
@@ -406,6 +407,16 @@ class TestRemote : public QObject {
     auto knob = test::runWorkbench({"bench", "--endpoint", url, "--max-num-seqs", "4"});
     QCOMPARE(knob.exitCode, 2);
     QVERIFY2(knob.err.contains("--max-num-seqs: not a remote bench option"), knob.err.constData());
+    // --tokenizer reads tokenizer.json folders too (the loader of model folders): a broken
+    // one is named, not refused as "SentencePiece only".
+    QTemporaryDir tokDir;
+    QFile tokFile(tokDir.filePath("tokenizer.json"));
+    QVERIFY(tokFile.open(QIODevice::WriteOnly));
+    tokFile.write(R"({"model": {"type": "WordPiece"}})");
+    tokFile.close();
+    auto badTok = test::runWorkbench({"bench", "--endpoint", url, "--tokenizer", tokDir.path()});
+    QCOMPARE(badTok.exitCode, 2);
+    QVERIFY2(badTok.err.contains("--tokenizer: ") && badTok.err.contains("tokenizer.json"), badTok.err.constData());
     auto badUrl = test::runWorkbench({"bench", "--endpoint", "localhost:8000"});
     QCOMPARE(badUrl.exitCode, 1);
     QVERIFY2(badUrl.err.contains("expected http://host"), badUrl.err.constData());
