@@ -63,6 +63,7 @@ class RemoteSession : public QObject {
   void chatText(int id, const QString& text);
   void chatFinished(int id, const lwb::ui::RemoteChatResult& result);
 
+ public:
   struct Shared;  // what the threads hold: they may outlive this object
 
  private:
