@@ -10,12 +10,15 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include "common/cli_runner.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
+#include "engine/remote/kv_event_codec.h"
 #include "server/api_server.h"
+#include "server/kv_event_publisher.h"
 #include "ui/remote/remote_metrics_chart.h"
 #include "ui/remote/remote_window.h"
 
@@ -135,6 +138,41 @@ class TestUiRemote : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.statusText().contains("reconnected"), kTimeoutMs);
     w.sendChat("And now?");
     QTRY_VERIFY_WITH_TIMEOUT(w.transcript().count("[TTFT") == 2, kTimeoutMs);
+  }
+
+  // With the server's KV-event address the window rebuilds its block map from the
+  // events: after a chat it holds exactly the server's cached blocks.
+  void kvEventsFeedTheBlockMap() {
+    server::KvEventsConfig kc;
+    kc.enableKvCacheEvents = true;
+    kc.publisher = "zmq";
+    kc.endpoint = "tcp://127.0.0.1:*";
+    kc.replayEndpoint = "tcp://127.0.0.1:*";
+    server::KvEventPublisher publisher(*loop_, kc);
+    publisher.start();
+    RemoteOptions o{url(), "", "", 0.1};
+    o.kvEventsEndpoint = QString::fromStdString(publisher.endpoint());
+    o.kvEventsReplayEndpoint = QString::fromStdString(publisher.replayEndpoint());
+    RemoteWindow w(o);
+    QTRY_VERIFY_WITH_TIMEOUT(w.statusText().contains("| connected"), kTimeoutMs);
+    w.sendChat("Tell me about Mr. Knightley and Harriet, at length.");
+    QTRY_VERIFY_WITH_TIMEOUT(w.transcript().contains("[TTFT"), kTimeoutMs);
+    auto serverTable = [&] {
+      std::map<std::string, int> t;
+      for (const KvBlockInfo& b : loop_->snapshot()->kvBlocks)
+        if (b.hasHash) ++t[remote::blockHashText(b.hash)];
+      return t;
+    };
+    auto eventTable = [&] {
+      std::map<std::string, int> t;
+      const remote::RemoteBlockMap map = w.kvEvents()->blockMap();  // a copy: it outlives the loop
+      for (const auto& [hash, block] : map.blocks()) t[hash] = block.numCopies;
+      return t;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!serverTable().empty() && eventTable() == serverTable(), kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w.kvEventsText().contains(QStringLiteral("%1 cached blocks").arg(w.kvEvents()->stats().numBlocks)), kTimeoutMs);
+    QCOMPARE(w.kvEvents()->stats().numMalformed, int64_t(0));
   }
 
   void refusedConnection() {

@@ -11,6 +11,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "engine/common/error.h"
@@ -73,7 +74,11 @@ void RemoteWindow::buildUi() {
   config_->horizontalHeader()->setStretchLastSection(true);
   config_->verticalHeader()->setVisible(false);
   sideLayout->addWidget(chart_, 3);
+  kvEventsLabel_ = new QLabel(side);
+  kvEventsLabel_->setWordWrap(true);
+  kvEventsLabel_->setVisible(false);
   sideLayout->addWidget(notExported_);
+  sideLayout->addWidget(kvEventsLabel_);
   sideLayout->addWidget(configNote_);
   sideLayout->addWidget(config_, 2);
 
@@ -87,6 +92,41 @@ void RemoteWindow::buildUi() {
   stateLabel_ = new QLabel(this);
   statusBar()->addWidget(serverLabel_, 1);
   statusBar()->addPermanentWidget(stateLabel_);
+  auto* kvTimer = new QTimer(this);  // the subscriber's counters are read under its mutex: cheap
+  connect(kvTimer, &QTimer::timeout, this, &RemoteWindow::showKvEvents);
+  kvTimer->start(250);
+}
+
+void RemoteWindow::startKvEvents(const RemoteOptions& options) {
+  kvEvents_.reset();
+  kvEventsLabel_->setVisible(!options.kvEventsEndpoint.isEmpty());
+  if (options.kvEventsEndpoint.isEmpty()) return;
+  remote::KvEventSubscriberOptions o;
+  o.endpoint = options.kvEventsEndpoint.toStdString();
+  o.replayEndpoint = options.kvEventsReplayEndpoint.toStdString();
+  o.replayTimeoutMs = 500;  // stopping the subscriber (GUI thread) waits for a replay at most this long
+  auto sub = std::make_unique<remote::KvEventSubscriber>(o);
+  try {
+    sub->start();  // connects without waiting for the publisher (ZeroMQ connects lazily)
+  } catch (const Error& e) {
+    kvEventsLabel_->setText(tr("KV events: %1").arg(QString::fromStdString(e.what())));
+    return;
+  }
+  kvEvents_ = std::move(sub);
+  showKvEvents();
+}
+
+void RemoteWindow::showKvEvents() {
+  if (!kvEvents_) return;
+  const remote::KvEventSubscriberStats s = kvEvents_->stats();
+  QString text = tr("KV cache from the server's KV events: %1 cached blocks; %2 batches (last seq %3)")
+                     .arg(s.numBlocks)
+                     .arg(s.numBatches)
+                     .arg(s.lastSeq);
+  if (s.numMalformed || s.numMissed)
+    text += tr("; %1 malformed, %2 missed").arg(s.numMalformed).arg(s.numMissed);
+  if (!s.lastError.empty()) text += tr(" — %1").arg(QString::fromStdString(s.lastError));
+  kvEventsLabel_->setText(text);
 }
 
 void RemoteWindow::buildMenus() {
@@ -135,6 +175,7 @@ bool RemoteWindow::connectTo(const RemoteOptions& options) {
   connect(session_.get(), &RemoteSession::chatText, this, &RemoteWindow::onChatText);
   connect(session_.get(), &RemoteSession::chatFinished, this, &RemoteWindow::onChatFinished);
   session_->start();
+  startKvEvents(options);
   return true;
 }
 
@@ -207,5 +248,6 @@ void RemoteWindow::onChatFinished(int id, const RemoteChatResult& r) {
 QString RemoteWindow::statusText() const { return serverLabel_->text() + QStringLiteral(" | ") + stateLabel_->text(); }
 QString RemoteWindow::transcript() const { return transcript_->toPlainText(); }
 QString RemoteWindow::notExportedText() const { return notExported_->text(); }
+QString RemoteWindow::kvEventsText() const { return kvEventsLabel_->text(); }
 
 }  // namespace lwb::ui

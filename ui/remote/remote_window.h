@@ -5,13 +5,17 @@
 // talks to the network only through RemoteSession's threads, so a dead or slow server
 // never freezes it; the session reconnects by itself.
 //
+// With a KV-event address (vLLM's --kv-events-config endpoint) it also keeps the
+// server's prefix-cache block map from those events and shows its counts.
+//
 // Not yet here (the in-process window's views are built on EngineBridge): the load
-// generator, requests table, latency and timeline views, saved runs and the KV map fed
-// by the server's KV events. `bench --endpoint` covers load runs meanwhile.
+// generator, requests table, latency and timeline views, saved runs, and a block-map
+// drawing of the event-fed map. `bench --endpoint` covers load runs meanwhile.
 #include <QMainWindow>
 
 #include <memory>
 
+#include "engine/remote/kv_event_subscriber.h"
 #include "ui/remote/remote_session.h"
 
 class QLabel;
@@ -30,6 +34,8 @@ struct RemoteOptions {
   QString servedModelName;
   double scrapeIntervalSeconds = 1.0;
   double readTimeoutSeconds = 60;  // a chat stream silent this long is reported stalled
+  QString kvEventsEndpoint;        // vLLM's KV-event PUB address; "" = no event-fed block map
+  QString kvEventsReplayEndpoint;  // its replay address ("" = none)
 };
 
 class RemoteWindow : public QMainWindow {
@@ -50,6 +56,9 @@ class RemoteWindow : public QMainWindow {
   QTableWidget* configTable() const { return config_; }
   RemoteMetricsChart* chart() const { return chart_; }
   QString notExportedText() const;
+  QString kvEventsText() const;
+  // The event-fed block map (nullptr without an event address).
+  const remote::KvEventSubscriber* kvEvents() const { return kvEvents_.get(); }
 
  private:
   void buildUi();
@@ -59,6 +68,8 @@ class RemoteWindow : public QMainWindow {
   void onChatText(int id, const QString& text);
   void onChatFinished(int id, const RemoteChatResult& r);
   void askForEndpoint();
+  void startKvEvents(const RemoteOptions& options);
+  void showKvEvents();
 
   RemoteOptions options_;
   std::unique_ptr<RemoteSession> session_;
@@ -68,6 +79,8 @@ class RemoteWindow : public QMainWindow {
   QPushButton *send_, *stop_;
   QTableWidget* config_;
   RemoteMetricsChart* chart_;
+  QLabel* kvEventsLabel_;
+  std::unique_ptr<remote::KvEventSubscriber> kvEvents_;
   nlohmann::json messages_ = nlohmann::json::array();
   int activeChat_ = 0;
   QString answer_;
