@@ -9,6 +9,11 @@
 
 namespace lwb {
 
+namespace {
+// Events are built only when someone reads them: no copies on the hot path otherwise.
+bool recording(const KvEventLog* log) { return log && log->enabled(); }
+}  // namespace
+
 uint64_t hashBlockTokens(uint64_t parentHash, const int* tokens, int numTokens) {
   // One contiguous buffer: [parent hash (8 bytes), token ids (4 bytes each)].
   std::vector<unsigned char> buf(sizeof parentHash + sizeof(int) * size_t(numTokens));
@@ -126,12 +131,12 @@ bool BlockPool::cacheBlock(int id, uint64_t hash, const int* tokens, int numToke
   b.tokenIds.assign(tokens, tokens + numTokens);
   b.firstTokenPos = firstTokenPos;
   b.parentHash = parentHash;
-  if (eventLog_) eventLog_->add(KvBlockStored{{hash}, parentHash, b.tokenIds, numTokens});
+  if (recording(eventLog_)) eventLog_->add(KvBlockStored{{hash}, parentHash, b.tokenIds, numTokens});
   return true;
 }
 
 void BlockPool::announceCachedBlocks() const {
-  if (!eventLog_) return;
+  if (!recording(eventLog_)) return;
   for (const KvBlock& b : blocks_)
     if (b.hash) eventLog_->add(KvBlockStored{{*b.hash}, b.parentHash, b.tokenIds, int(b.tokenIds.size())});
 }
@@ -145,7 +150,7 @@ void BlockPool::uncacheBlock(int id) {
     ids.erase(std::remove(ids.begin(), ids.end(), id), ids.end());
     if (ids.empty()) cached_.erase(it);
   }
-  if (eventLog_) eventLog_->add(KvBlockRemoved{{*b.hash}});
+  if (recording(eventLog_)) eventLog_->add(KvBlockRemoved{{*b.hash}});
   b.hash.reset();
   b.tokenIds.clear();
   b.parentHash.reset();
