@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -20,6 +19,7 @@
 #include "engine/metrics/trace.h"
 #include "engine/model/model.h"
 #include "engine/model/tokenizer.h"
+#include "engine/model/tokenizer_files.h"
 #include "engine/remote/remote_bench.h"
 #include "engine/remote/remote_report.h"
 
@@ -118,12 +118,15 @@ int runParsed(const BenchOptions& o) {
   return 0;
 }
 
-// The served model's tokenizer when given, else the bundled model's: prompts travel as ids.
+// The served model's tokenizer when given (tokenizer.json or tokenizer.model, as
+// loadModel reads them), else the bundled model's: prompts travel as ids.
 std::unique_ptr<Tokenizer> remoteTokenizer(const std::string& dir) {
   const std::string folder = dir.empty() ? defaultModelDir() : dir;
-  if (!std::filesystem::exists(folder + "/tokenizer.model") && std::filesystem::exists(folder + "/tokenizer.json"))
-    throw UsageError("--tokenizer " + folder + ": only SentencePiece tokenizer.model is read so far (found tokenizer.json)");
-  return Tokenizer::load(folder + "/tokenizer.model");
+  try {
+    return loadTokenizerFiles(folder).tokenizer;
+  } catch (const Error& e) {
+    throw UsageError(std::string("--tokenizer: ") + e.what());
+  }
 }
 
 std::string servedModel(const RemoteCliOptions& r, const remote::ClientOptions& client) {

@@ -8,6 +8,7 @@
 
 #include "app/cli/args.h"
 #include "ui/main_window.h"
+#include "ui/remote/remote_window.h"
 #include "ui/theme.h"
 
 namespace lwb::app {
@@ -30,12 +31,30 @@ int gui(int argc, char** argv) {
   parser.option("model", "DIR", "model folder (Hugging Face layout) or .gguf file");
   parser.option("measure-seconds", "N",
                 "with --demo: print output tok/s with the window open to stderr after N seconds, then quit");
+  parser.option("endpoint", "URL", "open on a running OpenAI-compatible server (remote mode)");
+  parser.option("api-key", "KEY", "with --endpoint: the server's API key");
+  parser.option("served-model-name", "NAME", "with --endpoint: the model to use (default: the first listed)");
+  parser.option("kv-events", "ADDR",
+                "with --endpoint: the server's KV-event address (vLLM's --kv-events-config endpoint) for its block map");
+  parser.option("kv-events-replay", "ADDR", "with --kv-events: its replay address");
   parser.knobOptions("Engine knobs (vLLM names; the Knobs panel changes them later)");
   if (!parser.parse(argc, argv)) return 0;
   if (parser.has("version")) {
     std::printf("llm-workbench %s\n", LWB_VERSION);
     return 0;
   }
+
+  if (parser.has("endpoint")) {
+    lwb::ui::theme::apply(app);
+    auto value = [&parser](const char* name) { return QString::fromStdString(parser.stringOr(name, "")); };
+    lwb::ui::RemoteOptions remote{value("endpoint"), value("api-key"), value("served-model-name")};
+    remote.kvEventsEndpoint = value("kv-events");
+    remote.kvEventsReplayEndpoint = value("kv-events-replay");
+    lwb::ui::RemoteWindow window(remote);
+    window.show();
+    return QApplication::exec();
+  }
+
   lwb::ui::WindowOptions options;
   options.modelDir = QString::fromStdString(parser.stringOr("model", ""));
   parser.applyKnobs(options.knobs);

@@ -14,6 +14,7 @@
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
 #include "server/api_server.h"
+#include "server/kv_event_publisher.h"
 #include "server/server_metrics.h"
 
 namespace lwb::app {
@@ -25,6 +26,7 @@ struct ServeOptions {
   server::ServerOptions server;
   std::string modelDir;  // "" = the bundled model
   EngineConfig engine;
+  server::KvEventsConfig kvEvents;  // --kv-events-config (vLLM's)
   bool help = false;
 };
 
@@ -39,6 +41,9 @@ ArgParser makeServeParser() {
   p.option("port", "N", "TCP port (default 8000; 0 = any free port)");
   p.option("served-model-name", "NAME", "the model id clients use (default: the folder's name)");
   p.option("api-key", "KEY", "require 'Authorization: Bearer KEY' on /v1 routes");
+  p.option("kv-events-config", "JSON",
+           "publish KV-cache events as vLLM does, e.g. '{\"enable_kv_cache_events\": true, \"endpoint\": "
+           "\"tcp://*:5557\"}'");
   p.knobOptions();
   return p;
 }
@@ -58,6 +63,13 @@ ServeOptions parseServeArgs(const std::vector<std::string>& args) {
   o.server.port = int(p.integer("port", o.server.port, 0, 65535));
   o.server.servedModelName = p.stringOr("served-model-name", "");
   o.server.apiKey = p.stringOr("api-key", "");
+  if (p.has("kv-events-config")) {
+    try {
+      o.kvEvents = server::parseKvEventsConfig(p.stringOr("kv-events-config", ""));
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+  }
   p.applyKnobs(o.engine);
   return o;
 }
@@ -113,8 +125,16 @@ int serve(const ServeOptions& o) {
           "), " + std::string(knob::kMaxModelLen) + " " + std::to_string(snap->maxModelLen));
   logLine("API at " + api.address() + "/v1 (OpenAI-compatible), metrics at " + api.address() + "/metrics" +
           (o.server.apiKey.empty() ? "" : "; API key required"));
+  server::KvEventPublisher kvEvents(loop, o.kvEvents);
+  if (o.kvEvents.active()) {
+    kvEvents.start();
+    logLine("KV cache events on " + kvEvents.endpoint() +
+            (kvEvents.replayEndpoint().empty() ? "" : ", replay on " + kvEvents.replayEndpoint()) +
+            (o.kvEvents.topic.empty() ? "" : ", topic '" + o.kvEvents.topic + "'"));
+  }
   const int rc = serveUntilSignal(loop, api, signals);
   api.stop();
+  kvEvents.stop();
   logLine("stopped");
   return rc;
 }

@@ -49,6 +49,7 @@ struct Engine::Impl {
   std::unique_ptr<Scheduler> scheduler;
   std::map<RequestId, std::unique_ptr<EngineRequest>> requests;  // finished ones kept until released
   StepOutput pending;           // finishes outside a step, reported by the next one
+  KvEventLog kvEvents;          // outlives the pools buildKv() makes
   std::vector<StepRecord> steps;  // when keepStepHistory
   bool keepStepHistory = true;
   int64_t numSteps = 0;
@@ -114,8 +115,10 @@ void Engine::Impl::buildKv() {
         "KV cache: " + source + " gives " + std::to_string(numBlocks) + " blocks of " + std::to_string(perBlock) +
             " bytes (" + std::string(knob::kBlockSize) + " " + std::to_string(bs) + "); expected at least 1");
   executor->allocateKvCache(int(numBlocks), bs);
-  scheduler = std::make_unique<Scheduler>(
-      effective(), maxModelLen, std::make_unique<KvCacheManager>(int(numBlocks), bs, config.enablePrefixCaching));
+  auto kv = std::make_unique<KvCacheManager>(int(numBlocks), bs, config.enablePrefixCaching);
+  kv->setEventLog(&kvEvents);
+  if (scheduler) kvEvents.add(KvAllBlocksCleared{});  // the old pool's blocks are gone
+  scheduler = std::make_unique<Scheduler>(effective(), maxModelLen, std::move(kv));
 }
 
 Engine::Engine(std::shared_ptr<const Model> model, const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
@@ -356,6 +359,20 @@ void Engine::setConfig(const EngineConfig& config) {
     throw;
   }
 }
+
+void Engine::setRecordKvEvents(bool on) {
+  Impl& d = *impl_;
+  if (on == d.kvEvents.enabled()) return;
+  d.kvEvents.setEnabled(on);
+  if (on) {
+    d.kvEvents.add(KvAllBlocksCleared{});  // a reader starts from this state, whatever it held
+    d.scheduler->kv().pool().announceCachedBlocks();
+  } else {
+    d.kvEvents.take();
+  }
+}
+
+std::vector<KvCacheEvent> Engine::takeKvEvents() { return impl_->kvEvents.take(); }
 
 const EngineConfig& Engine::config() const { return impl_->config; }
 EngineConfig Engine::effectiveConfig() const { return impl_->effective(); }

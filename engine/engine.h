@@ -11,6 +11,7 @@
 
 #include "engine/config/engine_config.h"
 #include "engine/exec/executor.h"
+#include "engine/kv/kv_events.h"
 #include "engine/metrics/records.h"
 #include "engine/sample/sampling_params.h"
 
@@ -107,6 +108,11 @@ class Engine {
   // Every step is also kept for steps() unless turned off (EngineLoop publishes them as
   // events instead); numSteps() counts them either way.
   void setKeepStepHistory(bool keep);
+  // KV-cache events (kv_events.h) for a reader such as the vLLM-style event publisher:
+  // off by default; turning them on first reports every block cached now, and a
+  // rebuilt pool reports AllBlocksCleared. takeKvEvents() hands over those since the last call.
+  void setRecordKvEvents(bool on);
+  std::vector<KvCacheEvent> takeKvEvents();
   int64_t numSteps() const;
 
   // Introspection for UIs and tests.

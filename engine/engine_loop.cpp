@@ -151,7 +151,7 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
         publishSnapshot(p);
         lock.lock();
       }
-      cv.wait(lock, [&] { return stop || !inbox.empty() || (busy && !paused); });
+      cv.wait(lock, [&] { return stop || !inbox.empty() || (busy && !paused) || newKvStream; });
       if (stop) return;
       batch.swap(inbox);
       isPaused = paused;
@@ -161,6 +161,7 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
       if (!isPaused && engine->hasUnfinishedRequests()) publish(engine->step());
       else publish(engine->flushFinished());
       tryFinishDrain();
+      forwardKvEvents();
     } catch (const std::exception& e) {
       push(EngineErrorEvent{engine->now(), e.what(), std::nullopt});
     }
@@ -295,6 +296,18 @@ std::shared_ptr<EventSubscriber> EngineLoop::subscribe(size_t capacity) {
   auto s = std::make_shared<EventSubscriber>(capacity);
   std::lock_guard lock(impl_->outMu);
   impl_->subscribers.push_back(s);
+  return s;
+}
+
+std::shared_ptr<KvEventStream> EngineLoop::subscribeKvEvents(size_t capacity) {
+  auto s = std::make_shared<KvEventStream>(capacity);
+  {
+    std::lock_guard lock(impl_->outMu);
+    impl_->kvStreams.push_back(s);
+  }
+  impl_->newKvStream = true;
+  std::lock_guard lock(impl_->mu);
+  impl_->cv.notify_one();  // the loop announces the cached state without waiting for work
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/kv_event_stream.h"
 
 namespace lwb {
 
@@ -114,6 +115,10 @@ class EngineLoop {
   // Another consumer of the same events (the window keeps drainEvents()); events from
   // now on. The loop holds it weakly: drop the pointer to unsubscribe.
   std::shared_ptr<EventSubscriber> subscribe(size_t capacity = 100000);
+  // KV-cache events (vLLM's BlockStored / BlockRemoved / AllBlocksCleared), recorded only
+  // while a stream is alive. A new stream first gets AllBlocksCleared and one
+  // BlockStored per block cached now (so do the others: they resynchronise with it).
+  std::shared_ptr<KvEventStream> subscribeKvEvents(size_t capacity = 100000);
   // The model serving now (front-ends tokenize with it).
   std::shared_ptr<const Model> model() const;
 

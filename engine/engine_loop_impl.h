@@ -1,6 +1,7 @@
 #pragma once
 // EngineLoop's private state, shared by engine_loop.cpp (the inbox and the loop thread)
 // and engine_loop_outbox.cpp (events and snapshots). Not for other includes.
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -42,6 +43,8 @@ struct EngineLoop::Impl {
   std::deque<EngineEvent> events;
   std::vector<std::weak_ptr<EventSubscriber>> subscribers;
   size_t numStepEvents = 0;
+  std::vector<std::weak_ptr<KvEventStream>> kvStreams;
+  std::atomic<bool> newKvStream{false};
   mutable std::mutex snapMu;
   std::shared_ptr<const EngineSnapshot> snap;
 
@@ -68,6 +71,7 @@ struct EngineLoop::Impl {
   void publish(const StepOutput& out);
   void push(EngineEvent e);
   void publishSnapshot(bool isPaused);
+  void forwardKvEvents();
   std::string takeTag(RequestId id);
 };
 

@@ -1,4 +1,6 @@
 // EngineLoop's outbox: events (bounded, copied to subscribers) and the latest snapshot.
+#include <chrono>
+
 #include "engine/common/error.h"
 #include "engine/engine_loop_impl.h"
 #include "engine/model/model.h"
@@ -52,6 +54,28 @@ void EngineLoop::Impl::publish(const StepOutput& out) {
     push(std::move(fin));
   }
   dirty = true;
+}
+
+// Loop thread. Recording is on while a stream lives; a new stream restarts it, which
+// reports the whole cached state first.
+void EngineLoop::Impl::forwardKvEvents() {
+  std::vector<std::shared_ptr<KvEventStream>> live;
+  {
+    std::lock_guard lock(outMu);
+    std::erase_if(kvStreams, [&live](const std::weak_ptr<KvEventStream>& w) {
+      auto s = w.lock();
+      if (!s) return true;
+      live.push_back(std::move(s));
+      return false;
+    });
+  }
+  if (newKvStream.exchange(false)) engine->setRecordKvEvents(false);
+  engine->setRecordKvEvents(!live.empty());
+  std::vector<KvCacheEvent> events = engine->takeKvEvents();
+  if (events.empty()) return;
+  KvEventBatch batch{std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
+                     std::move(events)};
+  for (const auto& s : live) s->push(batch);
 }
 
 void EngineLoop::Impl::publishSnapshot(bool isPaused) {

@@ -118,6 +118,15 @@ std::string ServerMetrics::render(const EngineSnapshot& s, const std::string& mo
   w.gauge("vllm:num_requests_running", "Number of requests in model execution batches.", s.numRunning);
   w.gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", s.numWaiting);
   w.gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", kvUsage(s));
+  // vLLM's info gauge: the cache configuration as labels (Python's spelling of booleans),
+  // which remote clients show as the server's start-up flags.
+  w.header("vllm:cache_config_info", "Information of the LLMEngine CacheConfig", "gauge");
+  w.sample("vllm:cache_config_info",
+           ",block_size=\"" + std::to_string(s.config.blockSize) + "\",cache_dtype=\"auto\",enable_prefix_caching=\"" +
+               (s.config.enablePrefixCaching ? "True" : "False") + "\",gpu_memory_utilization=\"" +
+               number(s.config.executor.gpuMemoryUtilization) + "\",num_gpu_blocks=\"" +
+               std::to_string(s.kvBlocks.size()) + "\"",
+           1);
   w.counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.",
             double(s.totalPrefixQueryTokens));
   w.counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",

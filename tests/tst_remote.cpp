@@ -4,6 +4,7 @@
 // buckets) and the counts equal the server's counters. Failure cases — refused
 // connection, HTTP 500, a stalled stream, the server stopped mid-run, malformed
 // /metrics — are reported per request and in the report, in bounded time.
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <arpa/inet.h>
@@ -15,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "common/cli_runner.h"
@@ -25,6 +28,7 @@
 #include "engine/model/tokenizer.h"
 #include "engine/remote/remote_bench.h"
 #include "engine/remote/remote_report.h"
+#include "engine/remote/server_config.h"
 #include "server/api_server.h"
 
 using namespace lwb;
@@ -75,6 +79,30 @@ struct FakeServer {
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
 };
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(LWB_TEST_DATA_DIR) + "/remote_metrics/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// llama.cpp's server as its README documents it: /metrics, /props, and /slots unless
+// started without --slots (then 501, as llama.cpp answers).
+void serveLlamaCpp(FakeServer& f, bool slotsEnabled, const std::string& props) {
+  f.http.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(fixture("llamacpp.txt"), "text/plain");
+  });
+  f.http.Get("/props", [props](const httplib::Request&, httplib::Response& res) {
+    res.set_content(props, "application/json");
+  });
+  f.http.Get("/slots", [slotsEnabled](const httplib::Request&, httplib::Response& res) {
+    if (slotsEnabled) return res.set_content(fixture("llamacpp_slots.json"), "application/json");
+    res.status = 501;
+    res.set_content(R"({"error":{"code":501,"message":"This server does not support slots endpoint."}})",
+                    "application/json");
+  });
+}
 
 template <class F>
 bool throwsError(F f) {
@@ -317,6 +345,47 @@ class TestRemote : public QObject {
     QCOMPARE(remoteBenchJson(run)["failed"].get<int>(), run.report.numFailed);
   }
 
+  // The server's start-up flags as it reports them: our server's vllm:cache_config_info,
+  // a llama.cpp server's /props; its /slots per scrape where enabled, a note where not.
+  void serverConfiguration() {
+    OpenAiClient own({url_});
+    const RemoteServerConfig c = fetchServerConfig(own);
+    QVERIFY(c.notes.empty());
+    QCOMPARE(c.find("block_size")->value, std::string("16"));
+    QCOMPARE(c.find("num_gpu_blocks")->value, std::to_string(loop_->snapshot()->kvBlocks.size()));
+    QCOMPARE(c.find("enable_prefix_caching")->value, std::string("True"));
+
+    FakeServer llama;
+    serveLlamaCpp(llama, true, fixture("llamacpp_props.json"));
+    llama.start();
+    OpenAiClient client({llama.url()});
+    const RemoteServerConfig lc = fetchServerConfig(client);
+    QCOMPARE(lc.find("total_slots")->value, std::string("2"));
+    QCOMPARE(lc.find("n_ctx")->value, std::string("2048"));
+    MetricsScraper scraper({llama.url()}, 1.0, [] { return 0.0; });
+    scraper.scrapeOnce();
+    ServerObservation obs = scraper.observation();
+    QCOMPARE(obs.kind, ServerKind::LlamaCpp);
+    QCOMPARE(obs.series.at(0).numSlotsProcessing.value(), 1.0);
+    QVERIFY(obs.slotsError.empty());
+
+    FakeServer bare;
+    serveLlamaCpp(bare, false, "<html>not json</html>");
+    bare.start();
+    OpenAiClient bareClient({bare.url()});
+    const RemoteServerConfig bc = fetchServerConfig(bareClient);
+    QVERIFY(bc.entries.empty());
+    QCOMPARE(bc.notes.size(), size_t(1));
+    QVERIFY2(bc.notes[0].find("/props: not JSON") != std::string::npos, bc.notes[0].c_str());
+    MetricsScraper bareScraper({bare.url()}, 1.0, [] { return 0.0; });
+    bareScraper.scrapeOnce();
+    bareScraper.scrapeOnce();
+    obs = bareScraper.observation();
+    QVERIFY2(obs.slotsError.find("HTTP 501") != std::string::npos, obs.slotsError.c_str());
+    QVERIFY(!obs.series.at(1).numSlotsProcessing);
+    QCOMPARE(obs.numScrapeErrors, 0);  // /metrics itself was fine
+  }
+
   void cli() {
     const QString url = QString::fromStdString(url_);
     const QString jsonPath = QDir::temp().filePath("tst_remote_bench.json");
@@ -330,6 +399,7 @@ class TestRemote : public QObject {
     QCOMPARE(j["completed"].get<int>(), 4);
     QCOMPARE(j["total_output_tokens"].get<int>(), 24);
     QCOMPARE(j["config"]["model"].get<std::string>(), std::string("austen"));
+    QCOMPARE(j["server"]["config"]["entries"]["block_size"].get<std::string>(), std::string("16"));
 
     auto refused = test::runWorkbench({"bench", "--endpoint", QString("http://127.0.0.1:%1").arg(closedPort())});
     QCOMPARE(refused.exitCode, 1);
@@ -337,6 +407,16 @@ class TestRemote : public QObject {
     auto knob = test::runWorkbench({"bench", "--endpoint", url, "--max-num-seqs", "4"});
     QCOMPARE(knob.exitCode, 2);
     QVERIFY2(knob.err.contains("--max-num-seqs: not a remote bench option"), knob.err.constData());
+    // --tokenizer reads tokenizer.json folders too (the loader of model folders): a broken
+    // one is named, not refused as "SentencePiece only".
+    QTemporaryDir tokDir;
+    QFile tokFile(tokDir.filePath("tokenizer.json"));
+    QVERIFY(tokFile.open(QIODevice::WriteOnly));
+    tokFile.write(R"({"model": {"type": "WordPiece"}})");
+    tokFile.close();
+    auto badTok = test::runWorkbench({"bench", "--endpoint", url, "--tokenizer", tokDir.path()});
+    QCOMPARE(badTok.exitCode, 2);
+    QVERIFY2(badTok.err.contains("--tokenizer: ") && badTok.err.contains("tokenizer.json"), badTok.err.constData());
     auto badUrl = test::runWorkbench({"bench", "--endpoint", "localhost:8000"});
     QCOMPARE(badUrl.exitCode, 1);
     QVERIFY2(badUrl.err.contains("expected http://host"), badUrl.err.constData());

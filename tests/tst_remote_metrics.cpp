@@ -1,7 +1,9 @@
 // The remote mode's readers on their own: Prometheus text (fixtures written from vLLM's,
 // SGLang's and llama.cpp's documented names), server kind detection, malformed input
 // (an error naming the line, never a crash), histogram quantiles and the SSE parser fed
-// in arbitrary pieces.
+// in arbitrary pieces. llama.cpp's /props and /slots fixtures (llamacpp_*.json) are the
+// response examples of its server README with values changed; vLLM's configuration is
+// the labels of vllm:cache_config_info.
 #include <QtTest>
 
 #include <fstream>
@@ -10,6 +12,7 @@
 #include "engine/common/error.h"
 #include "engine/remote/prometheus_text.h"
 #include "engine/remote/remote_metrics.h"
+#include "engine/remote/server_config.h"
 #include "engine/remote/sse_parser.h"
 
 using namespace lwb;
@@ -22,6 +25,18 @@ std::string fixture(const std::string& name) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+nlohmann::json jsonFixture(const std::string& name) { return nlohmann::json::parse(fixture(name)); }
+
+template <class F>
+QString errorOf(F f) {
+  try {
+    f();
+  } catch (const lwb::Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
 }
 
 }  // namespace
@@ -54,6 +69,56 @@ class TestRemoteMetrics : public QObject {
     const auto info = m.labelSets("vllm:cache_config_info");
     QCOMPARE(info.size(), size_t(1));
     QCOMPARE(info[0].at("block_size"), std::string("16"));
+  }
+
+  void vllmCacheConfig() {
+    RemoteServerConfig c;
+    addCacheConfigInfo(parsePrometheusText(fixture("vllm.txt")), c);
+    QCOMPARE(c.find("block_size")->value, std::string("16"));
+    QCOMPARE(c.find("num_gpu_blocks")->value, std::string("27971"));
+    QCOMPARE(c.find("enable_prefix_caching")->source, std::string("vllm:cache_config_info"));
+    QVERIFY(!c.find("engine"));  // identifies the series, not a setting
+    RemoteServerConfig none;
+    addCacheConfigInfo(parsePrometheusText(fixture("sglang.txt")), none);
+    QVERIFY(none.entries.empty());
+  }
+
+  void llamaCppProps() {
+    RemoteServerConfig c;
+    addLlamaCppProps(jsonFixture("llamacpp_props.json"), c);
+    QCOMPARE(c.find("total_slots")->value, std::string("2"));
+    QCOMPARE(c.find("n_ctx")->value, std::string("2048"));
+    QCOMPARE(c.find("model_path")->value, std::string("../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"));
+    QCOMPARE(c.find("default top_k")->value, std::string("40"));
+    QCOMPARE(c.find("chat_template")->value, std::string("set"));
+    QCOMPARE(c.toJson()["sources"]["n_ctx"].get<std::string>(), std::string("/props"));
+    auto broken = jsonFixture("llamacpp_props.json");
+    broken["default_generation_settings"].erase("n_ctx");
+    QVERIFY(errorOf([&] { addLlamaCppProps(broken, c); }).contains("default_generation_settings: no \"n_ctx\""));
+    broken["total_slots"] = "two";
+    QVERIFY(errorOf([&] { addLlamaCppProps(broken, c); }).contains("\"total_slots\": expected an integer"));
+    QVERIFY(errorOf([&] { addLlamaCppProps(nlohmann::json::array(), c); }).contains("expected an object"));
+  }
+
+  void llamaCppSlots() {
+    const auto parsed = readLlamaCppSlots(jsonFixture("llamacpp_slots.json"));
+    QCOMPARE(parsed.size(), size_t(2));
+    QVERIFY(parsed[0].isProcessing && !parsed[1].isProcessing);
+    QCOMPARE(parsed[0].idTask.value(), int64_t(7));
+    QVERIFY(!parsed[1].idTask);  // -1: no task
+    QCOMPARE(parsed[0].nDecoded.value(), int64_t(37));
+    QCOMPARE(parsed[0].nCtx, 2048);
+    // Older builds say "state" (0 idle, 1 processing) instead of is_processing.
+    auto old = jsonFixture("llamacpp_slots.json");
+    for (auto& s : old) {
+      s["state"] = s["is_processing"].get<bool>() ? 1 : 0;
+      s.erase("is_processing");
+    }
+    QVERIFY(readLlamaCppSlots(old)[0].isProcessing);
+    old[1].erase("state");
+    QVERIFY(errorOf([&] { readLlamaCppSlots(old); }).contains("/slots[1]"));
+    QVERIFY(errorOf([] { readLlamaCppSlots(nlohmann::json::object()); }).contains("expected an array"));
+    QVERIFY(errorOf([] { readLlamaCppSlots(nlohmann::json::array({{{"id", 0}}})); }).contains("no \"n_ctx\""));
   }
 
   void sglangFixture() {

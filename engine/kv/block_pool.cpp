@@ -9,6 +9,11 @@
 
 namespace lwb {
 
+namespace {
+// Events are built only when someone reads them: no copies on the hot path otherwise.
+bool recording(const KvEventLog* log) { return log && log->enabled(); }
+}  // namespace
+
 uint64_t hashBlockTokens(uint64_t parentHash, const int* tokens, int numTokens) {
   // One contiguous buffer: [parent hash (8 bytes), token ids (4 bytes each)].
   std::vector<unsigned char> buf(sizeof parentHash + sizeof(int) * size_t(numTokens));
@@ -117,14 +122,23 @@ int BlockPool::numBlocksWithHash(uint64_t hash) const {
   return it == cached_.end() ? 0 : int(it->second.size());
 }
 
-bool BlockPool::cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos) {
+bool BlockPool::cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos,
+                           std::optional<uint64_t> parentHash) {
   KvBlock& b = blocks_[size_t(id)];
   if (b.hash) return false;
   cached_[hash].push_back(id);
   b.hash = hash;
   b.tokenIds.assign(tokens, tokens + numTokens);
   b.firstTokenPos = firstTokenPos;
+  b.parentHash = parentHash;
+  if (recording(eventLog_)) eventLog_->add(KvBlockStored{{hash}, parentHash, b.tokenIds, numTokens});
   return true;
+}
+
+void BlockPool::announceCachedBlocks() const {
+  if (!recording(eventLog_)) return;
+  for (const KvBlock& b : blocks_)
+    if (b.hash) eventLog_->add(KvBlockStored{{*b.hash}, b.parentHash, b.tokenIds, int(b.tokenIds.size())});
 }
 
 void BlockPool::uncacheBlock(int id) {
@@ -136,8 +150,10 @@ void BlockPool::uncacheBlock(int id) {
     ids.erase(std::remove(ids.begin(), ids.end(), id), ids.end());
     if (ids.empty()) cached_.erase(it);
   }
+  if (recording(eventLog_)) eventLog_->add(KvBlockRemoved{{*b.hash}});
   b.hash.reset();
   b.tokenIds.clear();
+  b.parentHash.reset();
 }
 
 std::vector<int> BlockPool::freeQueueOrder() const {

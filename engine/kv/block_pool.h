@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/kv/kv_events.h"
+
 namespace lwb {
 
 struct KvBlock {
@@ -23,6 +25,7 @@ struct KvBlock {
   std::optional<uint64_t> hash;  // set once the block is full and registered
   std::vector<int> tokenIds;     // its tokens when hashed (verification on hit)
   int firstTokenPos = 0;         // position of its first token, when hashed
+  std::optional<uint64_t> parentHash;  // the chain's previous block, when hashed (none: first block)
   int prevFree = -1, nextFree = -1;  // free-queue links (-1 = none)
   bool inFreeQueue = false;
 };
@@ -54,11 +57,18 @@ class BlockPool {
   int getCachedBlock(uint64_t hash, const int* tokens, int numTokens) const;
   // Registers an owned block under `hash` (its tokens are final), next to any other
   // block with that hash. No-op, returning false, when the block already has a hash.
-  bool cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos);
+  bool cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos,
+                  std::optional<uint64_t> parentHash = std::nullopt);
   // How many blocks carry `hash` (duplicates included); for tests and the block map.
   int numBlocksWithHash(uint64_t hash) const;
   // Drops block `id`'s hash (no eviction counted): its contents were never written.
   void uncacheBlock(int id);
+
+  // KV events (kv_events.h) go to `log` from now on (nullptr: nowhere). The log outlives
+  // the pool (the engine rebuilds pools).
+  void setEventLog(KvEventLog* log) { eventLog_ = log; }
+  // One BlockStored per block cached now: a reader that starts late learns the state.
+  void announceCachedBlocks() const;
 
   int64_t numEvictions() const { return numEvictions_; }
   std::vector<int> freeQueueOrder() const;  // front (next handed out) first; for tests
@@ -73,6 +83,7 @@ class BlockPool {
   int head_ = -1, tail_ = -1, numFree_ = 0;
   std::unordered_map<uint64_t, std::vector<int>> cached_;  // hash → block ids, oldest first
   int64_t numEvictions_ = 0;
+  KvEventLog* eventLog_ = nullptr;
 };
 
 }  // namespace lwb

@@ -73,9 +73,10 @@ void KvCacheManager::registerFullBlocks(ReqBlocks& r, const std::vector<int>& to
   const int numFull = std::min(numTokens / blockSize_, int(r.blocks.size()));
   for (int i = int(r.hashes.size()); i < numFull; ++i) {
     const int* t = tokens.data() + size_t(i) * size_t(blockSize_);
-    uint64_t h = hash(i == 0 ? 0 : r.hashes.back(), t);
+    const std::optional<uint64_t> parent = i == 0 ? std::nullopt : std::optional(r.hashes.back());
+    uint64_t h = hash(parent.value_or(0), t);
     r.hashes.push_back(h);
-    pool_.cacheBlock(r.blocks[size_t(i)], h, t, blockSize_, i * blockSize_);
+    pool_.cacheBlock(r.blocks[size_t(i)], h, t, blockSize_, i * blockSize_, parent);
   }
 }
 

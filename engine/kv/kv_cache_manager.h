@@ -79,6 +79,8 @@ class KvCacheManager {
 
   KvUsage usage() const;
   const BlockPool& pool() const { return pool_; }
+  // The pool's KV events go to `log` (block_pool.h).
+  void setEventLog(KvEventLog* log) { pool_.setEventLog(log); }
 
  private:
   struct ReqBlocks {

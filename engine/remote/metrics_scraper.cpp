@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/common/error.h"
+#include "engine/remote/server_config.h"
 
 namespace lwb::remote {
 namespace {
@@ -39,6 +40,8 @@ void MetricsScraper::scrapeOnce() {
       why = e.what();
     }
   }
+  std::optional<double> slots;
+  if (state && state->kind == ServerKind::LlamaCpp) slots = scrapeSlots();
   std::lock_guard lock(mu_);
   ++obs_.numScrapes;
   if (!state) {
@@ -49,8 +52,25 @@ void MetricsScraper::scrapeOnce() {
   obs_.kind = state->kind;
   if (!obs_.before) obs_.before = state;
   obs_.after = state;
-  obs_.series.push_back({t, state->numRunning, state->numWaiting, state->kvCacheUsage});
+  obs_.series.push_back({t, state->numRunning, state->numWaiting, state->kvCacheUsage, slots});
   if (state->kvCacheUsage) obs_.maxKvCacheUsage = std::max(obs_.maxKvCacheUsage.value_or(0), *state->kvCacheUsage);
+}
+
+std::optional<double> MetricsScraper::scrapeSlots() {
+  if (slotsUnavailable_) return std::nullopt;
+  std::string why;
+  try {
+    if (auto j = client_.getJson("/slots", &why)) {
+      const auto slots = readLlamaCppSlots(*j);
+      return double(std::count_if(slots.begin(), slots.end(), [](const LlamaCppSlot& s) { return s.isProcessing; }));
+    }
+  } catch (const Error& e) {
+    why = client_.endpoint().url() + e.what();
+  }
+  slotsUnavailable_ = true;  // disabled (llama.cpp answers 501 without --slots) or malformed
+  std::lock_guard lock(mu_);
+  obs_.slotsError = why;
+  return std::nullopt;
 }
 
 void MetricsScraper::scrapeSettled() {

@@ -18,6 +18,7 @@ namespace lwb::remote {
 struct ServerSample {
   double time = 0;  // seconds on the run's clock
   std::optional<double> numRunning, numWaiting, kvCacheUsage;
+  std::optional<double> numSlotsProcessing;  // llama.cpp's /slots, where enabled
 };
 
 struct ServerObservation {
@@ -27,6 +28,7 @@ struct ServerObservation {
   std::optional<double> maxKvCacheUsage;
   int numScrapes = 0, numScrapeErrors = 0;
   std::string lastScrapeError;  // "" = none; e.g. "GET .../metrics: HTTP 404"
+  std::string slotsError;       // llama.cpp without --slots: why /slots is not read
 };
 
 class MetricsScraper {
@@ -46,6 +48,7 @@ class MetricsScraper {
 
  private:
   void loop();
+  std::optional<double> scrapeSlots();  // llama.cpp: busy slots; nullopt once /slots fails
 
   OpenAiClient client_;
   double interval_;
@@ -55,6 +58,7 @@ class MetricsScraper {
   bool stopping_ = false;
   std::thread thread_;
   ServerObservation obs_;
+  bool slotsUnavailable_ = false;  // asked once, refused: not asked again
 };
 
 }  // namespace lwb::remote

@@ -34,6 +34,7 @@ std::string errorMessage(const std::string& body) {
 struct ChunkReader {
   StreamResult& r;
   const OpenAiClient::Clock& now;
+  const OpenAiClient::TextCallback& onText;
 
   bool onData(const std::string& data) {
     if (r.sawDone) return true;  // nothing may follow [DONE]; ignore rather than guess
@@ -58,6 +59,7 @@ struct ChunkReader {
     if (text && text->is_string() && !text->get_ref<const std::string&>().empty()) {
       r.chunkTimes.push_back(now());
       r.text += text->get<std::string>();
+      if (onText) onText(text->get<std::string>());
     }
     if (c.contains("finish_reason") && c["finish_reason"].is_string()) r.finishReason = c["finish_reason"];
   }
@@ -145,18 +147,47 @@ std::optional<std::string> OpenAiClient::fetchMetrics(std::string* why) {
   return res->body;
 }
 
+std::optional<json> OpenAiClient::getJson(const std::string& path, std::string* why) {
+  const std::string url = endpoint_.url() + path;
+  auto res = http_->Get((endpoint_.basePath + path).c_str());
+  if (!res) {
+    if (why) *why = describe(static_cast<int>(res.error()));
+    return std::nullopt;
+  }
+  if (res->status != 200) {
+    if (why) *why = "GET " + url + ": HTTP " + std::to_string(res->status);
+    return std::nullopt;
+  }
+  try {
+    return json::parse(res->body);
+  } catch (const json::exception& e) {
+    if (why) *why = "GET " + url + ": not JSON (" + e.what() + ")";
+    return std::nullopt;
+  }
+}
+
 StreamResult OpenAiClient::streamCompletion(json body, const Clock& now) {
+  return stream("/v1/completions", std::move(body), now, {}, nullptr);
+}
+
+StreamResult OpenAiClient::streamChat(json body, const Clock& now, const TextCallback& onText,
+                                      const std::atomic<bool>* cancel) {
+  return stream("/v1/chat/completions", std::move(body), now, onText, cancel);
+}
+
+StreamResult OpenAiClient::stream(const std::string& route, json body, const Clock& now, const TextCallback& onText,
+                                  const std::atomic<bool>* cancel) {
   body["stream"] = true;
   body["stream_options"] = {{"include_usage", true}};
   StreamResult r;
-  ChunkReader reader{r, now};
+  ChunkReader reader{r, now, onText};
   SseParser sse([&](const std::string& data) { return reader.onData(data); });
   std::string errorBody;
   double lastByte = 0;
 
   httplib::Request req;
   req.method = "POST";
-  req.path = endpoint_.basePath + "/v1/completions";
+  req.path = endpoint_.basePath + route;
   req.headers = {{"Content-Type", "application/json"}, {"Accept", "text/event-stream"}};
   req.body = body.dump();
   req.response_handler = [&](const httplib::Response& res) {
@@ -165,6 +196,10 @@ StreamResult OpenAiClient::streamCompletion(json body, const Clock& now) {
   };
   req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
     lastByte = now();
+    if (cancel && *cancel) {
+      r.error = "canceled";
+      return false;
+    }
     if (r.httpStatus != 200) {
       if (errorBody.size() < 65536) errorBody.append(data, n);
       return true;

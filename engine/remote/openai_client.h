@@ -3,6 +3,7 @@
 // `llm-workbench serve`) on cpp-httplib: the model list, /metrics, and streamed
 // completions timed chunk by chunk on the client's steady clock. One client per thread
 // (httplib::Client serves one request at a time).
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,11 +61,22 @@ class OpenAiClient {
   std::vector<std::string> listModels();
   // GET /metrics; nullopt with *why set when the server does not export it or is down.
   std::optional<std::string> fetchMetrics(std::string* why);
+  // GET `path` (below the base path) as JSON: llama.cpp's /props and /slots. nullopt with
+  // *why set when it is down, answers other than 200 or sends something not JSON.
+  std::optional<nlohmann::json> getJson(const std::string& path, std::string* why);
   // POST /v1/completions with `body` (stream is forced on, usage asked for). Never
   // throws: failures are in StreamResult::error.
   StreamResult streamCompletion(nlohmann::json body, const Clock& now);
+  // POST /v1/chat/completions with `body` ("messages": the server applies its own chat
+  // template), streamed; `onText` gets each chunk's text as it arrives. Setting *cancel
+  // ends the stream (error "canceled"). Never throws.
+  using TextCallback = std::function<void(const std::string& text)>;
+  StreamResult streamChat(nlohmann::json body, const Clock& now, const TextCallback& onText = {},
+                          const std::atomic<bool>* cancel = nullptr);
 
  private:
+  StreamResult stream(const std::string& route, nlohmann::json body, const Clock& now, const TextCallback& onText,
+                      const std::atomic<bool>* cancel);
   std::string describe(int error) const;
   ClientOptions options_;
   Endpoint endpoint_;

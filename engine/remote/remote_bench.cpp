@@ -70,9 +70,11 @@ RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& o, const std::vector
                                   const BenchProgress& progress) {
   const Clock::time_point t0 = Clock::now();
   const OpenAiClient::Clock now = [t0] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  if (o.warmUp && !workload.empty()) {
+  RemoteBenchRun run;
+  {
     OpenAiClient client(o.client);
-    warmUp(client, workload.front(), o.model, now);
+    if (o.warmUp && !workload.empty()) warmUp(client, workload.front(), o.model, now);
+    run.serverConfig = fetchServerConfig(client);
   }
   MetricsScraper scraper(o.client, o.scrapeIntervalSeconds, now);
   scraper.scrapeSettled();  // the baseline the counters' deltas start from, warm-up counted
@@ -103,7 +105,6 @@ RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& o, const std::vector
   const double duration = now() - start;
 
   scraper.stop();
-  RemoteBenchRun run;
   run.report = makeBenchReport(std::move(records), {}, duration);
   run.server = scraper.observation();
   return run;

@@ -16,6 +16,7 @@
 #include "engine/metrics/workload.h"
 #include "engine/remote/metrics_scraper.h"
 #include "engine/remote/openai_client.h"
+#include "engine/remote/server_config.h"
 
 namespace lwb::remote {
 
@@ -32,6 +33,7 @@ struct RemoteBenchOptions {
 struct RemoteBenchRun {
   BenchReport report;
   ServerObservation server;
+  RemoteServerConfig serverConfig;  // read before the run
 };
 
 // The body of one request: model, token-id prompt, max_tokens, temperature, ignore_eos, seed.

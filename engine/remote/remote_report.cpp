@@ -19,11 +19,12 @@ json seriesJson(const std::vector<ServerSample>& series) {
   json out = json::array();
   for (const auto& s : series)
     out.push_back({{"time", s.time}, {"num_requests_running", orNull(s.numRunning)},
-                   {"num_requests_waiting", orNull(s.numWaiting)}, {"kv_cache_usage", orNull(s.kvCacheUsage)}});
+                   {"num_requests_waiting", orNull(s.numWaiting)}, {"kv_cache_usage", orNull(s.kvCacheUsage)},
+                   {"slots_processing", orNull(s.numSlotsProcessing)}});
   return out;
 }
 
-json serverJson(const ServerObservation& server, const ServerFigures& f) {
+json serverJson(const ServerObservation& server, const ServerFigures& f, const RemoteServerConfig& config) {
   json j = {{"kind", serverKindName(server.kind)},
             {"metrics_scrapes", server.numScrapes},
             {"metrics_scrape_errors", server.numScrapeErrors},
@@ -31,7 +32,9 @@ json serverJson(const ServerObservation& server, const ServerFigures& f) {
             {"prompt_tokens", orNull(f.promptTokens)},
             {"generation_tokens", orNull(f.generationTokens)},
             {"requests_finished", orNull(f.numRequestsFinished)},
-            {"series", seriesJson(server.series)}};
+            {"series", seriesJson(server.series)},
+            {"config", config.toJson()}};  // the server's start-up flags, as it reports them
+  if (!server.slotsError.empty()) j["slots_error"] = server.slotsError;
   json missing = json::array();
   for (const auto& [key, v] : {std::pair{"prefix_cache_hits", f.prefixCacheHits}, {"num_preemptions", f.numPreemptions},
                                {"max_kv_cache_usage", f.maxKvCacheUsage}, {"num_steps", f.numSteps}})
@@ -66,7 +69,7 @@ json remoteBenchJson(const RemoteBenchRun& run) {
   j["num_preemptions"] = orNull(f.numPreemptions);
   j["max_kv_cache_usage"] = orNull(f.maxKvCacheUsage);
   j["num_steps"] = orNull(f.numSteps);
-  j["server"] = serverJson(run.server, f);
+  j["server"] = serverJson(run.server, f, run.serverConfig);
   return j;
 }
 
@@ -90,6 +93,13 @@ std::string formatRemoteSummary(const RemoteBenchRun& run) {
   row("Preemptions:", f.numPreemptions, 0);
   row("Max KV cache usage:", f.maxKvCacheUsage, 3);
   row("Engine steps:", f.numSteps, 0);
+  if (!run.serverConfig.entries.empty()) {
+    std::string flags;  // the server's start-up flags, as far as it reports them
+    for (const auto& e : run.serverConfig.entries)
+      if (e.key.rfind("default ", 0) != 0) flags += (flags.empty() ? "" : ", ") + e.key + "=" + e.value;
+    std::snprintf(line, sizeof line, "%-40s%s\n", "Server configuration:", flags.substr(0, 150).c_str());
+    out += line;
+  }
   if (run.server.numScrapeErrors > 0) {
     std::snprintf(line, sizeof line, "%-40s%d of %d (%s)\n", "Failed scrapes:", run.server.numScrapeErrors,
                   run.server.numScrapes, run.server.lastScrapeError.substr(0, 80).c_str());
