@@ -134,11 +134,15 @@ def parse_args():
     p.add_argument("golden")
     p.add_argument("--model", default="austen-chat-11m", help="architecture: a name in model.CONFIGS")
     p.add_argument("--target", help="the target model's folder, when this model is its draft")
+    p.add_argument("--repeat-seeds", type=int, default=None,
+                   help="further sampling seeds for the chat acceptance rate (default 4, for a draft 0)")
     return p.parse_args()
 
 
 def main():
     args = parse_args()
+    if args.repeat_seeds is None:  # a draft's own chat samples matter less than its agreement
+        args.repeat_seeds = 0 if args.target else 4
     work, out, golden_path = args.work, args.out, args.golden
     import sentencepiece as spm
     sp = spm.SentencePieceProcessor(model_file=os.path.join(work, "tokenizer", "tok.model"))
@@ -192,7 +196,7 @@ def main():
         log("chat", q, "->", repr(accept[-1]["answer"]), "stopped" if stopped else "NOT stopped")
     # repeated over more seeds for a rate estimate
     n_rep, n_stop = 0, 0
-    for seed in range(0 if QUICK else 4):
+    for seed in range(0 if QUICK else args.repeat_seeds):
         g = torch.Generator().manual_seed(seed)
         for q in ACCEPTANCE_QUESTIONS:
             ids = M.encode_rendered(sp, M.render_chat([{"role": "user", "content": q}], True))

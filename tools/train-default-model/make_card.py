@@ -224,8 +224,9 @@ def main():
         w(f"> **{s['prompt']}**{s['continuation']}\n".replace("\n", " ").rstrip() + "\n")
     w(f"Chat acceptance check (chat template, no system prompt, temperature {acc['temperature']}, "
       f"top-p {acc['top_p']}, at most {acc['max_new_tokens']} tokens): {acc['stopped']} of {acc['of']} "
-      f"answers ended by themselves with `</s>` (over {acc['repeat_runs']} further samples: "
-      f"{acc['repeat_stopped']}).\n")
+      f"answers ended by themselves with `</s>`"
+      + (f" (over {acc['repeat_runs']} further samples: {acc['repeat_stopped']})" if acc["repeat_runs"] else "")
+      + ".\n")
     w("| user | assistant | tokens | ended with `</s>` |")
     w("|---|---|---:|---|")
     for q in acc["questions"]:
