@@ -28,8 +28,10 @@ def draft_section(w, cfg, pt, agreement):
     w("## As a draft for austen-chat-11m\n")
     w("Speculative decoding lets this model guess the next k tokens and the target verify them in "
       "one forward pass; a guess is kept while it equals what the target would produce. Measured "
-      "with `tools/train-default-model/draft_agreement.py` in float32 against the committed "
-      "`austen-chat-11m` weights:\n")
+      "with `tools/train-default-model/draft_agreement.py` against the committed `austen-chat-11m` "
+      "weights, both models' argmaxes in float32 (the target's chat answers were generated under "
+      f"bf16 autocast for speed; {agreement['chat_answer_tokens_off_fp32_greedy']} of their tokens "
+      "differ from the float32 argmax, and the comparison there is with the float32 one):\n")
     w("| measure | value |")
     w("|---|---:|")
     w(f"| parameters, draft / target | {pt['parameters']:,} / {agreement['target_parameters']:,} "
@@ -246,7 +248,7 @@ def main():
         w("- A draft: its job is to guess the target's next tokens cheaply. Its own text is weaker than "
           "the target's, and its agreement with the target is lower on plain prose than on the "
           "target's own (more repetitive) greedy output.")
-    w("- A tiny model trained for well under an hour on under a million words: sentences are grammatical-ish "
+    w("- A tiny model trained for under an hour on under a million words: sentences are grammatical-ish "
       "and in period style, but meaning drifts within a sentence or two, names from all six novels "
       "mix, and it repeats itself at low temperature.")
     w("- Its chat turns are lines of Austen dialogue, not answers: it does not follow instructions, "
