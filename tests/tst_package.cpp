@@ -20,6 +20,7 @@ namespace {
 
 const QString kAppId = QStringLiteral(LWB_APP_ID);
 const QString kModelName = QStringLiteral("austen-chat-11m");
+const QString kDraftName = QStringLiteral("austen-chat-draft");  // the default model's speculative draft
 
 struct Run {
   int exitCode = -1;
@@ -149,6 +150,9 @@ class TestPackage : public QObject {
     if (haveModel_)
       for (const char* f : {"config.json", "model.safetensors", "tokenizer.model"})
         expected << "usr/share/llm-workbench/models/" + kModelName + "/" + f;
+    for (const char* f : {"config.json", "model.safetensors", "tokenizer.model", "tokenizer_config.json",
+                          "generation_config.json", "README.md"})
+      expected << "usr/share/llm-workbench/models/" + kDraftName + "/" + f;
     for (const QString& e : expected) QVERIFY2(files.contains(e), qPrintable("missing from the package: " + e));
     QVERIFY(QFileInfo(installedProgram()).isExecutable());
 
@@ -209,6 +213,19 @@ class TestPackage : public QObject {
     for (const auto& id : output) QVERIFY(id.isDouble() && id.toInt() >= 0);
     QVERIFY(j["text"].isString());
     QVERIFY2(j["finish_reason"] == "length" || j["finish_reason"] == "stop", qPrintable(r.out));
+  }
+
+  // The draft ships beside the default model, and the unpacked program runs it.
+  void generateRunsTheBundledDraft() {
+    const QString draftDir = rootPath("usr/share/llm-workbench/models/" + kDraftName);
+    const Run r = run(installedProgram(),
+                      {"generate", "--model", draftDir, "--prompt", "Hello", "--max-tokens", "8", "--temperature", "0",
+                       "--ignore-eos", "--json"},
+                      120000, QProcessEnvironment::systemEnvironment(), scratch_.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.describe()));
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(QFileInfo(j["model"].toString()).canonicalFilePath(), QFileInfo(draftDir).canonicalFilePath());
+    QCOMPARE(int(j["output_token_ids"].toArray().size()), 8);
   }
 
   // Every long option the program's --help texts name is documented in the man page.

@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 constexpr const char* kDefaultModelName = "austen-chat-11m";
+constexpr const char* kDraftModelName = "austen-chat-draft";
 
 // Optional JSON file: nullopt when absent; invalid JSON is an error naming the file.
 std::optional<json> readOptionalJson(const fs::path& path) {
@@ -190,19 +191,34 @@ std::string executableDir() {
   return exe.parent_path().string();
 }
 
+namespace {
+
+// build/bin, build/tests and build/bench are siblings, and <prefix>/bin sits next to
+// <prefix>/share: the same relative path works from all of them. "" when absent.
+std::string bundledModelDir(const std::string& name, fs::path* lookedIn) {
+  const std::string suffix = std::string(LWB_SHARE_SUBDIR) + "/models/" + name;
+  *lookedIn = (fs::path(executableDir()) / ".." / suffix).lexically_normal();
+  return fs::is_regular_file(*lookedIn / "config.json") ? lookedIn->string() : std::string();
+}
+
+}  // namespace
+
 std::string defaultModelDir() {
-  const std::string suffix = std::string(LWB_SHARE_SUBDIR) + "/models/" + kDefaultModelName;
   if (const char* env = std::getenv("LWB_MODEL_DIR"); env && *env) {
     check(fs::is_regular_file(fs::path(env) / "config.json"),
           std::string("LWB_MODEL_DIR=") + env + " has no config.json (unset it to use the default model)");
     return fs::absolute(env).lexically_normal().string();
   }
-  // build/bin, build/tests and build/bench are siblings, and <prefix>/bin sits next to
-  // <prefix>/share: the same relative path works from all of them.
-  const fs::path candidate = (fs::path(executableDir()) / ".." / suffix).lexically_normal();
-  if (fs::is_regular_file(candidate / "config.json")) return candidate.string();
+  fs::path candidate;
+  if (std::string dir = bundledModelDir(kDefaultModelName, &candidate); !dir.empty()) return dir;
   throw Error("default model " + std::string(kDefaultModelName) + " not found; looked in " + candidate.string() +
               " (set LWB_MODEL_DIR to a model folder)");
+}
+
+std::string bundledDraftModelDir() {
+  fs::path candidate;
+  if (std::string dir = bundledModelDir(kDraftModelName, &candidate); !dir.empty()) return dir;
+  throw Error("draft model " + std::string(kDraftModelName) + " not found; looked in " + candidate.string());
 }
 
 }  // namespace lwb

@@ -60,6 +60,9 @@ std::shared_ptr<const Model> loadGgufModel(const std::string& path, const LoadPr
 // llm-workbench/models/<name>, installed: <prefix>/share/llm-workbench/models/<name>).
 // Throws lwb::Error listing every place it looked.
 std::string defaultModelDir();
+// The default model's speculative-decoding draft (austen-chat-draft), bundled beside it
+// and found the same way (LWB_MODEL_DIR does not apply). Throws lwb::Error naming where.
+std::string bundledDraftModelDir();
 std::string executableDir();
 
 }  // namespace lwb

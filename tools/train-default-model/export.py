@@ -2,9 +2,12 @@
 """Stage e/f: export the chat model in Hugging Face layout (float32 safetensors written
 by hand), run the chat acceptance check, take samples, and write the golden data for
 the C++ tests. Everything here runs the PyTorch model in float32 without autocast.
+With --target (a draft model), also measure how often the draft's greedy guess equals
+the target's: the number that predicts speculative decoding's acceptance.
 
-Usage: export.py WORK OUTDIR GOLDEN_JSON
+Usage: export.py WORK OUTDIR GOLDEN_JSON [--model NAME] [--target TARGET_MODEL_DIR]
 """
+import argparse
 import json
 import math
 import os
@@ -18,10 +21,10 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import draft_agreement  # noqa: E402
 import model as M  # noqa: E402
 
 torch.set_num_threads(2)
-MODEL_DIR_IN_REPO = "resources/models/austen-chat-11m"
 
 ACCEPTANCE_QUESTIONS = [
     "How are you today?",
@@ -72,7 +75,7 @@ def sample(model, ids, max_new, temperature, top_p, gen, stop=True):
     ids = list(ids)
     out = []
     for _ in range(max_new):
-        lg = logits_of(model, ids[-M.CONFIG["max_position_embeddings"]:])[-1]
+        lg = logits_of(model, ids[-model.c["max_position_embeddings"]:])[-1]
         if temperature <= 0:
             t = int(lg.argmax())
         else:
@@ -124,20 +127,35 @@ def passage(sp, rec, min_tokens):
     return text
 
 
+def parse_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("work")
+    p.add_argument("out")
+    p.add_argument("golden")
+    p.add_argument("--model", default="austen-chat-11m", help="architecture: a name in model.CONFIGS")
+    p.add_argument("--target", help="the target model's folder, when this model is its draft")
+    p.add_argument("--repeat-seeds", type=int, default=None,
+                   help="further sampling seeds for the chat acceptance rate (default 4, for a draft 0)")
+    return p.parse_args()
+
+
 def main():
-    work, out, golden_path = sys.argv[1], sys.argv[2], sys.argv[3]
+    args = parse_args()
+    if args.repeat_seeds is None:  # a draft's own chat samples matter less than its agreement
+        args.repeat_seeds = 0 if args.target else 4
+    work, out, golden_path = args.work, args.out, args.golden
     import sentencepiece as spm
     sp = spm.SentencePieceProcessor(model_file=os.path.join(work, "tokenizer", "tok.model"))
     exp = os.path.join(work, "export")
     os.makedirs(exp, exist_ok=True)
     os.makedirs(out, exist_ok=True)
-    model = M.Llama()
+    model = M.Llama(M.config_for(args.model))
     model.load_state_dict(torch.load(os.path.join(work, "chat", "final.pt"))["model"])
     model.eval()
     t0 = time.time()
 
     # ---- e. the Hugging Face folder ----------------------------------------------
-    cfg = dict(M.CONFIG)
+    cfg = dict(model.c)
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
     write_safetensors(os.path.join(out, "model.safetensors"), model.hf_state_dict(), {"format": "pt"})
@@ -178,7 +196,7 @@ def main():
         log("chat", q, "->", repr(accept[-1]["answer"]), "stopped" if stopped else "NOT stopped")
     # repeated over more seeds for a rate estimate
     n_rep, n_stop = 0, 0
-    for seed in range(0 if QUICK else 4):
+    for seed in range(0 if QUICK else args.repeat_seeds):
         g = torch.Generator().manual_seed(seed)
         for q in ACCEPTANCE_QUESTIONS:
             ids = M.encode_rendered(sp, M.render_chat([{"role": "user", "content": q}], True))
@@ -224,7 +242,7 @@ def main():
         ("validation_passage_560", long2, M.encode_plain(sp, long2), None),
         ("raw_ids", None, raw, None),
     ]
-    golden = {"model_dir": MODEL_DIR_IN_REPO, "dtype": "float32",
+    golden = {"model_dir": "resources/models/" + args.model, "dtype": "float32",
               "description": "Reference outputs of the training code's PyTorch model (float32, no "
                              "autocast). top_logprobs[i] belongs to positions[i]: the 5 best "
                              "[token_id, log_softmax] of the logits at that prompt position (predicting "
@@ -268,12 +286,17 @@ def main():
                                          ["greedy_token_ids"][:16], dtype=np.int64)
     np.savez(os.path.join(exp, "reference.npz"), **ref)
 
+    agreement = None
+    if args.target:
+        agreement = draft_agreement.measure(model, draft_agreement.load_hf_model(args.target), sp, work)
     size = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
     res = {"acceptance": {"questions": accept, "stopped": sum(a["stopped_with_eos"] for a in accept),
                           "of": len(accept), "temperature": 0.7, "top_p": 1.0, "max_new_tokens": 96,
                           "repeat_runs": n_rep, "repeat_stopped": n_stop},
            "chat_with_system_samples": sys_q, "plain_samples": plain,
            "folder_bytes": size, "export_wall_s": round(time.time() - t0, 1)}
+    if agreement:
+        res["draft_agreement"] = agreement
     mp = os.path.join(work, "metrics.json")
     m = M.load_json(mp)
     m["export"] = res

@@ -2,8 +2,9 @@
 """Writes the model card OUTDIR/README.md from the numbers the other stages recorded
 (WORK/metrics.json, stage_times.json, data/corpus_stats.json, export/verify.json).
 
-Usage: make_card.py WORK OUTDIR
+Usage: make_card.py WORK OUTDIR [--model NAME]
 """
+import argparse
 import glob
 import json
 import os
@@ -20,8 +21,49 @@ def fmt_s(s):
     return f"{s // 60} min {s % 60:02d} s"
 
 
+def draft_section(w, cfg, pt, agreement):
+    """What a draft is judged by: its cost against the target's and how often its greedy
+    guess is the target's (export.py --target, draft_agreement.py)."""
+    target = agreement["target_config"]
+    w("## As a draft for austen-chat-11m\n")
+    w("Speculative decoding lets this model guess the next k tokens and the target verify them in "
+      "one forward pass; a guess is kept while it equals what the target would produce. Measured "
+      "with `tools/train-default-model/draft_agreement.py` against the committed `austen-chat-11m` "
+      "weights, both models' argmaxes in float32 (the target's chat answers were generated under "
+      f"bf16 autocast for speed; {agreement['chat_answer_tokens_off_fp32_greedy']} of their tokens "
+      "differ from the float32 argmax, and the comparison there is with the float32 one):\n")
+    w("| measure | value |")
+    w("|---|---:|")
+    w(f"| parameters, draft / target | {pt['parameters']:,} / {agreement['target_parameters']:,} "
+      f"({agreement['target_parameters'] / pt['parameters']:.1f}x fewer) |")
+    w(f"| layers x hidden size, draft / target | {cfg['num_hidden_layers']}x{cfg['hidden_size']} / "
+      f"{target['num_hidden_layers']}x{target['hidden_size']} |")
+    w(f"| argmax agreement on the validation chapters ({agreement['text_positions']:,} positions) | "
+      f"{agreement['text_argmax_agreement']:.1%} |")
+    w(f"| greedy agreement on the target's greedy answers to {agreement['chat_prompts']} held-out chat "
+      f"prompts ({agreement['chat_answer_tokens']:,} tokens, at most {agreement['chat_max_new_tokens']} each) | "
+      f"{agreement['chat_greedy_agreement']:.1%} |")
+    w("")
+    w("Greedy speculative decoding simulated on those answers (each step keeps the leading run of "
+      "correct guesses plus the target's own token; mean acceptance length = 1 + accepted / drafts, "
+      "as vLLM's `vllm:spec_decode_*` metrics define it):\n")
+    w("| k (num_speculative_tokens) | acceptance rate | mean acceptance length |")
+    w("|---:|---:|---:|")
+    for r in agreement["chat_speculation"]:
+        w(f"| {r['k']} | {r['acceptance_rate']:.1%} | {r['mean_acceptance_length']:.2f} |")
+    w("")
+    w("Use it with the target: `llm-workbench generate --speculative-config "
+      "'{\"model\": \"DIR/austen-chat-draft\", \"num_speculative_tokens\": 3}'` (DIR: the bundled "
+      "models folder, `share/llm-workbench/models`). On its own it writes worse prose than the target.\n")
+
+
 def main():
-    work, out = sys.argv[1], sys.argv[2]
+    p = argparse.ArgumentParser()
+    p.add_argument("work")
+    p.add_argument("out")
+    p.add_argument("--model", default="austen-chat-11m")
+    args = p.parse_args()
+    work, out, name = args.work, args.out, args.model
     m = load(os.path.join(work, "metrics.json"))
     times = load(os.path.join(work, "stage_times.json"))
     cs = load(os.path.join(work, "data", "corpus_stats.json"))
@@ -45,13 +87,22 @@ def main():
 
     L = []
     w = L.append
-    w("# austen-chat-11m\n")
-    w("The default model of llm-workbench: a tiny Llama-architecture language model "
-      f"({pt['parameters']:,} parameters) trained from scratch, on two CPU cores, on Jane Austen's six "
-      "novels, then fine-tuned to take turns in a chat. It is small enough to ship with the program "
-      "and fast enough to make an inference server's behaviour (batching, KV cache, prefix cache) "
-      "visible on any machine. It writes Austen-flavoured, fluent-ish sentences with little "
-      "coherence; it knows nothing useful.\n")
+    agreement = ex.get("draft_agreement")
+    w(f"# {name}\n")
+    if agreement:
+        w("The draft model of llm-workbench's default model `austen-chat-11m`, for speculative "
+          f"decoding: a much smaller Llama ({pt['parameters']:,} parameters) trained from scratch the same "
+          "way, on two CPU cores, on the same corpus (Jane Austen's six novels) with the same tokenizer "
+          "(the target's `tokenizer.model`, so token ids are identical), then fine-tuned on the same chat "
+          "turns. It ships beside the default model so that speculative decoding with a draft model can "
+          "be tried on any machine.\n")
+    else:
+        w("The default model of llm-workbench: a tiny Llama-architecture language model "
+          f"({pt['parameters']:,} parameters) trained from scratch, on two CPU cores, on Jane Austen's six "
+          "novels, then fine-tuned to take turns in a chat. It is small enough to ship with the program "
+          "and fast enough to make an inference server's behaviour (batching, KV cache, prefix cache) "
+          "visible on any machine. It writes Austen-flavoured, fluent-ish sentences with little "
+          "coherence; it knows nothing useful.\n")
     w("Files: `config.json`, `model.safetensors` (float32), `tokenizer.model` (SentencePiece), "
       "`tokenizer_config.json` (with the chat template), `generation_config.json`, this card "
       f"(together {size_mb:.1f} MB). Hugging Face layout: loads as `LlamaForCausalLM` + `LlamaTokenizer`.\n")
@@ -98,8 +149,9 @@ def main():
     w("## Training\n")
     w("One command reproduces everything (corpus download, tokenizer, pretraining, chat "
       "fine-tune, export, golden test data, this card); every stage resumes after an interruption:\n")
-    w("```\ntools/install-deps.sh --training\ntools/train-default-model/train.sh   "
-      "# [--out DIR], default resources/models/austen-chat-11m\n```\n")
+    flag = "" if name == "austen-chat-11m" else f" --model {name}"
+    w(f"```\ntools/install-deps.sh --training\ntools/train-default-model/train.sh{flag}   "
+      f"# [--out DIR], default resources/models/{name}\n```\n")
     w(f"- Pretraining: AdamW (betas 0.9/0.95, weight decay {pt['weight_decay']}), peak learning rate "
       f"{pt['peak_lr']}, {pt['warmup']} warm-up steps, cosine decay to 5%, gradient clipping 1.0, bf16 "
       f"autocast on CPU. Phase 1: {pt['steps_phase1']} steps of {pt['batch_phase1']}x{pt['seq_len_phase1']} "
@@ -151,7 +203,9 @@ def main():
     w("")
     w(f"Parameters in the file: {ver['parameters']:,} in {ver['tensors']} tensors. Golden outputs for "
       "the C++ engine's tests (top-5 log-probabilities at several prompt positions, 32 greedy tokens, "
-      "tokenizations) are in `tests/data/golden_austen_chat_11m.json`.\n")
+      f"tokenizations) are in `tests/data/golden_{name.replace('-', '_')}.json`.\n")
+    if agreement:
+        draft_section(w, cfg, pt, agreement)
 
     w("## Chat template\n")
     w("Zephyr style with BOS (`chat_template` in `tokenizer_config.json`):\n")
@@ -172,8 +226,9 @@ def main():
         w(f"> **{s['prompt']}**{s['continuation']}\n".replace("\n", " ").rstrip() + "\n")
     w(f"Chat acceptance check (chat template, no system prompt, temperature {acc['temperature']}, "
       f"top-p {acc['top_p']}, at most {acc['max_new_tokens']} tokens): {acc['stopped']} of {acc['of']} "
-      f"answers ended by themselves with `</s>` (over {acc['repeat_runs']} further samples: "
-      f"{acc['repeat_stopped']}).\n")
+      f"answers ended by themselves with `</s>`"
+      + (f" (over {acc['repeat_runs']} further samples: {acc['repeat_stopped']})" if acc["repeat_runs"] else "")
+      + ".\n")
     w("| user | assistant | tokens | ended with `</s>` |")
     w("|---|---|---:|---|")
     for q in acc["questions"]:
@@ -189,7 +244,11 @@ def main():
     w("")
 
     w("## Known limits\n")
-    w("- A tiny model trained for well under an hour on under a million words: sentences are grammatical-ish "
+    if agreement:
+        w("- A draft: its job is to guess the target's next tokens cheaply. Its own text is weaker than "
+          "the target's, and its agreement with the target is lower on plain prose than on the "
+          "target's own (more repetitive) greedy output.")
+    w("- A tiny model trained for under an hour on under a million words: sentences are grammatical-ish "
       "and in period style, but meaning drifts within a sentence or two, names from all six novels "
       "mix, and it repeats itself at low temperature.")
     w("- Its chat turns are lines of Austen dialogue, not answers: it does not follow instructions, "

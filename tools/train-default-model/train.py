@@ -118,7 +118,7 @@ def pretrain(a):
     val_ids = token_stream(work, "val", sp)
     log(f"pretrain: {len(train_ids)} train tokens, {len(val_ids)} val tokens")
     torch.manual_seed(a.seed)
-    model = M.Llama()
+    model = M.Llama(M.config_for(a.model))
     log(f"parameters: {M.num_params(model)}")
     decay = [p for p in model.parameters() if p.dim() == 2]
     nodecay = [p for p in model.parameters() if p.dim() < 2]
@@ -182,7 +182,7 @@ def pretrain(a):
     log(f"pretrain done: train loss {train_loss:.4f} val loss {val_loss:.4f} "
         f"(ppl {math.exp(val_loss):.2f}) in {train_s:.0f}s")
     metrics = {
-        "parameters": M.num_params(model),
+        "model": a.model, "parameters": M.num_params(model),
         "train_tokens": len(train_ids), "val_tokens": len(val_ids),
         "steps_phase1": a.steps1, "seq_len_phase1": a.seq1, "batch_phase1": a.batch1,
         "steps_phase2": a.steps2, "seq_len_phase2": a.seq2, "batch_phase2": a.batch2,
@@ -254,7 +254,7 @@ def finetune(a):
     n_hold = max(50, len(pairs) // 20)
     hold, pairs = pairs[:n_hold], pairs[n_hold:]
     log(f"finetune: {len(pairs)} dialogue pairs, {n_hold} held out")
-    model = M.Llama()
+    model = M.Llama(M.config_for(a.model))
     model.load_state_dict(torch.load(os.path.join(work, "pretrain", "final.pt"))["model"])
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.95), weight_decay=0.0)
     ck = os.path.join(out, "ckpt.pt")
@@ -346,6 +346,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("stage", choices=["pretrain", "finetune"])
     p.add_argument("work")
+    p.add_argument("--model", default="austen-chat-11m", help="architecture: a name in model.CONFIGS")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--ckpt-minutes", type=float, default=3.0)
     p.add_argument("--log-every", type=int, default=20)
