@@ -295,7 +295,8 @@ void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
     if (s.needLogits) lastRows.push_back(s.firstRow + s.numTokens - 1);
   out.numRows = int(lastRows.size());
   out.vocabSize = cfg_.vocabSize;
-  out.logits.resize(lastRows.size() * size_t(cfg_.vocabSize));  // every element written below; a reused buffer is not cleared
+  // The GEMM below writes every element: a reused buffer is not cleared first.
+  out.logits.resize(lastRows.size() * size_t(cfg_.vocabSize));
   if (lastRows.empty()) return;
   act_.logitRows.resize(lastRows.size() * h);
   forRows(int(lastRows.size()), int(h), [&](int i) {
@@ -316,8 +317,10 @@ void CpuExecutor::reserveActivations(int numRows, int numLogitRows, int maxModel
                             {&a.gate, cfg_.intermediateSize}, {&a.up, cfg_.intermediateSize},
                             {&a.ropeCos, cfg_.headDim / 2}, {&a.ropeSin, cfg_.headDim / 2}})
     if (buf->size() < rows * size_t(width)) buf->resize(rows * size_t(width));
-  if (a.logitRows.size() < size_t(numLogitRows) * size_t(cfg_.hiddenSize)) a.logitRows.resize(size_t(numLogitRows) * size_t(cfg_.hiddenSize));
-  if (maxModelLen > 0) reserveAttentionScratch(pool_.numThreads(), cfg_.numAttentionHeads / cfg_.numKeyValueHeads, maxModelLen, attnScratch_);
+  const size_t logitRows = size_t(numLogitRows) * size_t(cfg_.hiddenSize);
+  if (a.logitRows.size() < logitRows) a.logitRows.resize(logitRows);
+  if (maxModelLen > 0)
+    reserveAttentionScratch(pool_.numThreads(), cfg_.numAttentionHeads / cfg_.numKeyValueHeads, maxModelLen, attnScratch_);
 }
 
 // The first request after loading runs as fast as the following ones: everything a step
