@@ -3,7 +3,7 @@
 // model with Qwen2.5-0.5B's shape (biases, 151,936-token tied vocabulary), against a
 // measured memory-bandwidth bound; the default and the large model also quantized at
 // load to Q8_0 and Q4_K. Never part of the test suite.
-//   bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|large|qwen]
+//   bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -19,6 +19,7 @@
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cpu/thread_pool.h"
 #include "engine/model/model.h"
+#include "engine_step_bench.h"
 
 using namespace lwb;
 using Clock = std::chrono::steady_clock;
@@ -198,8 +199,10 @@ Seqs prefillSequences(Executor& ex, int B, int context, int vocab) {
   return s;
 }
 
+const std::vector<int> kDecodeBatches = {1, 8, 16, 32, 64};
+
 void benchModel(const std::string& label, std::shared_ptr<const Model> model, int threads, double bandwidth, bool quick,
-                const std::vector<int>& decodeBatches = {1, 8, 32}, GgmlType quantization = GgmlType::F32) {
+                const std::vector<int>& decodeBatches = kDecodeBatches, GgmlType quantization = GgmlType::F32) {
   const ModelConfig& c = model->config;
   auto ex = createCpuExecutor(model, threads, quantization);
   const DeviceInfo info = ex->deviceInfo();
@@ -222,8 +225,9 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
     bestCpu = std::min(bestCpu, (processCpuSeconds() - c0) / numThreads);
   }
   const double flops = 2.0 * matrixParams(*model) * prompt + 2.0 * double(c.vocabSize) * c.hiddenSize;
-  std::printf("prefill %4d tokens: %9.1f tok/s  %7.1f GFLOP/s   [per CPU time: %9.1f tok/s]\n", prompt, prompt / best,
-              flops / best / 1e9, prompt / bestCpu);
+  const double prefillGflops = flops / best / 1e9, prefillGflopsCpu = flops / bestCpu / 1e9;
+  std::printf("prefill %4d tokens: %9.1f tok/s  %7.1f GFLOP/s   [per CPU time: %9.1f tok/s  %7.1f GFLOP/s]\n", prompt,
+              prompt / best, prefillGflops, prompt / bestCpu, prefillGflopsCpu);
   // --- decode ---
   const int context = quick ? 32 : 128, steps = quick ? 8 : 32;
   // What one decode step streams: the weights as the executor holds them (quantized or
@@ -244,9 +248,12 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
     const double t = secondsSince(t0) / steps, tCpu = (processCpuSeconds() - c0) / numThreads / steps;
     const double kvBytes = double(B) * (context + steps / 2.0) * c.numHiddenLayers * 2.0 * c.kvSize() * 4.0;
     const double gbs = (wBytes + kvBytes) / t / 1e9;
-    const double gflops = 2.0 * (matrixParams(*model) + double(c.vocabSize) * c.hiddenSize) * B / t / 1e9;
-    std::printf("decode batch %2d:    %9.1f tok/s  %7.1f GFLOP/s  %6.1f GB/s = %3.0f%% of %.1f GB/s   [per CPU time: %9.1f tok/s]\n",
-                B, B / t, gflops, gbs, 100.0 * gbs / bandwidth, bandwidth, B / tCpu);
+    const double stepFlops = 2.0 * (matrixParams(*model) + double(c.vocabSize) * c.hiddenSize) * B;
+    const double gflops = stepFlops / t / 1e9, gflopsCpu = stepFlops / tCpu / 1e9;
+    std::printf("decode batch %2d:    %9.1f tok/s  %7.1f GFLOP/s = %3.0f%% of prefill's  %6.1f GB/s = %3.0f%% of %.1f GB/s"
+                "   [per CPU time: %9.1f tok/s  %7.1f GFLOP/s = %3.0f%%]\n",
+                B, B / t, gflops, 100.0 * gflops / prefillGflops, gbs, 100.0 * gbs / bandwidth, bandwidth, B / tCpu,
+                gflopsCpu, 100.0 * gflopsCpu / prefillGflopsCpu);
   }
 }
 
@@ -262,15 +269,15 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) dir = argv[++i];
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|large|qwen]\n");
+      std::fprintf(stderr, "usage: bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]\n");
       return 2;
     }
   }
   try {
     const int n = threads > 0 ? threads : ThreadPool::availableCores();
-    const double bw = measureBandwidth(n, quick);
-    std::printf("memory bandwidth (%d threads, streaming read): %.1f GB/s\n", n, bw);
-    if (only.empty() || only == "austen") {
+    const double bw = only == "engine" ? 0.0 : measureBandwidth(n, quick);
+    if (bw > 0) std::printf("memory bandwidth (%d threads, streaming read): %.1f GB/s\n", n, bw);
+    if (only.empty() || only == "austen" || only == "engine") {
       if (dir.empty()) dir = (std::filesystem::path(__FILE__).parent_path().parent_path() / "resources/models/austen-chat-11m").string();
       std::shared_ptr<const Model> small;
       if (std::filesystem::exists(dir + "/model.safetensors")) {
@@ -279,6 +286,8 @@ int main(int argc, char** argv) {
         std::printf("\n(note: %s not found; using a random model of its shape)\n", dir.c_str());
         small = makeModel(llamaConfig(384, 6, 6, 2, 1024, 4096, true), DType::F32);
       }
+      bench::benchEngineStep("austen-chat-11m f32", small, threads, quick);
+      if (only == "engine") return 0;
       benchModel("austen-chat-11m f32", small, threads, bw, quick);
       benchModel("austen-chat-11m bf16", makeModel(small->config, DType::BF16, small.get()), threads, bw, quick);
       for (GgmlType q : {GgmlType::Q8_0, GgmlType::Q4_K})

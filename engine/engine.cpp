@@ -60,6 +60,7 @@ struct Engine::Impl {
   uint64_t seedBase = std::random_device{}();
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::vector<float> scratch;
+  ForwardResult result;  // kept across steps: a decode batch's logits are not reallocated every step
   std::function<void(const ForwardBatch&)> beforeForward;
 
   int modelMaxLen() const { return model->config.maxPositionEmbeddings; }
@@ -297,7 +298,7 @@ StepOutput Engine::step() {
   d.addPlanTotals(plan);
   if (plan.empty()) return out;
 
-  ForwardResult result;
+  ForwardResult& result = d.result;
   try {
     const ForwardBatch batch = plan.toForwardBatch(d.scheduler->kv());
     if (d.beforeForward) d.beforeForward(batch);

@@ -92,6 +92,7 @@ class TestCpuExecutor : public QObject {
   void batchInvariance_data();
   void batchInvariance();
   void invalidBatchesAreRejectedWithoutTouchingTheCache();
+  void reservedBuffersAndReusedResultsChangeNothing();
   void deviceInfoAndBudget();
   void goldenDefaultModel();
 };
@@ -277,6 +278,32 @@ void TestCpuExecutor::invalidBatchesAreRejectedWithoutTouchingTheCache() {
   const std::vector<float> after = runSchedule(*ex, {resumed}, {{1}, {1}}, {9})[0];
   QCOMPARE(after.size(), size_t(2 * spec.vocabSize));
   QVERIFY(std::memcmp(after.data(), clean.data() + spec.vocabSize, after.size() * sizeof(float)) == 0);
+}
+
+// setBatchLimits sizes the buffers while loading, and the engine hands the same
+// ForwardResult to every step (its logits are not cleared first): neither may change a bit.
+void TestCpuExecutor::reservedBuffersAndReusedResultsChangeNothing() {
+  QTemporaryDir tmp;
+  const RandomModelSpec spec = invarianceSpec();
+  auto model = randomModel(tmp, spec);
+  const ForwardBatch prefill{{3, 1, 4, 1, 5, 9, 2, 6, 5}, {{1, 0, 9, 0, {2, 0}, true}}};
+  const ForwardBatch decode{{3}, {{1, 0, 1, 9, {2, 0}, true}}};
+  auto fresh = createCpuExecutor(model, 2);
+  fresh->allocateKvCache(4, 8);
+  ForwardResult wantPrefill, wantDecode;
+  fresh->forward(prefill, wantPrefill);
+  fresh->forward(decode, wantDecode);
+
+  auto reserved = createCpuExecutor(model, 2);
+  QVERIFY(!reserved->setBatchLimits({64, 4, 32}));  // the KV pool is not released
+  reserved->allocateKvCache(4, 8);
+  ForwardResult reused;
+  reused.logits.assign(3 * size_t(spec.vocabSize), std::nanf(""));  // a larger earlier step's logits
+  for (const auto& [batch, want] : {std::pair{&prefill, &wantPrefill}, {&decode, &wantDecode}}) {
+    reserved->forward(*batch, reused);
+    QCOMPARE(reused.logits.size(), want->logits.size());
+    QVERIFY(std::memcmp(reused.logits.data(), want->logits.data(), want->logits.size() * sizeof(float)) == 0);
+  }
 }
 
 void TestCpuExecutor::deviceInfoAndBudget() {

@@ -96,7 +96,7 @@ void TestCpuKernels::gemmMatchesNaive() {
   for (Isa isa : isas()) {
     const CpuKernels& kn = cpuKernels(isa);
     for (DType dtype : {DType::F32, DType::F16, DType::BF16})
-      for (int T : {1, 2, 3, 5, 8, 37})
+      for (int T : {1, 2, 3, 5, 8, 14, 37})  // 8 and 14: the tall tiles of 16-bit weights
         for (int K : {1, 7, 16, 33, 100, 300})
           for (int N : {1, 3, 17, 40, 150}) {
             const TestWeights w = makeWeights(size_t(N) * size_t(K), dtype, unsigned(T * 1000 + K * 10 + N));
@@ -139,7 +139,7 @@ void TestCpuKernels::gemmRowsAreBatchInvariant() {
         gemm(one, kn, x.data() + 36 * size_t(K), size_t(K), 1, {{&packed, alone.data(), size_t(N)}});
         for (int threads : {1, 2, 3}) {
           ThreadPool pool(threads);
-          for (int T : {2, 5, 7, 13, 37}) {
+          for (int T : {2, 5, 7, 8, 13, 16, 37}) {
             std::vector<float> y(size_t(T) * size_t(N), kNaN);
             const float* rows = x.data() + size_t(37 - T) * size_t(K);  // row 36 is the last one
             gemm(pool, kn, rows, size_t(K), T, {{&packed, y.data(), size_t(N)}});

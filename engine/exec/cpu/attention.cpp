@@ -52,15 +52,19 @@ void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows,
   }
 }
 
+void reserveAttentionScratch(int numThreads, int groupSize, int maxLen, std::vector<std::vector<float>>& scratch) {
+  const size_t need = (scoreStride(maxLen) + 1) * size_t(groupSize);  // scores + 1/sums
+  if (scratch.size() < size_t(numThreads)) scratch.resize(size_t(numThreads));
+  for (std::vector<float>& buf : scratch)
+    if (buf.size() < need) buf.resize(need);
+}
+
 void pagedAttention(ThreadPool& pool, const CpuKernels& kernels, const AttentionShape& s,
                     const std::vector<RowPosition>& rows, const float* q, const KvLayer& cache, float* out,
                     std::vector<std::vector<float>>& scratch) {
   int maxLen = 0;
   for (const RowPosition& r : rows) maxLen = r.pos + 1 > maxLen ? r.pos + 1 : maxLen;
-  const size_t need = (scoreStride(maxLen) + 1) * size_t(s.numHeads / s.numKvHeads);  // scores + 1/sums
-  scratch.resize(size_t(pool.numThreads()));
-  for (std::vector<float>& buf : scratch)
-    if (buf.size() < need) buf.resize(need);
+  reserveAttentionScratch(pool.numThreads(), s.numHeads / s.numKvHeads, maxLen, scratch);
   const size_t qSize = size_t(s.numHeads) * size_t(s.headDim);
   const int numTasks = int(rows.size()) * s.numKvHeads;
   pool.parallelFor(numTasks, [&](int task, int thread) {

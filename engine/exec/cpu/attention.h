@@ -42,6 +42,10 @@ struct KvLayer {
 void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows, const float* k, const float* v,
                   const KvLayer& cache);
 
+// Grows `scratch` to one buffer per thread, each enough for a GQA group of `groupSize`
+// heads over maxLen positions (what pagedAttention needs for rows up to that length).
+void reserveAttentionScratch(int numThreads, int groupSize, int maxLen, std::vector<std::vector<float>>& scratch);
+
 // out[row, h*headDim..] = softmax(q·Kᵀ / sqrt(headDim)) · V over positions 0..pos of the
 // row's sequence. q and out are [numRows, numHeads * headDim]. `scratch` holds one buffer
 // per pool thread; they grow as needed.

@@ -71,9 +71,11 @@ class CpuExecutor final : public Executor {
   void allocateKvCache(int numBlocks, int blockSize) override;
   int numKvBlocks() const override { return numBlocks_; }
   int kvBlockSize() const override { return blockSize_; }
+  bool setBatchLimits(const BatchLimits& limits) override;
   void forward(const ForwardBatch& batch, ForwardResult& out) override;
 
  private:
+  void reserveActivations(int numRows, int numLogitRows, int maxModelLen);
   void forRows(int numRows, int width, const std::function<void(int row)>& fn);
   void embed(const ForwardBatch& batch);
   void runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows);
@@ -293,7 +295,8 @@ void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
     if (s.needLogits) lastRows.push_back(s.firstRow + s.numTokens - 1);
   out.numRows = int(lastRows.size());
   out.vocabSize = cfg_.vocabSize;
-  out.logits.assign(lastRows.size() * size_t(cfg_.vocabSize), 0.0f);
+  // The GEMM below writes every element: a reused buffer is not cleared first.
+  out.logits.resize(lastRows.size() * size_t(cfg_.vocabSize));
   if (lastRows.empty()) return;
   act_.logitRows.resize(lastRows.size() * h);
   forRows(int(lastRows.size()), int(h), [&](int i) {
@@ -304,6 +307,29 @@ void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
        {{&lmHead_, out.logits.data(), size_t(cfg_.vocabSize)}});
 }
 
+// Grows the activation buffers (never shrinks them). Growing zero-fills, so the pages are
+// touched here and not in the middle of a forward pass.
+void CpuExecutor::reserveActivations(int numRows, int numLogitRows, int maxModelLen) {
+  const size_t rows = size_t(numRows);
+  Activations& a = act_;
+  for (auto [buf, width] : {std::pair{&a.hidden, cfg_.hiddenSize}, {&a.normed, cfg_.hiddenSize}, {&a.proj, cfg_.hiddenSize},
+                            {&a.q, cfg_.qSize()}, {&a.attn, cfg_.qSize()}, {&a.k, cfg_.kvSize()}, {&a.v, cfg_.kvSize()},
+                            {&a.gate, cfg_.intermediateSize}, {&a.up, cfg_.intermediateSize},
+                            {&a.ropeCos, cfg_.headDim / 2}, {&a.ropeSin, cfg_.headDim / 2}})
+    if (buf->size() < rows * size_t(width)) buf->resize(rows * size_t(width));
+  const size_t logitRows = size_t(numLogitRows) * size_t(cfg_.hiddenSize);
+  if (a.logitRows.size() < logitRows) a.logitRows.resize(logitRows);
+  if (maxModelLen > 0)
+    reserveAttentionScratch(pool_.numThreads(), cfg_.numAttentionHeads / cfg_.numKeyValueHeads, maxModelLen, attnScratch_);
+}
+
+// The first request after loading runs as fast as the following ones: everything a step
+// of these limits grows is allocated and touched now, while the model loads.
+bool CpuExecutor::setBatchLimits(const BatchLimits& limits) {
+  reserveActivations(limits.maxNumBatchedTokens, limits.maxNumSeqs, limits.maxModelLen);
+  return false;
+}
+
 void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {
   validateBatch(batch, cfg_, numBlocks_, blockSize_);
   const int n = batch.numRows();
@@ -312,12 +338,7 @@ void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {
   for (const SeqSlice& s : batch.seqs)
     for (int i = 0; i < s.numTokens; ++i) positions[size_t(s.firstRow + i)] = {s.blockTable.data(), s.numCachedTokens + i};
   Activations& a = act_;
-  for (auto [buf, width] : {std::pair{&a.hidden, cfg_.hiddenSize}, {&a.normed, cfg_.hiddenSize}, {&a.proj, cfg_.hiddenSize},
-                            {&a.q, cfg_.qSize()}, {&a.attn, cfg_.qSize()}, {&a.k, cfg_.kvSize()}, {&a.v, cfg_.kvSize()},
-                            {&a.gate, cfg_.intermediateSize}, {&a.up, cfg_.intermediateSize}})
-    if (buf->size() < rows * size_t(width)) buf->resize(rows * size_t(width));
-  a.ropeCos.resize(rows * half);
-  a.ropeSin.resize(rows * half);
+  reserveActivations(n, 0, 0);
   for (size_t r = 0; r < rows; ++r) ropeAngles(positions[r].pos, invFreq_, &a.ropeCos[r * half], &a.ropeSin[r * half]);
   embed(batch);
   for (size_t l = 0; l < layers_.size(); ++l) runLayer(l, n, positions);
