@@ -14,6 +14,7 @@
 #include "engine/sched/request.h"
 #include "engine/sched/scheduler.h"
 #include "engine/sched/stop_check.h"
+#include "engine/spec/proposer.h"
 
 namespace lwb {
 
@@ -58,6 +59,7 @@ struct Engine::Impl {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::vector<float> scratch;
   std::function<void(const ForwardBatch&)> beforeForward;
+  std::unique_ptr<Proposer> proposer;  // speculative decoding; null when off
 
   double now() const { return timeOf(std::chrono::steady_clock::now()); }
   double timeOf(std::chrono::steady_clock::time_point t) const {
@@ -82,7 +84,11 @@ struct Engine::Impl {
   void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
   void abortAll(StepOutput& out);
   void applyPendingConfig();
-  void processToken(EngineRequest& er, const float* logits, double t, StepOutput& out);
+  bool processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken = -1);
+  void verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow, double t,
+                    StepOutput& out, StepRecord& rec);
+  void buildProposer();
+  void propose();
   void recordToken(Request& r, double t);
   void addPlanTotals(const SchedulerOutput& plan);
   void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
@@ -113,6 +119,7 @@ void Engine::Impl::buildKv() {
   executor->allocateKvCache(int(numBlocks), bs);
   scheduler = std::make_unique<Scheduler>(
       effective(), maxModelLen, std::make_unique<KvCacheManager>(int(numBlocks), bs, config.enablePrefixCaching));
+  buildProposer();
 }
 
 Engine::Engine(std::shared_ptr<const Model> model, const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
@@ -211,6 +218,7 @@ void Engine::Impl::applyPendingConfig() {
     return;
   }
   scheduler->setConfig(effective(), maxModelLen);
+  buildProposer();
 }
 
 StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, double t1) const {
@@ -232,6 +240,8 @@ StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, doub
   rec.prefixHitTokens = plan.prefixHitTokens;
   rec.numPreemptions = int(plan.preempted.size());
   rec.tokenBudget = plan.tokenBudget;
+  rec.numSpecTokens = plan.numSpecTokens;
+  for (const ScheduledSeq& s : plan.seqs) rec.numSpecDrafts += s.numSpecTokens() > 0 ? 1 : 0;
   return rec;
 }
 
@@ -251,22 +261,59 @@ void Engine::Impl::recordToken(Request& r, double t) {
   ++totals.generatedTokens;
 }
 
-void Engine::Impl::processToken(EngineRequest& er, const float* logits, double t, StepOutput& out) {
+// Samples the next token, or with `draftToken` >= 0 verifies that draft (returns
+// whether it was accepted; the token appended is the draft or its replacement).
+bool Engine::Impl::processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken) {
   Request& r = er.req;
   const int vocab = model->config.vocabSize;
   scratch.assign(logits, logits + vocab);
   maskStopTokens(r, modelStopIds, scratch.data(), vocab);
-  SampleResult s = er.sampler->sample(scratch.data(), vocab, r.tokenIds);
+  bool accepted = false;
+  SampleResult s = draftToken < 0 ? er.sampler->sample(scratch.data(), vocab, r.tokenIds)
+                                  : er.sampler->verify(scratch.data(), vocab, r.tokenIds, draftToken, nullptr, &accepted);
   r.tokenIds.push_back(s.tokenId);
   recordToken(r, t);
 
   TokenDelta& delta = deltaFor(out, r.id);
   delta.newTokenIds.push_back(s.tokenId);
+  delta.fromDraft.push_back(accepted);
   // The top-K of the raw distribution, best first, as `generate --json` and vLLM report them.
   if (r.sampling.logprobs > 0) delta.newLogprobs.push_back(s.topLogprobs);
   const FinishReason reason = checkStop(r, modelStopIds, maxModelLen, *er.text);
   delta.newText += er.text->take(false);
   if (reason != FinishReason::None) finish(er, reason, out);
+  return accepted;
+}
+
+// The target's rows for the real token and each draft: drafts are accepted in order
+// until one is rejected (its replacement is kept) or all are (a bonus token follows);
+// then the rejected drafts' positions roll back.
+void Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow,
+                                double t, StepOutput& out, StepRecord& rec) {
+  Request& r = er.req;
+  const int k = s.numSpecTokens();
+  int numAccepted = 0;
+  for (int i = 0; i <= k && !r.isFinished(); ++i) {
+    const bool accepted = processToken(er, result.row(firstRow + i), t, out, i < k ? s.specTokenIds[size_t(i)] : -1);
+    if (i == k || !accepted) break;
+    ++numAccepted;
+  }
+  r.timeline.specDecode.observe(k, numAccepted);
+  totals.specDecode.observe(k, numAccepted);
+  rec.numAcceptedSpecTokens += numAccepted;
+  scheduler->acceptDrafts(&r, numAccepted);
+}
+
+void Engine::Impl::buildProposer() {
+  proposer.reset();
+  if (config.speculative.method == SpecMethod::Ngram && config.speculative.enabled())
+    proposer = createNgramProposer(config.speculative);
+}
+
+void Engine::Impl::propose() {
+  if (proposer) proposer->propose(scheduler->running(), maxModelLen);
+  else
+    for (Request* r : scheduler->running()) r->specTokenIds.clear();
 }
 
 void Engine::Impl::addPlanTotals(const SchedulerOutput& plan) {
@@ -285,6 +332,7 @@ StepOutput Engine::step() {
   StepOutput out = flushFinished();
   d.applyPendingConfig();
   const double t0 = d.now();
+  d.propose();
   SchedulerOutput plan = d.scheduler->schedule(t0);
   for (const RejectedRequest& rej : plan.rejected)
     d.finish(*d.requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);
@@ -305,17 +353,21 @@ StepOutput Engine::step() {
   }
   d.scheduler->commitStep(plan);
   const double tTokens = d.now();
+  StepRecord spec;  // acceptance counts, merged into the record below
   int row = 0;
   for (const ScheduledSeq& s : plan.seqs) {
     if (!s.needLogits) continue;
     EngineRequest& er = *d.requests.at(s.request->id);
     try {
-      d.processToken(er, result.row(row++), tTokens, out);
+      if (s.numSpecTokens() == 0) d.processToken(er, result.row(row), tTokens, out);
+      else d.verifyDrafts(er, s, result, row, tTokens, out, spec);
     } catch (const std::exception& e) {
       if (!er.req.isFinished()) d.finish(er, FinishReason::Error, out, std::string("sampling failed: ") + e.what());
     }
+    row += 1 + s.numSpecTokens();
   }
   out.record = d.makeRecord(plan, t0, d.now());
+  out.record.numAcceptedSpecTokens = spec.numAcceptedSpecTokens;
   d.recordStep(out.record);
   return out;
 }

@@ -33,6 +33,7 @@ struct TokenDelta {
   std::vector<int> newTokenIds;
   std::string newText;               // incremental detokenization, valid UTF-8
   std::vector<std::vector<std::pair<int, float>>> newLogprobs;  // per new token, when asked
+  std::vector<bool> fromDraft;       // per new token: an accepted speculative draft
   bool finished = false;
   FinishReason finishReason = FinishReason::None;
 };
@@ -56,6 +57,7 @@ struct EngineTotals {
   int64_t promptTokens = 0;        // counted at each request's first token
   // vLLM's request_success: finished requests by finish_reason (index = FinishReason).
   std::array<int64_t, kNumFinishReasons> requestSuccess{};
+  SpecDecodeCounts specDecode;     // vllm:spec_decode_* (speculative decoding on)
 };
 
 // A live view of one KV block, for the block map.

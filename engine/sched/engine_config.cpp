@@ -32,6 +32,7 @@ bool isPowerOfTwo(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 void EngineConfig::validate() const {
   checkRange("max_num_batched_tokens", maxNumBatchedTokens, 0, 1 << 20);  // 0 = vLLM's default
+  speculative.validate();
   checkRange("max_num_seqs", maxNumSeqs, 0, 1 << 16);
   checkRange("long_prefill_token_threshold", longPrefillTokenThreshold, 0, 1 << 20);
   checkRange("max_model_len", maxModelLen, 0, 1 << 24);
@@ -95,7 +96,15 @@ bool EngineConfig::structuralDiffers(const EngineConfig& o) const {
   return blockSize != o.blockSize || kvCacheMemoryBytes != o.kvCacheMemoryBytes ||
          numGpuBlocksOverride != o.numGpuBlocksOverride || executor.backend != o.executor.backend ||
          executor.numThreads != o.executor.numThreads || executor.deviceIndex != o.executor.deviceIndex ||
-         executor.gpuMemoryUtilization != o.executor.gpuMemoryUtilization;
+         executor.gpuMemoryUtilization != o.executor.gpuMemoryUtilization || draftModelDiffers(o);
+}
+
+// A draft model has its own weights and KV pool: switching to, from or between draft
+// models rebuilds; n-gram settings are live.
+bool EngineConfig::draftModelDiffers(const EngineConfig& o) const {
+  const bool a = speculative.method == SpecMethod::DraftModel, b = o.speculative.method == SpecMethod::DraftModel;
+  return a != b || (a && (speculative.model != o.speculative.model ||
+                          speculative.numSpeculativeTokens != o.speculative.numSpeculativeTokens));
 }
 
 int EngineConfig::effectiveMaxModelLen(const ModelConfig& model) const {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/exec/executor.h"
+#include "engine/spec/speculative_config.h"
 
 namespace lwb {
 
@@ -42,6 +43,10 @@ struct EngineConfig {
   int numGpuBlocksOverride = 0;        // num_gpu_blocks_override (0 = unset)
   ExecutorOptions executor;            // backend, threads, gpu_memory_utilization
 
+  // speculative_config (off by default). ngram settings apply at the next step; a
+  // draft_model change loads the draft model (in-flight requests are aborted).
+  SpeculativeConfig speculative;
+
   // Throws lwb::Error naming the knob (vLLM name), the value and the allowed range.
   void validate() const;
   // validate() plus the checks that need the model (vLLM's SchedulerConfig): max_model_len
@@ -53,6 +58,7 @@ struct EngineConfig {
   // the defaults for `device`; what the scheduler and the KV sizing use.
   EngineConfig resolvedFor(const DeviceInfo& device) const;
   bool structuralDiffers(const EngineConfig& other) const;
+  bool draftModelDiffers(const EngineConfig& other) const;
   int effectiveMaxModelLen(const ModelConfig& model) const;
 };
 

@@ -24,6 +24,9 @@ struct Request {
   RequestState state = RequestState::Waiting;
   RequestTimeline timeline;
   bool admittedOnce = false;      // numCachedPromptTokens recorded on first admission
+  // Speculative decoding (vLLM's spec_token_ids): drafts proposed for the tokens after
+  // tokenIds, verified by the next step; only while decoding, cleared on preemption.
+  std::vector<int> specTokenIds;
 
   int numTokens() const { return int(tokenIds.size()); }
   int numOutputTokens() const { return numTokens() - numPromptTokens; }

@@ -1,0 +1,184 @@
+// Speculative decoding on a real tiny random model (CPU executor): greedy outputs with
+// n-gram speculation are bit-identical to greedy outputs without it, for k = 1..5,
+// batched with other requests, with chunked prefill and across preemption; drafts are
+// actually accepted (the random model repeats itself, and prompts repeat a pattern);
+// the counters add up; no block is left owned.
+#include <QtTest>
+
+#include <map>
+
+#include "common/random_model.h"
+#include "engine/engine.h"
+#include "engine/model/model.h"
+
+using namespace lwb;
+
+namespace {
+
+using Outputs = std::map<RequestId, std::vector<int>>;
+
+struct Run {
+  Outputs tokens;
+  Outputs fromDraft;  // 1 per token that was an accepted draft
+  EngineTotals totals;
+  std::vector<StepRecord> steps;
+  std::map<RequestId, RequestTimeline> timelines;
+  int numOwnedAtEnd = 0;
+};
+
+EngineConfig knobs(int budget, int blocks, const std::string& spec) {
+  EngineConfig c;
+  c.maxNumBatchedTokens = budget;
+  c.maxNumSeqs = std::min(16, budget);
+  c.numGpuBlocksOverride = blocks;
+  c.blockSize = 8;
+  c.executor.backend = "cpu";
+  c.executor.numThreads = 2;
+  c.speculative = parseSpeculativeConfig(spec);
+  return c;
+}
+
+Run runAll(std::shared_ptr<const Model> model, const EngineConfig& config, const std::vector<std::vector<int>>& prompts,
+           int maxTokens) {
+  Engine engine(model, config);
+  Run run;
+  for (const auto& p : prompts) {
+    RequestInput in;
+    in.promptTokenIds = p;
+    in.sampling.temperature = 0;
+    in.sampling.maxTokens = maxTokens;
+    in.sampling.ignoreEos = true;
+    engine.addRequest(in);
+  }
+  for (int guard = 0; engine.hasUnfinishedRequests() && guard < 20000; ++guard) {
+    StepOutput out = engine.step();
+    if (!out.error.empty()) qWarning("step error: %s", out.error.c_str());
+    for (const TokenDelta& d : out.deltas) {
+      run.tokens[d.id].insert(run.tokens[d.id].end(), d.newTokenIds.begin(), d.newTokenIds.end());
+      for (bool b : d.fromDraft) run.fromDraft[d.id].push_back(b ? 1 : 0);
+      if (d.finishReason == FinishReason::Error) qWarning("error: %s", engine.timeline(d.id)->error.c_str());
+    }
+  }
+  run.totals = engine.totals();
+  run.steps = engine.steps();
+  for (const RequestTimeline& t : engine.allTimelines()) run.timelines[t.id] = t;
+  for (const KvBlockInfo& b : engine.kvBlocks()) run.numOwnedAtEnd += b.kind == KvBlockInfo::Kind::Owned;
+  return run;
+}
+
+std::string ngram(int k, int lookupMin = 1, int lookupMax = 3) {
+  return R"({"method": "ngram", "num_speculative_tokens": )" + std::to_string(k) +
+         R"(, "prompt_lookup_min": )" + std::to_string(lookupMin) + R"(, "prompt_lookup_max": )" +
+         std::to_string(lookupMax) + "}";
+}
+
+}  // namespace
+
+class TestSpecDecode : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  std::shared_ptr<const Model> model_;
+  std::vector<std::vector<int>> prompts_;
+  Run baseline_;
+  static constexpr int kMaxTokens = 40;
+
+ private slots:
+  void initTestCase() {
+    RandomModelSpec spec;
+    spec.vocabSize = 512;
+    spec.maxPositionEmbeddings = 256;
+    spec.scale = 0.3f;
+    model_ = loadModel(writeRandomLlamaModel(dir_.filePath("m").toStdString(), spec));
+    // Prompts that repeat a pattern ("continue this passage") and plain ones.
+    for (int p = 0; p < 6; ++p) {
+      std::vector<int> prompt{1};
+      const int period = 3 + p;
+      const int len = 12 + 7 * p;
+      for (int i = 0; i < len; ++i) prompt.push_back(p % 2 ? 3 + (i % period) * 11 : 3 + (p * 31 + i * 7) % 200);
+      prompts_.push_back(prompt);
+    }
+    baseline_ = runAll(model_, knobs(2048, 0, ""), prompts_, kMaxTokens);
+    QCOMPARE(int(baseline_.tokens.size()), 6);
+    QCOMPARE(baseline_.totals.specDecode.numDrafts, int64_t(0));
+  }
+
+  void greedyIsIdenticalWithNgram_data() {
+    QTest::addColumn<int>("k");
+    QTest::addColumn<int>("budget");
+    QTest::addColumn<int>("blocks");
+    for (int k = 1; k <= 5; ++k) QTest::addRow("k %d, budget 2048", k) << k << 2048 << 0;
+    for (int k : {2, 5}) QTest::addRow("k %d, chunked (budget 16)", k) << k << 16 << 0;
+    for (int k : {1, 3, 4}) QTest::addRow("k %d, tiny pool (preempts)", k) << k << 32 << 16;
+  }
+  void greedyIsIdenticalWithNgram() {
+    QFETCH(int, k);
+    QFETCH(int, budget);
+    QFETCH(int, blocks);
+    Run r = runAll(model_, knobs(budget, blocks, ngram(k)), prompts_, kMaxTokens);
+    QCOMPARE(r.tokens, baseline_.tokens);
+    QCOMPARE(r.numOwnedAtEnd, 0);
+    const SpecDecodeCounts& c = r.totals.specDecode;
+    QVERIFY2(c.numAcceptedTokens > 0, "repeating prompts should get drafts accepted");
+    QVERIFY(c.numDraftTokens <= c.numDrafts * k);
+    QVERIFY(c.numAcceptedTokens <= c.numDraftTokens);
+    int64_t perPos = 0;
+    for (int64_t n : c.numAcceptedTokensPerPos) perPos += n;
+    QCOMPARE(perPos, c.numAcceptedTokens);
+    QVERIFY(int(c.numAcceptedTokensPerPos.size()) <= k);
+    for (size_t i = 1; i < c.numAcceptedTokensPerPos.size(); ++i)
+      QVERIFY(c.numAcceptedTokensPerPos[i] <= c.numAcceptedTokensPerPos[i - 1]);  // accepted in order
+    // Steps: budget holds with drafts counted; the totals are the steps' and the requests' sums.
+    int64_t stepDrafts = 0, stepAccepted = 0, stepSpecTokens = 0;
+    for (const StepRecord& s : r.steps) {
+      QVERIFY(s.numPrefillTokens + s.numDecodeTokens + s.numSpecTokens <= budget);
+      stepDrafts += s.numSpecDrafts;
+      stepAccepted += s.numAcceptedSpecTokens;
+      stepSpecTokens += s.numSpecTokens;
+    }
+    QCOMPARE(stepDrafts, c.numDrafts);
+    QCOMPARE(stepAccepted, c.numAcceptedTokens);
+    QCOMPARE(stepSpecTokens, c.numDraftTokens);
+    SpecDecodeCounts sum;
+    int64_t marked = 0;
+    for (const auto& [id, t] : r.timelines) sum.add(t.specDecode);
+    for (const auto& [id, v] : r.fromDraft) marked += std::count(v.begin(), v.end(), 1);
+    QCOMPARE(sum.numAcceptedTokens, c.numAcceptedTokens);
+    QCOMPARE(sum.numDrafts, c.numDrafts);
+    QCOMPARE(marked, c.numAcceptedTokens);
+    if (blocks > 0) QVERIFY2(r.totals.preemptions > 0, "the small pool should have forced preemption");
+  }
+
+  // Fewer forward passes for the same tokens: what speculation is for.
+  void acceptedDraftsSaveSteps() {
+    const std::vector<std::vector<int>> one{prompts_[1]};
+    Run plain = runAll(model_, knobs(2048, 0, ""), one, kMaxTokens);
+    Run spec = runAll(model_, knobs(2048, 0, ngram(4)), one, kMaxTokens);
+    QCOMPARE(spec.tokens, plain.tokens);
+    const SpecDecodeCounts& c = spec.totals.specDecode;
+    qInfo("drafts %lld, draft tokens %lld, accepted %lld, mean acceptance length %.2f, steps %zu vs %zu",
+          (long long)c.numDrafts, (long long)c.numDraftTokens, (long long)c.numAcceptedTokens, c.meanAcceptanceLength(),
+          spec.steps.size(), plain.steps.size());
+    QCOMPARE(int64_t(plain.steps.size() - spec.steps.size()), c.numAcceptedTokens);
+  }
+
+  void changingTheConfigLiveKeepsOutputs() {
+    Engine engine(model_, knobs(2048, 0, ngram(3)));
+    RequestInput in;
+    in.promptTokenIds = prompts_[1];
+    in.sampling.temperature = 0;
+    in.sampling.maxTokens = kMaxTokens;
+    in.sampling.ignoreEos = true;
+    const RequestId id = engine.addRequest(in);
+    std::vector<int> got;
+    for (int step = 0; engine.hasUnfinishedRequests() && step < 1000; ++step) {
+      if (step == 5) engine.setConfig(knobs(2048, 0, ""));
+      if (step == 9) engine.setConfig(knobs(2048, 0, ngram(5, 2, 2)));
+      for (const TokenDelta& d : engine.step().deltas) got.insert(got.end(), d.newTokenIds.begin(), d.newTokenIds.end());
+    }
+    QCOMPARE(got, baseline_.tokens.at(2));
+    QCOMPARE(engine.timeline(id)->finishReason, FinishReason::Length);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSpecDecode)
+#include "tst_spec_decode.moc"
