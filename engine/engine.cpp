@@ -413,6 +413,7 @@ int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
 int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }
 int Engine::maxModelLen() const { return impl_->maxModelLen; }
 EngineTotals Engine::totals() const { return impl_->totals; }
+void Engine::setProposerForTesting(std::unique_ptr<Proposer> proposer) { impl_->proposer = std::move(proposer); }
 void Engine::setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook) {
   impl_->beforeForward = std::move(hook);
 }

@@ -16,6 +16,7 @@
 namespace lwb {
 
 struct Model;
+class Proposer;
 
 struct RequestInput {
   std::vector<int> promptTokenIds;  // as given (BOS already included when wanted)
@@ -128,6 +129,9 @@ class Engine {
   // Test hook: called before every forward pass; an exception it throws is handled as
   // an executor error (the step's requests finish with "error").
   void setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook);
+  // Test hook: drafts come from `proposer` (scripted proposals) until the next config
+  // change rebuilds the proposer from speculative_config.
+  void setProposerForTesting(std::unique_ptr<Proposer> proposer);
 
  private:
   struct Impl;
