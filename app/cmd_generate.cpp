@@ -7,6 +7,7 @@
 #include "app/args.h"
 #include "app/commands.h"
 #include "engine/engine.h"
+#include "engine/metrics/export.h"
 #include "engine/model/generation_config.h"
 #include "engine/model/model.h"
 
@@ -40,6 +41,8 @@ ArgParser makeParser() {
   p.option("backend", "NAME", "auto (default: CUDA when available), cpu or cuda");
   p.option("threads", "N", "CPU threads (default: all cores)");
   p.option("quantization", "TYPE", "quantize the weights at load: q8_0 or q4_k (CPU backend)");
+  p.option("speculative-config", "JSON",
+           "speculative decoding as vLLM takes it, e.g. '{\"method\": \"ngram\", \"num_speculative_tokens\": 4}'");
   p.flag("json", "print one JSON object with ids, text, logprobs and metrics");
   return p;
 }
@@ -140,6 +143,7 @@ int generate(int argc, char** argv) {
   config.executor.backend = args.stringOr("backend", "auto");
   config.executor.numThreads = int(args.integer("threads", 0, 0, 4096));
   config.executor.quantization = args.stringOr("quantization", "");
+  config.speculative = parseSpeculativeConfig(args.stringOr("speculative-config", ""));
   RequestInput input;
   input.sampling = samplingFrom(args, model->generationDefaults);
   input.promptTokenIds = promptFrom(args, *model);
@@ -170,9 +174,9 @@ int generate(int argc, char** argv) {
   if (json) {
     const std::vector<int>& all = *engine.outputTokenIds(id);  // prompt, then output
     const std::vector<int> output(all.end() - t.numOutputTokens, all.end());
-    std::puts(resultJson(*model, input.promptTokenIds, output, text, t, logprobs, input.sampling.logprobs > 0)
-                  .dump()
-                  .c_str());
+    nlohmann::json j = resultJson(*model, input.promptTokenIds, output, text, t, logprobs, input.sampling.logprobs > 0);
+    if (config.speculative.enabled()) j["metrics"].update(specDecodeJson(t.specDecode, "spec_decode_"));
+    std::puts(j.dump().c_str());
   } else {
     std::printf("\n");
     std::fprintf(stderr, "[%s] %d prompt + %d output tokens, TTFT %.1f ms, TPOT %.1f ms\n",

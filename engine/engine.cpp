@@ -14,6 +14,7 @@
 #include "engine/sched/request.h"
 #include "engine/sched/scheduler.h"
 #include "engine/sched/stop_check.h"
+#include "engine/spec/draft_proposer.h"
 #include "engine/spec/proposer.h"
 
 namespace lwb {
@@ -60,6 +61,7 @@ struct Engine::Impl {
   std::vector<float> scratch;
   std::function<void(const ForwardBatch&)> beforeForward;
   std::unique_ptr<Proposer> proposer;  // speculative decoding; null when off
+  SpeculativeConfig proposerConfig;    // what `proposer` was built for
 
   double now() const { return timeOf(std::chrono::steady_clock::now()); }
   double timeOf(std::chrono::steady_clock::time_point t) const {
@@ -84,7 +86,8 @@ struct Engine::Impl {
   void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
   void abortAll(StepOutput& out);
   void applyPendingConfig();
-  bool processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken = -1);
+  bool processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken = -1,
+                    const std::vector<double>* draftProbs = nullptr);
   void verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow, double t,
                     StepOutput& out, StepRecord& rec);
   void buildProposer();
@@ -172,6 +175,7 @@ RequestId Engine::addRequestWithId(RequestId id, RequestInput input) {
 void Engine::Impl::finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error) {
   Request& r = er.req;
   scheduler->finishRequest(&r, reason == FinishReason::Rejected ? RequestState::Rejected : RequestState::Finished);
+  if (proposer) proposer->release(r.id);
   r.timeline.finishReason = reason;
   r.timeline.finishTime = now();
   r.timeline.error = error;
@@ -218,7 +222,7 @@ void Engine::Impl::applyPendingConfig() {
     return;
   }
   scheduler->setConfig(effective(), maxModelLen);
-  buildProposer();
+  if (!(config.speculative == proposerConfig)) buildProposer();
 }
 
 StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, double t1) const {
@@ -263,14 +267,15 @@ void Engine::Impl::recordToken(Request& r, double t) {
 
 // Samples the next token, or with `draftToken` >= 0 verifies that draft (returns
 // whether it was accepted; the token appended is the draft or its replacement).
-bool Engine::Impl::processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken) {
+bool Engine::Impl::processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken,
+                                const std::vector<double>* draftProbs) {
   Request& r = er.req;
   const int vocab = model->config.vocabSize;
   scratch.assign(logits, logits + vocab);
   maskStopTokens(r, modelStopIds, scratch.data(), vocab);
   bool accepted = false;
   SampleResult s = draftToken < 0 ? er.sampler->sample(scratch.data(), vocab, r.tokenIds)
-                                  : er.sampler->verify(scratch.data(), vocab, r.tokenIds, draftToken, nullptr, &accepted);
+                                  : er.sampler->verify(scratch.data(), vocab, r.tokenIds, draftToken, draftProbs, &accepted);
   r.tokenIds.push_back(s.tokenId);
   recordToken(r, t);
 
@@ -294,7 +299,9 @@ void Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const 
   const int k = s.numSpecTokens();
   int numAccepted = 0;
   for (int i = 0; i <= k && !r.isFinished(); ++i) {
-    const bool accepted = processToken(er, result.row(firstRow + i), t, out, i < k ? s.specTokenIds[size_t(i)] : -1);
+    const std::vector<double>* q = size_t(i) < r.specDraftProbs.size() ? &r.specDraftProbs[size_t(i)] : nullptr;
+    const bool accepted =
+        processToken(er, result.row(firstRow + i), t, out, i < k ? s.specTokenIds[size_t(i)] : -1, q);
     if (i == k || !accepted) break;
     ++numAccepted;
   }
@@ -304,16 +311,24 @@ void Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const 
   scheduler->acceptDrafts(&r, numAccepted);
 }
 
+// After the KV pool: a draft model gets as many blocks as the target (its blocks are smaller).
 void Engine::Impl::buildProposer() {
   proposer.reset();
-  if (config.speculative.method == SpecMethod::Ngram && config.speculative.enabled())
-    proposer = createNgramProposer(config.speculative);
+  proposerConfig = config.speculative;
+  if (!config.speculative.enabled()) return;
+  if (config.speculative.method == SpecMethod::Ngram) proposer = createNgramProposer(config.speculative);
+  else
+    proposer = createDraftModelProposer(config.speculative, *model, config.executor, scheduler->kv().numBlocks(),
+                                        config.blockSize);
 }
 
 void Engine::Impl::propose() {
   if (proposer) proposer->propose(scheduler->running(), maxModelLen);
   else
-    for (Request* r : scheduler->running()) r->specTokenIds.clear();
+    for (Request* r : scheduler->running()) {
+      r->specTokenIds.clear();
+      r->specDraftProbs.clear();
+    }
 }
 
 void Engine::Impl::addPlanTotals(const SchedulerOutput& plan) {

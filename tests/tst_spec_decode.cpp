@@ -1,15 +1,18 @@
 // Speculative decoding on a real tiny random model (CPU executor): greedy outputs with
-// n-gram speculation are bit-identical to greedy outputs without it, for k = 1..5,
-// batched with other requests, with chunked prefill and across preemption; drafts are
-// actually accepted (the random model repeats itself, and prompts repeat a pattern);
-// the counters add up; no block is left owned.
+// n-gram, draft-model and scripted drafts are bit-identical to greedy outputs without
+// them, for k = 1..5, batched with other requests, with chunked prefill and across
+// preemption; the counters add up (and equal a case worked out by hand); no block is
+// left owned. A draft model that is the target itself has every draft accepted.
 #include <QtTest>
 
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "common/random_model.h"
 #include "engine/engine.h"
 #include "engine/model/model.h"
+#include "engine/common/error.h"
+#include "engine/spec/ngram_proposer.h"
 #include "engine/spec/proposer.h"
 
 using namespace lwb;
@@ -101,6 +104,13 @@ std::string ngram(int k, int lookupMin = 1, int lookupMax = 3) {
          std::to_string(lookupMax) + "}";
 }
 
+// {"method": METHOD (when given), "model": DIR, "num_speculative_tokens": K}
+std::string draftSpec(const std::string& method, const std::string& dir, int k) {
+  nlohmann::json j = {{"model", dir}, {"num_speculative_tokens", k}};
+  if (!method.empty()) j["method"] = method;
+  return j.dump();
+}
+
 }  // namespace
 
 class TestSpecDecode : public QObject {
@@ -109,6 +119,7 @@ class TestSpecDecode : public QObject {
   std::shared_ptr<const Model> model_;
   std::vector<std::vector<int>> prompts_;
   Run baseline_;
+  std::string targetDir_, draftDir_;
   static constexpr int kMaxTokens = 40;
 
  private slots:
@@ -117,7 +128,14 @@ class TestSpecDecode : public QObject {
     spec.vocabSize = 512;
     spec.maxPositionEmbeddings = 256;
     spec.scale = 1.0f;  // peaked logits: the random model falls into loops, which n-grams predict
-    model_ = loadModel(writeRandomLlamaModel(dir_.filePath("m").toStdString(), spec));
+    targetDir_ = writeRandomLlamaModel(dir_.filePath("m").toStdString(), spec);
+    model_ = loadModel(targetDir_);
+    RandomModelSpec small = spec;  // same tokenizer and vocabulary, a quarter of the width
+    small.hiddenSize = 32;
+    small.intermediateSize = 64;
+    small.numHiddenLayers = 1;
+    small.seed = 99;
+    draftDir_ = writeRandomLlamaModel(dir_.filePath("draft").toStdString(), small);
     // Prompts that repeat a pattern ("continue this passage") and plain ones.
     for (int p = 0; p < 6; ++p) {
       std::vector<int> prompt{1};
@@ -175,6 +193,98 @@ class TestSpecDecode : public QObject {
     QCOMPARE(sum.numDrafts, c.numDrafts);
     QCOMPARE(marked, c.numAcceptedTokens);
     if (blocks > 0) QVERIFY2(r.totals.preemptions > 0, "the small pool should have forced preemption");
+  }
+
+  void greedyIsIdenticalWithADraftModel_data() {
+    QTest::addColumn<int>("k");
+    QTest::addColumn<int>("budget");
+    QTest::addColumn<int>("blocks");
+    for (int k = 1; k <= 5; ++k) QTest::addRow("k %d, budget 2048", k) << k << 2048 << 0;
+    for (int k : {2, 4}) QTest::addRow("k %d, chunked (budget 16)", k) << k << 16 << 0;
+    for (int k : {1, 3}) QTest::addRow("k %d, tiny pool (preempts)", k) << k << 32 << 16;
+  }
+  void greedyIsIdenticalWithADraftModel() {
+    QFETCH(int, k);
+    QFETCH(int, budget);
+    QFETCH(int, blocks);
+    const std::string spec = draftSpec("", draftDir_, k);
+    Run r = runAll(model_, knobs(budget, blocks, spec), prompts_, kMaxTokens);
+    QCOMPARE(r.tokens, baseline_.tokens);
+    QCOMPARE(r.numOwnedAtEnd, 0);
+    QVERIFY(r.totals.specDecode.numDrafts > 0);
+    if (blocks > 0) QVERIFY2(r.totals.preemptions > 0, "the small pool should have forced preemption");
+  }
+
+  // The target as its own draft: the same logits (batch-invariant kernels), so greedy
+  // accepts every draft; the draft's cache follows through rollbacks and bonus tokens.
+  void theTargetAsItsOwnDraftIsAlwaysAccepted() {
+    const std::string spec = draftSpec("draft_model", targetDir_, 3);
+    Run r = runAll(model_, knobs(2048, 0, spec), prompts_, kMaxTokens);
+    QCOMPARE(r.tokens, baseline_.tokens);
+    const SpecDecodeCounts& c = r.totals.specDecode;
+    QVERIFY(c.numDraftTokens > 0);
+    QCOMPARE(c.numAcceptedTokens, c.numDraftTokens);
+    QCOMPARE(c.acceptanceRate(), 1.0);
+  }
+
+  void draftModelErrorsNameTheProblem() {
+    QTemporaryDir other;
+    RandomModelSpec wrongVocab;
+    wrongVocab.vocabSize = 640;
+    const std::string dir = writeRandomLlamaModel(other.filePath("v").toStdString(), wrongVocab);
+    try {
+      Engine engine(model_, knobs(2048, 0, draftSpec("", dir, 2)));
+      QFAIL("a draft model with another vocabulary was accepted");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).contains("vocab_size 640"), e.what());
+    }
+  }
+
+  void configErrorsNameTheField_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("expected");
+    QTest::addRow("not json") << "{method" << "is not a JSON object";
+    QTest::addRow("unknown key") << R"({"method": "ngram", "num_speculative_tokens": 2, "lookup": 3})" << "unknown key \"lookup\"";
+    QTest::addRow("unknown method") << R"({"method": "eagle", "num_speculative_tokens": 2})" << "method \"eagle\"";
+    QTest::addRow("k missing") << R"({"method": "ngram"})" << "num_speculative_tokens is missing";
+    QTest::addRow("k zero") << R"({"method": "ngram", "num_speculative_tokens": 0})" << "num_speculative_tokens is 0; expected 1..16";
+    QTest::addRow("k text") << R"({"method": "ngram", "num_speculative_tokens": "3"})" << "num_speculative_tokens is \"3\"; expected an integer";
+    QTest::addRow("min > max") << R"({"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 4, "prompt_lookup_max": 2})"
+                               << "prompt_lookup_max is 2; expected at least prompt_lookup_min (4)";
+    QTest::addRow("draft without model") << R"({"method": "draft_model", "num_speculative_tokens": 2})" << "needs \"model\"";
+  }
+  void configErrorsNameTheField() {
+    QFETCH(QString, json);
+    QFETCH(QString, expected);
+    try {
+      parseSpeculativeConfig(json.toStdString());
+      QFAIL("accepted");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).contains(expected), e.what());
+      QVERIFY(QString(e.what()).startsWith("--speculative-config: "));
+    }
+  }
+
+  void configDefaultsAsVllm() {
+    QCOMPARE(parseSpeculativeConfig("").enabled(), false);
+    QCOMPARE(parseSpeculativeConfig("{}").enabled(), false);
+    SpeculativeConfig c = parseSpeculativeConfig(R"({"method": "ngram", "num_speculative_tokens": 4})");
+    QCOMPARE(c.promptLookupMin, 5);
+    QCOMPARE(c.promptLookupMax, 5);
+    c = parseSpeculativeConfig(R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 3})");
+    QCOMPARE(c.promptLookupMin, 3);
+    c = parseSpeculativeConfig(R"({"model": "/x", "num_speculative_tokens": 2})");
+    QCOMPARE(int(c.method), int(SpecMethod::DraftModel));
+    QVERIFY(parseSpeculativeConfig(c.toJson()) == c);
+  }
+
+  void ngramProposesWhatFollowedTheLongestRecentMatch() {
+    // ... 7 8 9 | 1 2 3 4 | 7 8 9: after "7 8 9" came "1 2 3 4" (the 3-gram wins over "9").
+    QCOMPARE(proposeNgram({9, 5, 7, 8, 9, 1, 2, 3, 4, 7, 8, 9}, 1, 3, 3), (std::vector<int>{1, 2, 3}));
+    QCOMPARE(proposeNgram({9, 5, 7, 8, 9, 1, 2, 3, 4, 7, 8, 9}, 1, 1, 2), (std::vector<int>{1, 2}));  // the latest "9"
+    QCOMPARE(proposeNgram({1, 2, 3, 4}, 1, 3, 3), std::vector<int>{});  // nothing recurs
+    QCOMPARE(proposeNgram({5, 6, 5, 6}, 2, 2, 4), (std::vector<int>{5, 6}));  // fewer when the sequence ends
+    QCOMPARE(proposeNgram({5, 6, 1, 5, 6}, 3, 4, 2), std::vector<int>{});  // below prompt_lookup_min
   }
 
   // Drafts that are mostly right: long accepted runs, rejections at scripted places;

@@ -81,6 +81,13 @@ const std::map<std::string, Apply>& valueFlags() {
       {"--quantization", choice({"none", "q8_0", "q4_k"}, [](BenchOptions& o, const std::string& v) {
          o.engine.executor.quantization = v == "none" ? "" : v;
        })},
+      {"--speculative-config", [](BenchOptions& o, const std::string&, const std::string& v) {
+         try {
+           o.engine.speculative = parseSpeculativeConfig(v);
+         } catch (const Error& e) {
+           throw UsageError(e.what());
+         }
+       }},
       {"--scheduling-policy", choice({"fcfs", "priority"}, [](BenchOptions& o, const std::string& v) {
          o.engine.schedulingPolicy = v == "fcfs" ? SchedulingPolicy::Fcfs : SchedulingPolicy::Priority;
        })},
@@ -197,6 +204,9 @@ Engine knobs (vLLM names):
   --backend auto|cpu|cuda         executor (default auto)
   --threads N                     CPU threads (0 = all cores)
   --quantization none|q8_0|q4_k   quantize the weights at load (CPU backend)
+  --speculative-config JSON       speculative decoding, as vLLM takes it (default off):
+                                  '{"method": "ngram", "num_speculative_tokens": 4,
+                                  "prompt_lookup_min": 2, "prompt_lookup_max": 4}'
 Output:
   --json FILE                     results as `vllm bench serve --save-result` JSON, plus
                                   per-request records
@@ -221,7 +231,8 @@ nlohmann::json benchConfigJson(const WorkloadOptions& w, const EngineConfig& e) 
           {"max_model_len", e.maxModelLen}, {"block_size", e.blockSize},
           {"kv_cache_memory_bytes", e.kvCacheMemoryBytes}, {"num_gpu_blocks_override", e.numGpuBlocksOverride},
           {"backend", e.executor.backend}, {"threads", e.executor.numThreads},
-          {"quantization", e.executor.quantization.empty() ? "none" : e.executor.quantization}};
+          {"quantization", e.executor.quantization.empty() ? "none" : e.executor.quantization},
+          {"speculative_config", e.speculative.enabled() ? nlohmann::json::parse(e.speculative.toJson()) : nlohmann::json()}};
 }
 
 }  // namespace lwb

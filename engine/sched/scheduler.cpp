@@ -84,6 +84,7 @@ void Scheduler::preempt(Request* victim, SchedulerOutput& out, double now) {
   kv_->free(victim->id);
   victim->numComputedTokens = 0;
   victim->specTokenIds.clear();
+  victim->specDraftProbs.clear();
   victim->state = RequestState::Preempted;
   victim->timeline.numPreemptions++;
   victim->timeline.preemptionTimes.push_back(now);

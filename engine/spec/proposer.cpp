@@ -24,6 +24,7 @@ class NgramProposer : public Proposer {
   void propose(const std::vector<Request*>& running, int maxModelLen) override {
     for (Request* r : running) {
       const int k = isDecoding(*r) ? draftLimit(*r, config_.numSpeculativeTokens, maxModelLen) : 0;
+      r->specDraftProbs.clear();
       r->specTokenIds = k > 0 ? proposeNgram(r->tokenIds, config_.promptLookupMin, config_.promptLookupMax, k)
                               : std::vector<int>{};
     }
