@@ -46,6 +46,8 @@ std::string describeChange(const EngineConfig& a, const EngineConfig& b) {
   add("backend", a.executor.backend, b.executor.backend);
   add("threads", to_string(a.executor.numThreads), to_string(b.executor.numThreads));
   add("gpu_memory_utilization", to_string(a.executor.gpuMemoryUtilization), to_string(b.executor.gpuMemoryUtilization));
+  auto spec = [](const SpeculativeConfig& c) { return c.enabled() ? c.toJson() : std::string("off"); };
+  add("speculative_config", spec(a.speculative), spec(b.speculative));
   return out.empty() ? "no change" : out;
 }
 
