@@ -347,7 +347,13 @@ StepOutput Engine::step() {
   StepOutput out = flushFinished();
   d.applyPendingConfig();
   const double t0 = d.now();
-  d.propose();
+  try {
+    d.propose();
+  } catch (const std::exception& e) {  // a draft model's forward pass failed: contained like the target's
+    out.error = std::string("speculative proposer failed: ") + e.what();
+    const std::vector<Request*> running = d.scheduler->running();
+    for (Request* r : running) d.finish(*d.requests.at(r->id), FinishReason::Error, out, out.error);
+  }
   SchedulerOutput plan = d.scheduler->schedule(t0);
   for (const RejectedRequest& rej : plan.rejected)
     d.finish(*d.requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);

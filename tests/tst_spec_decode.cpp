@@ -12,6 +12,8 @@
 #include "engine/engine.h"
 #include "engine/model/model.h"
 #include "engine/common/error.h"
+#include "engine/metrics/bench_report.h"
+#include "engine/metrics/export.h"
 #include "engine/spec/ngram_proposer.h"
 #include "engine/spec/proposer.h"
 
@@ -238,6 +240,31 @@ class TestSpecDecode : public QObject {
     } catch (const Error& e) {
       QVERIFY2(QString(e.what()).contains("vocab_size 640"), e.what());
     }
+  }
+
+  // The run totals in bench JSON, the summary block and the metrics export: sums of the
+  // requests' counters under vLLM's names, with the derived rates.
+  void exportsCarryTheCounters() {
+    BenchRequestRecord a, b;
+    a.timeline.finishReason = b.timeline.finishReason = FinishReason::Length;
+    a.timeline.specDecode.observe(3, 2);  // drafts of 3 tokens: 2, then 0, accepted
+    a.timeline.specDecode.observe(3, 0);
+    b.timeline.specDecode.observe(2, 2);
+    const std::vector<RequestTimeline> timelines{a.timeline, b.timeline};
+    const BenchReport report = makeBenchReport({a, b}, {}, 1.0);
+    const nlohmann::json j = benchReportJson(report);
+    QCOMPARE(j["spec_decode_num_drafts"].get<int>(), 3);
+    QCOMPARE(j["spec_decode_num_draft_tokens"].get<int>(), 8);
+    QCOMPARE(j["spec_decode_num_accepted_tokens"].get<int>(), 4);
+    QCOMPARE(j["spec_decode_num_accepted_tokens_per_pos"], nlohmann::json::parse("[2, 2, 0]"));
+    QCOMPARE(j["spec_decode_acceptance_rate"].get<double>(), 0.5);
+    QCOMPARE(j["spec_decode_mean_acceptance_length"].get<double>(), 1.0 + 4.0 / 3.0);
+    QCOMPARE(j["requests"][0]["spec_decode_num_accepted_tokens"].get<int>(), 2);
+    QVERIFY(QString::fromStdString(formatBenchSummary(report)).contains("Acceptance rate (%):"));
+    const nlohmann::json m = metricsSummaryJson(timelines, {});
+    QCOMPARE(m["vllm:spec_decode_num_drafts"].get<int>(), 3);
+    QCOMPARE(m["vllm:spec_decode_num_accepted_tokens_per_pos"], nlohmann::json::parse("[2, 2, 0]"));
+    QCOMPARE(timelineToJson(b.timeline)["spec_decode_num_draft_tokens"].get<int>(), 2);
   }
 
   void configErrorsNameTheField_data() {
