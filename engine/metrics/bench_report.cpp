@@ -157,7 +157,8 @@ std::string formatBenchSummary(const BenchReport& r) {
       std::snprintf(line, sizeof line, "%s%.2f", perPos.empty() ? "" : ", ", 100.0 * double(n) / double(r.specDecode.numDrafts));
       perPos += line;
     }
-    out += "Per-position acceptance (%):             " + perPos + "\n";
+    std::snprintf(line, sizeof line, "%-40s%s\n", "Per-position acceptance (%):", perPos.c_str());
+    out += line;
   }
   section("==================================================");
   return out;

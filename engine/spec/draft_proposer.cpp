@@ -138,7 +138,12 @@ class DraftModelProposer : public Proposer {
 
 std::unique_ptr<Proposer> createDraftModelProposer(const SpeculativeConfig& config, const Model& target,
                                                    const ExecutorOptions& executor, int numKvBlocks, int blockSize) {
-  std::shared_ptr<const Model> draft = loadModel(config.model);
+  std::shared_ptr<const Model> draft;
+  try {
+    draft = loadModel(config.model);
+  } catch (const Error& e) {
+    throw Error(std::string("--speculative-config: the draft model: ") + e.what());
+  }
   check(draft->config.vocabSize == target.config.vocabSize,
         "--speculative-config: the draft model " + draft->dir + " has vocab_size " +
             std::to_string(draft->config.vocabSize) + "; expected the target's (" + target.dir + ") " +
