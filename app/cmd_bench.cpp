@@ -10,16 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/bench_options.h"
+#include "app/cli/remote_options.h"
 #include "app/commands.h"
+#include "engine/config/knobs.h"
 #include "engine/engine.h"
-#include "engine/metrics/bench_options.h"
 #include "engine/metrics/bench_runner.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
 #include "engine/model/model.h"
 #include "engine/model/tokenizer.h"
 #include "engine/remote/remote_bench.h"
-#include "engine/remote/remote_options.h"
 #include "engine/remote/remote_report.h"
 
 namespace lwb::app {
@@ -58,12 +59,12 @@ class ProgressPrinter {
 // Prompts must leave room for the output inside max_model_len.
 void fitToModelLen(std::vector<SyntheticRequest>& workload, const WorkloadOptions& w, int maxModelLen) {
   if (w.outputLen >= maxModelLen)
-    throw UsageError("--output-len " + std::to_string(w.outputLen) + ": must be below max_model_len " +
-                     std::to_string(maxModelLen));
+    throw UsageError("--output-len " + std::to_string(w.outputLen) + ": must be below " +
+                     std::string(knob::kMaxModelLen) + " " + std::to_string(maxModelLen));
   const int maxPrompt = maxModelLen - w.outputLen;
   if (const int n = clampPromptLengths(workload, maxPrompt))
-    std::fprintf(stderr, "bench: warning: %d prompt(s) clamped to %d tokens (max_model_len %d - output_len %d)\n",
-                 n, maxPrompt, maxModelLen, w.outputLen);
+    std::fprintf(stderr, "bench: warning: %d prompt(s) clamped to %d tokens (%s %d - output_len %d)\n", n, maxPrompt,
+                 std::string(knob::kMaxModelLen).c_str(), maxModelLen, w.outputLen);
 }
 
 void writeOutputs(const BenchOptions& o, const BenchRun& run) {
@@ -105,10 +106,11 @@ int runParsed(const BenchOptions& o) {
   run.report.config["model"] = dir;
   run.report.config["device"] = device.backend + ": " + device.name;
   run.report.config["num_kv_blocks"] = engine.numKvBlocks();
-  run.report.config["effective_max_model_len"] = engine.maxModelLen();
+  const std::string effectiveKey = "effective_";
+  run.report.config[effectiveKey + std::string(knob::kMaxModelLen)] = engine.maxModelLen();
   const EngineConfig effective = engine.effectiveConfig();  // vLLM's defaults for the device filled in
-  run.report.config["effective_max_num_batched_tokens"] = effective.maxNumBatchedTokens;
-  run.report.config["effective_max_num_seqs"] = effective.maxNumSeqs;
+  run.report.config[effectiveKey + std::string(knob::kMaxNumBatchedTokens)] = effective.maxNumBatchedTokens;
+  run.report.config[effectiveKey + std::string(knob::kMaxNumSeqs)] = effective.maxNumSeqs;
   std::fputs(formatBenchSummary(run.report).c_str(), stdout);
   std::fflush(stdout);
   reportFailures(run.report);
@@ -124,7 +126,7 @@ std::unique_ptr<Tokenizer> remoteTokenizer(const std::string& dir) {
   return Tokenizer::load(folder + "/tokenizer.model");
 }
 
-std::string servedModel(const remote::RemoteCliOptions& r, const remote::ClientOptions& client) {
+std::string servedModel(const RemoteCliOptions& r, const remote::ClientOptions& client) {
   if (!r.servedModelName.empty()) return r.servedModelName;
   remote::OpenAiClient c(client);
   return c.listModels().front();
@@ -139,10 +141,10 @@ void writeRemoteOutputs(const BenchOptions& o, const remote::RemoteBenchRun& run
 }
 
 int runRemote(std::vector<std::string> args) {
-  const remote::RemoteCliOptions r = remote::takeRemoteArgs(args);
+  const RemoteCliOptions r = takeRemoteArgs(args);
   const BenchOptions o = parseBenchArgs(args);
   if (o.help) {
-    std::fputs((benchUsage() + "\n" + remote::remoteBenchUsage()).c_str(), stdout);
+    std::fputs((benchUsage() + "\n" + remoteBenchUsage()).c_str(), stdout);
     return 0;
   }
   remote::RemoteBenchOptions ro;
@@ -159,10 +161,7 @@ int runRemote(std::vector<std::string> args) {
   ProgressPrinter progress(!o.quiet);
   remote::RemoteBenchRun run = remote::runRemoteBenchmark(ro, workload, std::ref(progress));
   run.report.config = benchConfigJson(o.workload, EngineConfig{});
-  for (const char* knob : {"max_num_batched_tokens", "max_num_seqs", "enable_chunked_prefill", "enable_prefix_caching",
-                           "long_prefill_token_threshold", "scheduling_policy", "max_model_len", "block_size",
-                           "kv_cache_memory_bytes", "num_gpu_blocks_override", "backend", "threads"})
-    run.report.config.erase(knob);  // the server's, not known here
+  for (const Knob& k : knobTable()) run.report.config.erase(std::string(k.name));  // the server's, not known here
   run.report.config["endpoint"] = ro.client.url;
   run.report.config["model"] = ro.model;
   run.report.config["server_kind"] = remote::serverKindName(run.server.kind);
@@ -180,16 +179,11 @@ int runBench(int argc, char** argv) {
   BenchOptions options;
   try {
     const std::vector<std::string> args(argv + 1, argv + argc);
-    if (remote::hasEndpointFlag(args)) return runRemote(args);
+    if (hasEndpointFlag(args)) return runRemote(args);
     options = parseBenchArgs(args);
     if (options.help) {
-      std::fputs((benchUsage() + "\n" + remote::remoteBenchUsage()).c_str(), stdout);
+      std::fputs((benchUsage() + "\n" + remoteBenchUsage()).c_str(), stdout);
       return 0;
-    }
-    try {
-      options.engine.validate();
-    } catch (const Error& e) {
-      throw UsageError(e.what());
     }
     return runParsed(options);
   } catch (const UsageError& e) {

@@ -4,8 +4,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "app/args.h"
+#include "app/cli/args.h"
 #include "app/commands.h"
+#include "engine/config/knobs.h"
 #include "engine/engine.h"
 #include "engine/metrics/export.h"
 #include "engine/model/generation_config.h"
@@ -38,12 +39,8 @@ ArgParser makeParser() {
   p.flag("ignore-eos", "keep generating after the end-of-sequence token");
   p.option("stop", "TEXT", "stop when this text appears (not included in the output)");
   p.option("logprobs", "K", "report the top-K log-probabilities of every generated token (0-20)");
-  p.option("backend", "NAME", "auto (default: CUDA when available), cpu or cuda");
-  p.option("threads", "N", "CPU threads (default: all cores)");
-  p.option("quantization", "TYPE", "quantize the weights at load: q8_0 or q4_k (CPU backend)");
-  p.option("speculative-config", "JSON",
-           "speculative decoding as vLLM takes it, e.g. '{\"method\": \"ngram\", \"num_speculative_tokens\": 4}'");
   p.flag("json", "print one JSON object with ids, text, logprobs and metrics");
+  p.knobOptions();
   return p;
 }
 
@@ -79,12 +76,8 @@ void checkArguments(const ArgParser& args) {
   } catch (const Error& e) {
     throw UsageError(e.what());
   }
-  args.integer("threads", 0, 0, 4096);
-  try {
-    parseQuantization(args.stringOr("quantization", ""));
-  } catch (const Error& e) {
-    throw UsageError(e.what());
-  }
+  EngineConfig knobs;
+  args.applyKnobs(knobs);
 }
 
 std::vector<int> promptFrom(const ArgParser& args, const Model& model) {
@@ -140,20 +133,17 @@ int generate(int argc, char** argv) {
   if (progress) std::fprintf(stderr, "\r%-60s\r", "");
 
   EngineConfig config;
-  config.executor.backend = args.stringOr("backend", "auto");
-  config.executor.numThreads = int(args.integer("threads", 0, 0, 4096));
-  config.executor.quantization = args.stringOr("quantization", "");
-  config.speculative = parseSpeculativeConfig(args.stringOr("speculative-config", ""));
+  args.applyKnobs(config);
   RequestInput input;
   input.sampling = samplingFrom(args, model->generationDefaults);
   input.promptTokenIds = promptFrom(args, *model);
   input.tag = "generate";
-  const int maxLen = config.effectiveMaxModelLen(model->config);
-  if (int(input.promptTokenIds.size()) >= maxLen)
-    throw Error("the prompt has " + std::to_string(input.promptTokenIds.size()) +
-                " tokens; max_model_len is " + std::to_string(maxLen) + " (the prompt must be shorter)");
-
   Engine engine(model, config);
+  if (int(input.promptTokenIds.size()) >= engine.maxModelLen())
+    throw Error("the prompt has " + std::to_string(input.promptTokenIds.size()) + " tokens; " +
+                std::string(knob::kMaxModelLen) + " is " + std::to_string(engine.maxModelLen()) +
+                " (the prompt must be shorter)");
+
   const RequestId id = engine.addRequest(input);
   std::string text;
   std::vector<std::vector<std::pair<int, float>>> logprobs;

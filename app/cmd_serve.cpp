@@ -1,5 +1,5 @@
 // `llm-workbench serve`: the OpenAI-compatible HTTP API and /metrics, headless, in the
-// manner of `vllm serve`. Scheduler knobs use the bench command's flag parser.
+// manner of `vllm serve`. The engine knobs are the knob table's flags, as for bench.
 #include <signal.h>
 
 #include <chrono>
@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/args.h"
 #include "app/commands.h"
+#include "engine/config/knobs.h"
 #include "engine/engine_loop.h"
-#include "engine/metrics/bench_options.h"
 #include "engine/model/model.h"
 #include "server/api_server.h"
 #include "server/server_metrics.h"
@@ -22,81 +23,42 @@ constexpr int kLogIntervalSeconds = 10;  // vLLM's stat-logging interval
 
 struct ServeOptions {
   server::ServerOptions server;
-  BenchOptions engine;  // --model and the knobs
+  std::string modelDir;  // "" = the bundled model
+  EngineConfig engine;
   bool help = false;
 };
 
-std::string serveUsage() {
-  const std::string bench = benchUsage();
-  const size_t from = bench.find("Engine knobs"), to = bench.find("Output:");
-  return "Usage: llm-workbench serve [options]\n"
-         "Serves the model over an OpenAI-compatible HTTP API (/v1/completions,\n"
-         "/v1/chat/completions, /v1/models, /tokenize, /detokenize, /health, /version) and\n"
-         "Prometheus /metrics with vLLM's metric names. Ctrl-C or SIGTERM aborts in-flight\n"
-         "requests and exits.\n\n"
-         "Server:\n"
-         "  --model DIR                     model folder or .gguf file (default: the bundled austen-chat-11m)\n"
-         "  --host ADDR                     address to bind (default 127.0.0.1: this machine only)\n"
-         "  --port N                        TCP port (default 8000; 0 = any free port)\n"
-         "  --served-model-name NAME        the model id clients use (default: the folder's name)\n"
-         "  --api-key KEY                   require 'Authorization: Bearer KEY' on /v1 routes\n"
-         "  --help                          this text\n" +
-         bench.substr(from, to - from);
+ArgParser makeServeParser() {
+  ArgParser p("serve", "llm-workbench serve [options]",
+              "Serves the model over an OpenAI-compatible HTTP API (/v1/completions,\n"
+              "/v1/chat/completions, /v1/models, /tokenize, /detokenize, /health, /version) and\n"
+              "Prometheus /metrics with vLLM's metric names. Ctrl-C or SIGTERM aborts in-flight\n"
+              "requests and exits.");
+  p.option("model", "DIR", "model folder or .gguf file (default: the bundled austen-chat-11m)");
+  p.option("host", "ADDR", "address to bind (default 127.0.0.1: this machine only)");
+  p.option("port", "N", "TCP port (default 8000; 0 = any free port)");
+  p.option("served-model-name", "NAME", "the model id clients use (default: the folder's name)");
+  p.option("api-key", "KEY", "require 'Authorization: Bearer KEY' on /v1 routes");
+  p.knobOptions();
+  return p;
 }
 
-bool takeServerFlag(ServeOptions& o, const std::string& flag, const std::string& value) {
-  if (flag == "--host") o.server.host = value;
-  else if (flag == "--served-model-name") o.server.servedModelName = value;
-  else if (flag == "--api-key") o.server.apiKey = value;
-  else if (flag == "--port") {
-    size_t used = 0;
-    int port = -1;
-    try {
-      port = std::stoi(value, &used);
-    } catch (const std::exception&) {
-    }
-    if (used != value.size() || port < 0 || port > 65535)
-      throw UsageError("--port '" + value + "': expected an integer in 0..65535");
-    o.server.port = port;
-  } else {
-    return false;
-  }
-  if (value.empty()) throw UsageError(flag + ": expected a non-empty value");
-  return true;
-}
+std::string serveUsage() { return makeServeParser().helpText(); }
 
-// Server flags here; --model and the knobs go to the bench parser; workload and output
-// flags of bench mean nothing to a server.
 ServeOptions parseServeArgs(const std::vector<std::string>& args) {
+  ArgParser p = makeServeParser();
+  p.parseOnly(args);
   ServeOptions o;
-  std::vector<std::string> rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i], value;
-    const size_t eq = flag.find('=');
-    const bool inlineValue = flag.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inlineValue) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    }
-    if (flag == "--help" || flag == "-h") o.help = true;
-    if (flag == "--host" || flag == "--port" || flag == "--served-model-name" || flag == "--api-key") {
-      if (!inlineValue && i + 1 >= args.size()) throw UsageError(flag + ": missing value");
-      takeServerFlag(o, flag, inlineValue ? value : args[++i]);
-      continue;
-    }
-    if (isWorkloadOption(flag) || flag == "--ignore-eos" || flag == "--json" || flag == "--trace" ||
-        flag == "--csv" || flag == "--quiet")
-      throw UsageError("unknown option '" + flag + "' (see llm-workbench serve --help)");
-    rest.push_back(args[i]);
-  }
+  o.help = p.has("help");
   if (o.help) return o;
-  BenchOptions parsed = parseBenchArgs(rest);
-  o.engine = parsed;
-  try {
-    o.engine.engine.validate();
-  } catch (const Error& e) {
-    throw UsageError(e.what());
-  }
+  for (const char* name : {"model", "host", "served-model-name", "api-key"})
+    if (p.has(name) && p.stringOr(name, "").empty()) throw UsageError(std::string("--") + name + ": expected a non-empty value");
+  o.modelDir = p.stringOr("model", "");
+  o.server.host = p.stringOr("host", o.server.host);
+  o.server.port = int(p.integer("port", o.server.port, 0, 65535));
+  o.server.servedModelName = p.stringOr("served-model-name", "");
+  o.server.apiKey = p.stringOr("api-key", "");
+  p.applyKnobs(o.engine);
   return o;
 }
 
@@ -141,14 +103,14 @@ int serve(const ServeOptions& o) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  const std::string dir = o.engine.modelDir.empty() ? defaultModelDir() : o.engine.modelDir;
+  const std::string dir = o.modelDir.empty() ? defaultModelDir() : o.modelDir;
   logLine("loading " + dir);
-  EngineLoop loop(loadModel(dir), o.engine.engine);
+  EngineLoop loop(loadModel(dir), o.engine);
   server::ApiServer api(loop, o.server);
   api.start();
   const auto snap = loop.snapshot();
   logLine("serving model '" + api.modelName() + "' on " + snap->device.backend + " (" + snap->device.name +
-          "), max_model_len " + std::to_string(snap->config.effectiveMaxModelLen(loop.model()->config)));
+          "), " + std::string(knob::kMaxModelLen) + " " + std::to_string(snap->maxModelLen));
   logLine("API at " + api.address() + "/v1 (OpenAI-compatible), metrics at " + api.address() + "/metrics" +
           (o.server.apiKey.empty() ? "" : "; API key required"));
   const int rc = serveUntilSignal(loop, api, signals);

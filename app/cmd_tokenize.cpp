@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "app/args.h"
+#include "app/cli/args.h"
 #include "app/commands.h"
 #include "engine/model/model.h"
 #include "engine/model/tokenizer_files.h"

@@ -9,8 +9,8 @@ namespace {
 
 const char* kUsage =
     "Usage:\n"
-    "  llm-workbench [--demo] [--model DIR] [--backend auto|cpu|cuda] [--threads N] [--quantization q8_0|q4_k]\n"
-    "                                   open the workbench window\n"
+    "  llm-workbench [--demo] [--model DIR] [engine knobs]\n"
+    "                                   open the workbench window (engine knobs: see --help of any of them)\n"
     "  llm-workbench generate [OPTIONS]  generate text for one prompt (see generate --help)\n"
     "  llm-workbench bench [OPTIONS]     run a synthetic serving benchmark (see bench --help)\n"
     "  llm-workbench serve [OPTIONS]     serve an OpenAI-compatible HTTP API (see serve --help)\n"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/common/error.h"
+#include "engine/config/knobs.h"
 #include "engine/engine.h"
 #include "engine/metrics/bench_runner.h"
 #include "engine/model/model.h"
@@ -80,11 +81,15 @@ std::string command(const Case& c) {
          std::to_string(w.backgroundInputLen) + " --background-output-len " + std::to_string(w.backgroundOutputLen);
   if (w.ignoreEos) s += " --ignore-eos";
   s += " --seed " + std::to_string(w.seed);
-  if (e.maxNumBatchedTokens > 0) s += " --max-num-batched-tokens " + std::to_string(e.maxNumBatchedTokens);
-  if (e.maxNumSeqs > 0) s += " --max-num-seqs " + std::to_string(e.maxNumSeqs);  // else vLLM's default
-  s += e.enableChunkedPrefill ? " --enable-chunked-prefill" : " --no-enable-chunked-prefill";
-  s += e.enablePrefixCaching ? " --enable-prefix-caching" : " --no-enable-prefix-caching";
-  if (e.executor.backend != "auto") s += " --backend " + e.executor.backend;
+  // The knobs that differ from the defaults, spelled as the knob table's flags.
+  const EngineConfig defaults;
+  for (const Knob& k : knobTable()) {
+    const KnobValue v = k.get(e);
+    if (v == k.get(defaults)) continue;
+    if (k.kind == KnobKind::Bool) s += std::get<bool>(v) ? " --" + k.flag : " --no-" + k.flag;
+    else if (k.kind == KnobKind::Json) s += " --" + k.flag + " '" + k.format(v) + "'";  // quoted for the shell
+    else s += " --" + k.flag + " " + (k.kind == KnobKind::Int ? std::to_string(std::get<int64_t>(v)) : k.format(v));
+  }
   return s;
 }
 
@@ -125,9 +130,9 @@ void prefixCaching(const std::shared_ptr<const Model>& model, const Args& a) {
   c.workload.seed = 1;
   std::printf("\n== Lesson 1: prefix caching on a shared system prompt ==\n"
               "   %d prompts, %d groups x %d-token prefix + %d own tokens, output %d, all at t=0,\n"
-              "   max_num_batched_tokens %d\n",
+              "   %s %d\n",
               c.workload.numPrompts, c.workload.numPrefixGroups, c.workload.sharedPrefixLen, c.workload.inputLen,
-              c.workload.outputLen, c.engine.maxNumBatchedTokens);
+              c.workload.outputLen, std::string(knob::kMaxNumBatchedTokens).c_str(), c.engine.maxNumBatchedTokens);
   std::printf("  %-15s %9s %15s %14s %13s %12s\n", "prefix caching", "hit rate", "mean TTFT (ms)", "p99 TTFT (ms)",
               "duration (s)", "total tok/s");
   BenchReport r[2];
@@ -181,7 +186,7 @@ void chunkedPrefill(const std::shared_ptr<const Model>& model, const Args& a) {
     c.engine.enableChunkedPrefill = chunked == 1;
     c.engine.maxNumBatchedTokens = budgets[chunked];
     c.engine.maxNumSeqs = 64;  // every request fits; budget >= max_num_seqs on any device
-    c.label = std::string(chunked ? "chunked" : "unchunked") + ", max_num_batched_tokens " +
+    c.label = std::string(chunked ? "chunked" : "unchunked") + ", " + std::string(knob::kMaxNumBatchedTokens) + " " +
               std::to_string(budgets[chunked]);
     r[chunked] = run(model, c);
     std::printf("  %-28s %13.1f %13.1f %14.1f %15.1f\n", c.label.c_str(), r[chunked].itlMs.p99, r[chunked].itlMs.mean,
@@ -203,14 +208,15 @@ void batching(const std::shared_ptr<const Model>& model, const Args& a) {
   std::printf("\n== Lesson 3: batching raises total throughput, not per-request speed ==\n"
               "   %d prompts of %d tokens, output %d, all at t=0\n",
               c.workload.numPrompts, c.workload.inputLen, c.workload.outputLen);
-  std::printf("  %-12s %12s %12s %13s %15s %18s\n", "max_num_seqs", "duration (s)", "total tok/s", "output tok/s",
+  const std::string seqsName(knob::kMaxNumSeqs);
+  std::printf("  %-12s %12s %12s %13s %15s %18s\n", seqsName.c_str(), "duration (s)", "total tok/s", "output tok/s",
               "mean TPOT (ms)", "per-request tok/s");
   std::vector<int> seqs = {1, 2, 4, 8, 16, 32, 64};
   if (a.quick) seqs = {1, 2, 8};
   double totalFirst = 0, totalLast = 0, perFirst = 0, perLast = 0;
   for (int n : seqs) {
     c.engine.maxNumSeqs = n;
-    c.label = "max_num_seqs " + std::to_string(n);
+    c.label = seqsName + " " + std::to_string(n);
     const BenchReport r = run(model, c);
     const double perRequest = r.tpotMs.mean > 0 ? 1000.0 / r.tpotMs.mean : 0.0;
     std::printf("  %-12d %12.2f %12.0f %13.0f %15.2f %18.1f\n", n, r.duration, r.totalTokenThroughput,
@@ -219,8 +225,8 @@ void batching(const std::shared_ptr<const Model>& model, const Args& a) {
     totalLast = r.totalTokenThroughput, perLast = perRequest;
   }
   const std::string hi = std::to_string(seqs.back());
-  verdict(("total tok/s at max_num_seqs " + hi + " / at 1").c_str(), totalLast / totalFirst, ">=", 2.0);
-  verdict(("per-request tok/s at max_num_seqs " + hi + " / at 1").c_str(), perLast / perFirst, "<=", 1.1);
+  verdict(("total tok/s at " + seqsName + " " + hi + " / at 1").c_str(), totalLast / totalFirst, ">=", 2.0);
+  verdict(("per-request tok/s at " + seqsName + " " + hi + " / at 1").c_str(), perLast / perFirst, "<=", 1.1);
   std::printf("  reproduce: %s  (vary --max-num-seqs)\n", command(c).c_str());
 }
 

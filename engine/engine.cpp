@@ -6,6 +6,7 @@
 #include <random>
 
 #include "engine/common/error.h"
+#include "engine/config/knobs.h"
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/metrics/caching_metrics.h"
 #include "engine/model/model.h"
@@ -41,9 +42,10 @@ TokenDelta& deltaFor(StepOutput& out, RequestId id) {
 
 struct Engine::Impl {
   std::shared_ptr<const Model> model;
-  EngineConfig config;          // as last set (what config() reports)
-  bool configPending = false;   // non-structural change waiting for the next step
-  int maxModelLen = 0;
+  EngineConfig config;          // the knobs in force (live ones: from the next step on)
+  bool configPending = false;   // a live change waiting for the next step
+  int pendingMaxModelLen = 0;   // its effective max_model_len
+  int maxModelLen = 0;          // effective: computed once per change, read by all
   std::unique_ptr<Executor> executor;
   DeviceInfo device;            // the executor's, when it was created (resolves 0 knobs)
   std::unique_ptr<Scheduler> scheduler;
@@ -63,6 +65,7 @@ struct Engine::Impl {
   std::unique_ptr<Proposer> proposer;  // speculative decoding; null when off
   SpeculativeConfig proposerConfig;    // what `proposer` was built for
 
+  int modelMaxLen() const { return model->config.maxPositionEmbeddings; }
   double now() const { return timeOf(std::chrono::steady_clock::now()); }
   double timeOf(std::chrono::steady_clock::time_point t) const {
     return std::chrono::duration<double>(t - start).count();
@@ -105,10 +108,10 @@ void Engine::Impl::buildKv() {
   executor->setBatchLimits(batchLimits());  // before the KV budget
   const size_t perBlock = executor->kvBytesPerBlock(bs);
   int64_t numBlocks = config.numGpuBlocksOverride;
-  std::string source = "num_gpu_blocks_override";
+  std::string source(knob::kNumGpuBlocksOverride);
   if (numBlocks == 0) {
     size_t budget = size_t(config.kvCacheMemoryBytes);
-    source = "kv_cache_memory_bytes " + std::to_string(budget);
+    source = std::string(knob::kKvCacheMemoryBytes) + " " + std::to_string(budget);
     if (budget == 0) {
       size_t wanted = perBlock * size_t(effective().maxNumSeqs) * size_t((maxModelLen + bs - 1) / bs);
       budget = std::min(wanted, executor->defaultKvBudgetBytes());
@@ -118,7 +121,7 @@ void Engine::Impl::buildKv() {
   }
   check(numBlocks >= 1 && numBlocks <= (int64_t(1) << 24),
         "KV cache: " + source + " gives " + std::to_string(numBlocks) + " blocks of " + std::to_string(perBlock) +
-            " bytes (block_size " + std::to_string(bs) + "); expected at least 1");
+            " bytes (" + std::string(knob::kBlockSize) + " " + std::to_string(bs) + "); expected at least 1");
   executor->allocateKvCache(int(numBlocks), bs);
   scheduler = std::make_unique<Scheduler>(
       effective(), maxModelLen, std::make_unique<KvCacheManager>(int(numBlocks), bs, config.enablePrefixCaching));
@@ -127,12 +130,12 @@ void Engine::Impl::buildKv() {
 
 Engine::Engine(std::shared_ptr<const Model> model, const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
   check(model != nullptr, "Engine: no model");
-  config.validate();
+  config.validate();  // before an executor is built from it
   Impl& d = *impl_;
   d.model = std::move(model);
   d.config = config;
   d.createExecutorFor(config);
-  d.maxModelLen = config.validateFor(d.model->config, d.device);
+  d.maxModelLen = config.validateFor(d.modelMaxLen(), d.device);  // the budget defaults follow the device
   d.modelStopIds = d.model->stopTokenIds();
   d.buildKv();
   d.pending.record.step = -1;
@@ -213,7 +216,7 @@ StepOutput Engine::flushFinished() {
 void Engine::Impl::applyPendingConfig() {
   if (!configPending) return;
   configPending = false;
-  maxModelLen = config.effectiveMaxModelLen(model->config);
+  maxModelLen = pendingMaxModelLen;
   // Bigger batches may need activation memory the KV pool took: then the pool is rebuilt
   // (what ran is aborted, as for a structural change).
   if (executor->setBatchLimits(batchLimits())) {
@@ -393,32 +396,35 @@ StepOutput Engine::step() {
   return out;
 }
 
+// Live knobs wait for the next step; structural ones rebuild now. A change that fails
+// leaves the previous knobs in force (and serving) and throws the reason.
 void Engine::setConfig(const EngineConfig& config) {
   Impl& d = *impl_;
-  config.validateFor(d.model->config, d.device);
+  const int maxLen = config.validateFor(d.modelMaxLen(), d.device);
   const EngineConfig old = d.config;
-  d.config = config;
   if (!old.structuralDiffers(config)) {
+    d.config = config;
+    d.pendingMaxModelLen = maxLen;
     d.configPending = true;
     return;
   }
   d.abortAll(d.pending);
-  d.maxModelLen = config.effectiveMaxModelLen(d.model->config);
+  if (d.configPending) d.maxModelLen = d.pendingMaxModelLen;  // old's live knobs: in force from the rebuild on
+  const int oldMaxLen = d.maxModelLen;
+  const bool newExecutor = old.executorDiffers(config);
+  d.config = config;
+  d.maxModelLen = maxLen;
   d.configPending = false;
-  const ExecutorOptions& a = old.executor;
-  const ExecutorOptions& b = config.executor;
-  const bool newExecutor = a.backend != b.backend || a.numThreads != b.numThreads || a.deviceIndex != b.deviceIndex ||
-                           a.gpuMemoryUtilization != b.gpuMemoryUtilization;
   try {
     if (newExecutor) {
       d.createExecutorFor(config);
-      config.validateFor(d.model->config, d.device);  // the budget defaults follow the device
+      d.maxModelLen = config.validateFor(d.modelMaxLen(), d.device);  // the budget defaults follow the device
     }
     d.buildKv();
   } catch (...) {
     d.config = old;  // keep serving with the old knobs
+    d.maxModelLen = oldMaxLen;
     if (newExecutor) d.createExecutorFor(old);
-    d.maxModelLen = old.effectiveMaxModelLen(d.model->config);
     d.buildKv();
     throw;
   }
@@ -432,7 +438,7 @@ double Engine::now() const { return impl_->now(); }
 double Engine::timeOf(std::chrono::steady_clock::time_point t) const { return impl_->timeOf(t); }
 int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
 int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }
-int Engine::maxModelLen() const { return impl_->maxModelLen; }
+int Engine::maxModelLen() const { return impl_->configPending ? impl_->pendingMaxModelLen : impl_->maxModelLen; }
 EngineTotals Engine::totals() const { return impl_->totals; }
 void Engine::setProposerForTesting(std::unique_ptr<Proposer> proposer) { impl_->proposer = std::move(proposer); }
 void Engine::setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook) {

@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/config/engine_config.h"
+#include "engine/exec/executor.h"
 #include "engine/metrics/records.h"
 #include "engine/sample/sampling_params.h"
-#include "engine/sched/engine_config.h"
 
 namespace lwb {
 
@@ -123,7 +124,7 @@ class Engine {
   double timeOf(std::chrono::steady_clock::time_point t) const;  // the same clock
   int numRunning() const;
   int numWaiting() const;
-  int maxModelLen() const;  // effective
+  int maxModelLen() const;  // effective, of config(): computed once per change
   std::vector<RequestTimeline> liveTimelines() const;  // waiting, running, preempted
   EngineTotals totals() const;
   // Test hook: called before every forward pass; an exception it throws is handled as

@@ -1,230 +1,80 @@
 #include "engine/engine_loop.h"
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <future>
-#include <map>
-#include <mutex>
-#include <thread>
 
 #include "engine/common/error.h"
+#include "engine/config/knobs.h"
+#include "engine/engine_loop_impl.h"
 #include "engine/model/model.h"
 #include "engine/sched/request.h"
 
 namespace lwb {
 
 namespace {
-
-constexpr size_t kMaxEvents = 100000;
 constexpr double kSnapshotInterval = 0.010;  // seconds
-
-// A "0" knob: vLLM's default for the device.
-std::string knobValue(int v) { return v == 0 ? std::string("default") : std::to_string(v); }
-
-// "max_num_batched_tokens 2048 → 512, enable_chunked_prefill on → off"
-std::string describeChange(const EngineConfig& a, const EngineConfig& b) {
-  std::string out;
-  auto add = [&out](const char* knob, const std::string& from, const std::string& to) {
-    if (from == to) return;
-    if (!out.empty()) out += ", ";
-    out += std::string(knob) + " " + from + " \u2192 " + to;
-  };
-  auto onOff = [](bool v) { return std::string(v ? "on" : "off"); };
-  using std::to_string;
-  add("max_num_batched_tokens", knobValue(a.maxNumBatchedTokens), knobValue(b.maxNumBatchedTokens));
-  add("max_num_seqs", knobValue(a.maxNumSeqs), knobValue(b.maxNumSeqs));
-  add("enable_chunked_prefill", onOff(a.enableChunkedPrefill), onOff(b.enableChunkedPrefill));
-  add("enable_prefix_caching", onOff(a.enablePrefixCaching), onOff(b.enablePrefixCaching));
-  add("long_prefill_token_threshold", to_string(a.longPrefillTokenThreshold), to_string(b.longPrefillTokenThreshold));
-  add("scheduling_policy", schedulingPolicyName(a.schedulingPolicy), schedulingPolicyName(b.schedulingPolicy));
-  add("max_model_len", to_string(a.maxModelLen), to_string(b.maxModelLen));
-  add("scheduler_reserve_full_isl", onOff(a.schedulerReserveFullIsl), onOff(b.schedulerReserveFullIsl));
-  add("block_size", to_string(a.blockSize), to_string(b.blockSize));
-  add("kv_cache_memory_bytes", to_string(a.kvCacheMemoryBytes), to_string(b.kvCacheMemoryBytes));
-  add("num_gpu_blocks_override", to_string(a.numGpuBlocksOverride), to_string(b.numGpuBlocksOverride));
-  add("backend", a.executor.backend, b.executor.backend);
-  add("threads", to_string(a.executor.numThreads), to_string(b.executor.numThreads));
-  add("gpu_memory_utilization", to_string(a.executor.gpuMemoryUtilization), to_string(b.executor.gpuMemoryUtilization));
-  auto spec = [](const SpeculativeConfig& c) { return c.enabled() ? c.toJson() : std::string("off"); };
-  add("speculative_config", spec(a.speculative), spec(b.speculative));
-  return out.empty() ? "no change" : out;
 }
 
-// One inbox entry; applied on the loop thread in the order submitted.
-struct Command {
-  enum class Kind { Submit, Abort, AbortAll, SetConfig, ModelReady } kind;
-  RequestId id = 0;
-  RequestInput input;
-  EngineConfig config;
-  bool abortInFlight = false;
-  std::shared_ptr<const Model> model;
-};
+using Command = LoopCommand;
 
-}  // namespace
-
-struct EngineLoop::Impl {
-  // Guarded by mu: the inbox and what callers validate against.
-  mutable std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Command> inbox;
-  bool paused = false, stop = false;
-  EngineConfig config;                  // as last requested
-  std::shared_ptr<const Model> model;   // the one serving (or about to)
-  RequestId nextId = 1;
-  std::vector<std::thread> loaders;
-  std::map<RequestId, std::string> tags;  // of unfinished requests
-
-  std::mutex outMu;  // events and subscribers
-  std::deque<EngineEvent> events;
-  std::vector<std::weak_ptr<EventSubscriber>> subscribers;
-  size_t numStepEvents = 0;
-  mutable std::mutex snapMu;
-  std::shared_ptr<const EngineSnapshot> snap;
-
-  // Loop thread only.
-  std::thread thread;
-  std::unique_ptr<Engine> engine;
-  std::deque<Command> held;             // submissions held while draining
-  std::optional<Command> drainFor;      // structural config or model swap waiting for idle
-  double lastSnapshot = -1;
-  bool dirty = true;
-
-  void run(std::promise<void>& ready);
-  void apply(Command& c);
-  void submitToEngine(Command& c);
-  void finishOutside(const Command& c, FinishReason reason, const std::string& error);
-  void applyStructural(Command& c);
-  void tryFinishDrain();
-  void publish(const StepOutput& out);
-  void push(EngineEvent e);
-  void publishSnapshot(bool isPaused);
-  std::string takeTag(RequestId id);
-};
-
-std::string EngineLoop::Impl::takeTag(RequestId id) {
+void EngineLoop::Impl::noteConfig() {
   std::lock_guard lock(mu);
-  auto it = tags.find(id);
-  if (it == tags.end()) return {};
-  std::string tag = std::move(it->second);
-  tags.erase(it);
-  return tag;
+  config = engine->config();
+  maxModelLen = engine->maxModelLen();
 }
 
-void EngineLoop::Impl::push(EngineEvent e) {
-  std::lock_guard lock(outMu);
-  std::erase_if(subscribers, [&e](const std::weak_ptr<EventSubscriber>& w) {
-    auto s = w.lock();
-    if (s) s->push(e);
-    return !s;
-  });
-  if (std::holds_alternative<StepRecord>(e)) ++numStepEvents;
-  events.push_back(std::move(e));
-  while (events.size() > kMaxEvents) {  // drop the oldest step record first
-    auto it = events.begin();
-    if (numStepEvents > 0)
-      while (!std::holds_alternative<StepRecord>(*it)) ++it;
-    if (std::holds_alternative<StepRecord>(*it)) --numStepEvents;
-    events.erase(it);
-  }
+// The engine kept (or went back to) the knobs in force: say why, and which they are.
+void EngineLoop::Impl::rejectConfig(const std::string& why) {
+  noteConfig();
+  push(EngineErrorEvent{engine->now(), "setConfig: " + why, engine->config()});
 }
 
-void EngineLoop::Impl::publish(const StepOutput& out) {
-  for (const TokenDelta& d : out.deltas) push(d);
-  if (out.ranForward()) push(out.record);
-  if (!out.error.empty()) push(EngineErrorEvent{engine->now(), out.error});
-  for (RequestId id : out.newlyFinished) {
-    const RequestTimeline* t = engine->timeline(id);
-    if (!t) continue;
-    RequestFinishedEvent fin;
-    fin.timeline = *t;
-    const std::vector<int>& all = *engine->outputTokenIds(id);
-    fin.outputTokenIds.assign(all.begin() + fin.timeline.numPromptTokens, all.end());
-    engine->releaseRequest(id);  // everything about it now travels in the event
-    fin.tag = takeTag(id);
-    push(std::move(fin));
-  }
-  dirty = true;
-}
-
-void EngineLoop::Impl::publishSnapshot(bool isPaused) {
-  auto s = std::make_shared<EngineSnapshot>();
-  s->step = engine->numSteps();
-  s->time = engine->now();
-  s->config = engine->config();
-  s->device = engine->deviceInfo();
-  s->modelDir = engine->model().dir;
-  s->paused = isPaused;
-  s->numRunning = engine->numRunning();
-  s->numWaiting = engine->numWaiting() + int(held.size());
-  s->kvBlocks = engine->kvBlocks();
-  s->live = engine->liveTimelines();
-  EngineTotals t = engine->totals();
-  s->totalPrefixQueryTokens = t.prefixQueryTokens;
-  s->totalPrefixHitTokens = t.prefixHitTokens;
-  s->totalPreemptions = t.preemptions;
-  s->totalGeneratedTokens = t.generatedTokens;
-  s->totals = t;
-  std::lock_guard lock(snapMu);
-  snap = std::move(s);
-  lastSnapshot = engine->now();
-  dirty = false;
-}
-
-// A request that never reached the engine (aborted while held, or invalid by the
-// time it arrived): report it as the engine would.
-void EngineLoop::Impl::finishOutside(const Command& c, FinishReason reason, const std::string& error) {
-  TokenDelta d;
-  d.id = c.id;
-  d.finished = true;
-  d.finishReason = reason;
-  push(d);
-  RequestFinishedEvent fin;
-  fin.timeline.id = c.id;
-  fin.timeline.priority = c.input.priority;
-  fin.timeline.numPromptTokens = int(c.input.promptTokenIds.size());
-  fin.timeline.finishTime = engine->now();
-  fin.timeline.arrivalTime = c.input.arrival ? engine->timeOf(*c.input.arrival) : *fin.timeline.finishTime;
-  fin.timeline.finishReason = reason;
-  fin.timeline.error = error;
-  fin.tag = takeTag(c.id);
-  push(std::move(fin));
-}
-
-void EngineLoop::Impl::submitToEngine(Command& c) {
+void EngineLoop::Impl::swapModel(Command& c) {
+  const EngineConfig old = engine->config();
   try {
-    engine->addRequestWithId(c.id, std::move(c.input));
+    engine = std::make_unique<Engine>(c.model, c.config);
+    engine->setKeepStepHistory(false);  // steps travel as events
+    {
+      std::lock_guard lock(mu);
+      model = c.model;  // submissions validate against the new vocabulary from now on
+    }
+    noteConfig();
+    push(ModelLoadedEvent{c.model->dir, {}});
+    if (const std::string change = describeChange(old, c.config); change != "no change")
+      push(ConfigChangedEvent{engine->now(), old, c.config, change});
   } catch (const std::exception& e) {
-    finishOutside(c, FinishReason::Rejected, e.what());
+    push(ModelLoadedEvent{c.model->dir, e.what()});
   }
 }
 
 void EngineLoop::Impl::applyStructural(Command& c) {
-  if (c.kind == Command::Kind::ModelReady) {
-    const EngineConfig old = engine->config();
-    try {
-      engine = std::make_unique<Engine>(c.model, c.config);
-      engine->setKeepStepHistory(false);  // steps travel as events
-      {
-        std::lock_guard lock(mu);
-        model = c.model;  // submissions validate against the new vocabulary from now on
-      }
-      push(ModelLoadedEvent{c.model->dir, {}});
-      if (old.structuralDiffers(c.config) || describeChange(old, c.config) != "no change")
-        push(ConfigChangedEvent{engine->now(), old, c.config, describeChange(old, c.config)});
-    } catch (const std::exception& e) {
-      push(ModelLoadedEvent{c.model->dir, e.what()});
-    }
-    return;
-  }
+  if (c.kind == Command::Kind::ModelReady) return swapModel(c);
   const EngineConfig old = engine->config();
   try {
     engine->setConfig(c.config);
     publish(engine->flushFinished());
+    noteConfig();
     push(ConfigChangedEvent{engine->now(), old, c.config, describeChange(old, c.config)});
   } catch (const std::exception& e) {
-    push(EngineErrorEvent{engine->now(), std::string("setConfig: ") + e.what()});
+    publish(engine->flushFinished());
+    rejectConfig(e.what());
   }
+}
+
+// Validated by the caller against the device of the last snapshot; the engine checks
+// again against its own (a backend change may be on its way).
+void EngineLoop::Impl::applyLive(const Command& c) {
+  const EngineConfig old = engine->config();
+  try {
+    engine->setConfig(c.config);  // applies at the next step
+  } catch (const std::exception& e) {
+    return rejectConfig(e.what());
+  }
+  noteConfig();
+  push(ConfigChangedEvent{engine->now(), old, c.config, describeChange(old, c.config)});
+  if (drainFor)  // a rebuild still waits: it must not bring the older live knobs back
+    for (const Knob& k : knobTable())
+      if (!k.rebuilds(drainFor->config, c.config) && !k.structural())  // not over a pending draft model switch
+        k.set(drainFor->config, k.get(c.config));
 }
 
 void EngineLoop::Impl::tryFinishDrain() {
@@ -261,9 +111,7 @@ void EngineLoop::Impl::apply(Command& c) {
       break;
     case Command::Kind::SetConfig:
       if (!engine->config().structuralDiffers(c.config)) {
-        const EngineConfig old = engine->config();
-        engine->setConfig(c.config);  // validated by the caller; applies at the next step
-        push(ConfigChangedEvent{engine->now(), old, c.config, describeChange(old, c.config)});
+        applyLive(c);
         break;
       }
       [[fallthrough]];
@@ -289,6 +137,7 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
     ready.set_exception(std::current_exception());
     return;
   }
+  noteConfig();
   publishSnapshot(false);
   ready.set_value();
   for (;;) {
@@ -314,7 +163,7 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
       else publish(engine->flushFinished());
       tryFinishDrain();
     } catch (const std::exception& e) {
-      push(EngineErrorEvent{engine->now(), e.what()});
+      push(EngineErrorEvent{engine->now(), e.what(), std::nullopt});
     }
     if (dirty && engine->now() - lastSnapshot >= kSnapshotInterval) publishSnapshot(isPaused);
   }
@@ -323,7 +172,6 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
 EngineLoop::EngineLoop(std::shared_ptr<const Model> model, const EngineConfig& config)
     : impl_(std::make_unique<Impl>()) {
   check(model != nullptr, "EngineLoop: no model");
-  config.validate();  // the rest (model, device) when the engine is built
   impl_->model = std::move(model);
   impl_->config = config;
   std::promise<void> ready;
@@ -353,8 +201,7 @@ RequestId EngineLoop::submit(RequestInput input) {
   if (!input.arrival) input.arrival = std::chrono::steady_clock::now();
   Impl& d = *impl_;
   std::lock_guard lock(d.mu);
-  validateRequest(input.promptTokenIds, input.sampling, d.model->config.vocabSize,
-                  d.config.effectiveMaxModelLen(d.model->config));
+  validateRequest(input.promptTokenIds, input.sampling, d.model->config.vocabSize, d.maxModelLen);
   Command c{Command::Kind::Submit};
   c.id = d.nextId++;
   if (!input.tag.empty()) d.tags[c.id] = input.tag;
@@ -388,11 +235,10 @@ void EngineLoop::setConfig(const EngineConfig& config, bool abortInFlight) {
   Impl& d = *impl_;
   const auto snap = snapshot();  // the device in use resolves vLLM's batch defaults
   std::lock_guard lock(d.mu);
-  config.validateFor(d.model->config, snap ? snap->device : DeviceInfo{});
+  config.validateFor(d.model->config.maxPositionEmbeddings, snap ? snap->device : DeviceInfo{});
   Command c{Command::Kind::SetConfig};
   c.config = config;
   c.abortInFlight = abortInFlight;
-  d.config = config;
   d.inbox.push_back(std::move(c));
   d.cv.notify_one();
 }
@@ -400,6 +246,11 @@ void EngineLoop::setConfig(const EngineConfig& config, bool abortInFlight) {
 EngineConfig EngineLoop::config() const {
   std::lock_guard lock(impl_->mu);
   return impl_->config;
+}
+
+int EngineLoop::maxModelLen() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->maxModelLen;
 }
 
 void EngineLoop::setPaused(bool paused) {
@@ -426,7 +277,7 @@ void EngineLoop::loadModel(const std::string& dir) {
     }
     Command c{Command::Kind::ModelReady};
     c.model = std::move(m);
-    c.config = d.config;
+    c.config = d.config;  // the knobs in force (a change queued after this one still applies)
     d.inbox.push_back(std::move(c));
     d.cv.notify_one();
   });

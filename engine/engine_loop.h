@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -19,7 +20,8 @@ namespace lwb {
 struct EngineSnapshot {
   int64_t step = 0;
   double time = 0;
-  EngineConfig config;
+  EngineConfig config;                     // the knobs in force
+  int maxModelLen = 0;                     // effective (config's, or the model's)
   DeviceInfo device;
   std::string modelDir;
   bool paused = false;
@@ -44,7 +46,9 @@ struct RequestFinishedEvent {
 };
 struct EngineErrorEvent {
   double time = 0;
-  std::string message;      // a step failed; the affected requests finish with "error"
+  std::string message;      // a step failed (its requests finish with "error"), or a knob change
+  // Set when a knob change failed: the knobs still in force (the previous ones).
+  std::optional<EngineConfig> configInForce;
 };
 struct ModelLoadedEvent {
   std::string modelDir;
@@ -92,8 +96,13 @@ class EngineLoop {
   std::string tagOf(RequestId id) const;
   // Non-structural changes apply at the next step; structural ones drain (or, with
   // abortInFlight, abort) running work and rebuild. Invalid values throw lwb::Error.
+  // A change that fails on the engine thread (backend cuda without a device) leaves the
+  // previous knobs in force and arrives as an EngineErrorEvent with configInForce.
   void setConfig(const EngineConfig& config, bool abortInFlight = false);
+  // The knobs in force (the engine's), not the last requested: a change still queued or
+  // draining shows once it applies.
   EngineConfig config() const;
+  int maxModelLen() const;  // the effective max_model_len in force
   void setPaused(bool paused);
   // Swaps the model in the background; the old one keeps serving until the new one
   // is loaded; the outcome arrives as ModelLoadedEvent.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/config/knobs.h"
 #include "engine/model/model.h"
 #include "server/json_fields.h"
 
@@ -131,11 +132,11 @@ RequestInput toRequestInput(const ApiRequest& r, const Model& model, int maxMode
   const int numPrompt = int(in.promptTokenIds.size());
   const std::string what = r.endpoint == Endpoint::ChatCompletions ? "messages" : "prompt";
   if (numPrompt >= maxModelLen)
-    throw badRequest("This model's maximum context length (max_model_len) is " + std::to_string(maxModelLen) +
+    throw badRequest("This model's maximum context length (" + std::string(knob::kMaxModelLen) + ") is " + std::to_string(maxModelLen) +
                          " tokens; the " + what + " has " + std::to_string(numPrompt) +
                          " tokens. Please reduce the length of the " + what + ".", what);
   if (r.maxTokens && numPrompt + int64_t(*r.maxTokens) > maxModelLen)
-    throw badRequest("This model's maximum context length (max_model_len) is " + std::to_string(maxModelLen) +
+    throw badRequest("This model's maximum context length (" + std::string(knob::kMaxModelLen) + ") is " + std::to_string(maxModelLen) +
                          " tokens. However, you requested " + std::to_string(numPrompt + int64_t(*r.maxTokens)) +
                          " tokens (" + std::to_string(numPrompt) + " in the " + what + ", " +
                          std::to_string(*r.maxTokens) + " in the completion). Please reduce the length of the " +

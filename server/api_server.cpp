@@ -60,7 +60,7 @@ struct ApiServer::Impl {
 
   Impl(EngineLoop& l, ServerOptions o)
       : loop(l),
-        metrics(l.snapshot()->config.effectiveMaxModelLen(l.model()->config)),
+        metrics(l.maxModelLen()),
         hub(l, metrics),
         ctx{l, hub, metrics, std::move(o), {}} {
     ctx.modelName = ctx.options.servedModelName.empty() ? defaultModelName(l) : ctx.options.servedModelName;

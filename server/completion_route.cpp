@@ -34,7 +34,7 @@ Submitted submit(ServerContext& ctx, Endpoint endpoint, const std::string& body)
   if (!s.request.model.empty() && s.request.model != ctx.modelName)
     throw ApiError{404, "The model `" + s.request.model + "` does not exist.", "NotFoundError", "model"};
   s.model = ctx.loop.model();
-  const int maxLen = ctx.loop.snapshot()->config.effectiveMaxModelLen(s.model->config);
+  const int maxLen = ctx.loop.maxModelLen();
   RequestInput input = toRequestInput(s.request, *s.model, maxLen);
   try {
     s.stream = ctx.hub.submit(std::move(input));

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <limits>
 
+#include "engine/config/knobs.h"
 #include "engine/model/model.h"
 #include "server/json_fields.h"
 #include "server/server_context.h"
@@ -10,10 +11,6 @@ namespace lwb::server {
 namespace {
 
 using nlohmann::json;
-
-int maxModelLen(const ServerContext& ctx, const Model& model) {
-  return ctx.loop.snapshot()->config.effectiveMaxModelLen(model.config);
-}
 
 json parseObject(const std::string& body) {
   json doc = json::parse(body, nullptr, false);
@@ -48,7 +45,7 @@ json tokenize(const ServerContext& ctx, const std::string& body) {
     ids = special ? model->encodePrompt(prompt->get<std::string>())
                   : model->tokenizer->encode(prompt->get<std::string>());
   }
-  return {{"count", ids.size()}, {"max_model_len", maxModelLen(ctx, *model)}, {"tokens", ids},
+  return {{"count", ids.size()}, {std::string(knob::kMaxModelLen), ctx.loop.maxModelLen()}, {"tokens", ids},
           {"token_strs", nullptr}};
 }
 
@@ -67,7 +64,7 @@ json modelList(const ServerContext& ctx) {
   const int64_t created =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   json card = {{"id", ctx.modelName}, {"object", "model"}, {"created", created}, {"owned_by", "llm-workbench"},
-               {"root", model->dir}, {"parent", nullptr}, {"max_model_len", maxModelLen(ctx, *model)}};
+               {"root", model->dir}, {"parent", nullptr}, {std::string(knob::kMaxModelLen), ctx.loop.maxModelLen()}};
   return {{"object", "list"}, {"data", json::array({card})}};
 }
 

@@ -8,10 +8,11 @@
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/bench_options.h"
 #include "common/cli_runner.h"
-#include "engine/metrics/bench_options.h"
 
 using namespace lwb;
+using namespace lwb::app;
 
 namespace {
 
@@ -82,11 +83,11 @@ class TestBenchCli : public QObject {
     QVERIFY(usageError({"--num-prompts"}).contains("--num-prompts"));
     QVERIFY(usageError({"--num-prompts", "0"}).contains("--num-prompts 0"));
     QVERIFY(usageError({"--input-len", "ten"}).contains("--input-len"));
-    QVERIFY(usageError({"--max-num-seqs", "0"}).contains("--max-num-seqs 0"));
-    QVERIFY(usageError({"--max-num-seqs", "0"}).contains("1.."));
+    QVERIFY(usageError({"--max-num-seqs", "-1"}).contains("--max-num-seqs -1"));
+    QVERIFY(usageError({"--max-num-seqs", "-1"}).contains("0..65536"));  // 0 = vLLM's default for the device
     QVERIFY(usageError({"--block-size", "24"}).contains("--block-size 24"));
     QVERIFY(usageError({"--backend", "tpu"}).contains("--backend"));
-    QVERIFY(usageError({"--scheduling-policy", "lifo"}).contains("fcfs|priority"));
+    QVERIFY(usageError({"--scheduling-policy", "lifo"}).contains("fcfs, priority"));
     QVERIFY(usageError({"--request-rate", "-1"}).contains("--request-rate"));
     QVERIFY(usageError({"--ignore-eos=yes"}).contains("--ignore-eos"));
     QVERIFY(usageError({"--range-ratio", "1.5"}).contains("--range-ratio 1.5"));

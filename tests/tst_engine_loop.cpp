@@ -12,6 +12,7 @@
 
 #include "common/random_model.h"
 #include "engine/common/error.h"
+#include "engine/config/knobs.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
 
@@ -29,6 +30,18 @@ RequestInput request(std::mt19937& rng, int maxTokens) {
   in.sampling.ignoreEos = true;
   return in;
 }
+
+EngineErrorEvent waitForConfigError(EngineLoop& loop) {
+  QDeadlineTimer deadline(60000);
+  while (!deadline.hasExpired()) {
+    for (EngineEvent& e : loop.drainEvents())
+      if (auto* ev = std::get_if<EngineErrorEvent>(&e); ev && ev->configInForce) return *ev;
+    QThread::msleep(2);
+  }
+  return {};
+}
+
+std::string describeKnobs(const EngineConfig& c) { return describeChange(EngineConfig{}, c); }
 
 EngineConfig baseConfig() {
   EngineConfig c;
@@ -121,6 +134,10 @@ class TestEngineLoop : public QObject {
             EngineConfig c = loop.config();
             c.numGpuBlocksOverride = 48;
             loop.setConfig(c);
+            // config() shows the knobs in force: hold the lock until this change is, so
+            // thread 0 reads it back instead of undoing it.
+            QDeadlineTimer inForce(60000);
+            while (loop.config().numGpuBlocksOverride != 48 && !inForce.hasExpired()) QThread::msleep(2);
           }
           if (t == 3) (void)loop.snapshot();
         }
@@ -180,6 +197,58 @@ class TestEngineLoop : public QObject {
         }(),
         10000);
     QCOMPARE(description, std::string("max_num_batched_tokens default \u2192 512"));  // 0 = vLLM's default
+  }
+
+  // A structural change the engine cannot make (no whole KV block fits; backend cuda
+  // without a device) rolls back: the previous knobs stay in force and config() says so,
+  // an error event carries the reason and those knobs, and the engine keeps serving.
+  void failedStructuralChangeKeepsTheKnobsInForce() {
+    EngineLoop loop(model_, baseConfig());
+    const EngineConfig before = loop.config();
+    EngineConfig c = before;
+    c.numGpuBlocksOverride = 0;
+    c.kvCacheMemoryBytes = 1;     // structural, valid, but no whole block fits
+    c.maxNumBatchedTokens = 256;  // a live knob in the same change
+    loop.setConfig(c);
+    const EngineErrorEvent error = waitForConfigError(loop);
+    QVERIFY2(error.message.find("kv_cache_memory_bytes") != std::string::npos, error.message.c_str());
+    QVERIFY(error.configInForce.has_value());
+    QCOMPARE(describeKnobs(*error.configInForce), describeKnobs(before));
+    QCOMPARE(describeKnobs(loop.config()), describeKnobs(before));
+    QTRY_COMPARE_WITH_TIMEOUT(describeKnobs(loop.snapshot()->config), describeKnobs(before), 10000);
+    QCOMPARE(int(loop.snapshot()->kvBlocks.size()), 64);
+    std::mt19937 rng(5);
+    const RequestId id = loop.submit(request(rng, 4));
+    QCOMPARE(waitForAll(loop, {id})[id], FinishReason::Length);
+    // A later change built from config() applies (it does not carry the failed knobs).
+    EngineConfig live = loop.config();
+    live.maxNumBatchedTokens = 512;
+    loop.setConfig(live);
+    QTRY_COMPARE_WITH_TIMEOUT(loop.config().maxNumBatchedTokens, 512, 10000);
+    QCOMPARE(loop.config().kvCacheMemoryBytes, int64_t(0));
+    // backend cuda: fails the same way on a machine without a CUDA device.
+    EngineConfig cuda = loop.config();
+    cuda.executor.backend = "cuda";
+    loop.drainEvents();  // only what this change brings counts below
+    loop.setConfig(cuda);
+    std::optional<EngineErrorEvent> failed;
+    bool changed = false;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          for (EngineEvent& e : loop.drainEvents()) {
+            if (auto* ev = std::get_if<EngineErrorEvent>(&e); ev && ev->configInForce) failed = *ev;
+            if (auto* ev = std::get_if<ConfigChangedEvent>(&e)) changed |= ev->newConfig.executor.backend == "cuda";
+          }
+          return failed.has_value() || changed;
+        }(),
+        60000);
+    if (failed) {
+      QVERIFY2(failed->message.find("cuda") != std::string::npos, failed->message.c_str());
+      QCOMPARE(loop.config().executor.backend, std::string("cpu"));
+      QCOMPARE(loop.config().maxNumBatchedTokens, 512);
+    } else {
+      QCOMPARE(loop.config().executor.backend, std::string("cuda"));  // a machine with a GPU
+    }
   }
 
   // Arrival is stamped on the submitting thread (vLLM: when the front-end receives the

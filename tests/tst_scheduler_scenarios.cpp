@@ -228,7 +228,7 @@ class TestSchedulerScenarios : public QObject {
     c.enableChunkedPrefill = false;
     c.maxNumBatchedTokens = 512;
     try {
-      c.validateFor(model);
+      c.validateFor(model.maxPositionEmbeddings);
       QFAIL("accepted");
     } catch (const Error& e) {
       const std::string what = e.what();
@@ -236,13 +236,13 @@ class TestSchedulerScenarios : public QObject {
       QVERIFY2(what.find("max_model_len (1024)") != std::string::npos, e.what());
     }
     c.maxModelLen = 512;
-    QCOMPARE(c.validateFor(model), 512);
+    QCOMPARE(c.validateFor(model.maxPositionEmbeddings), 512);
     c.enableChunkedPrefill = true;
     c.maxModelLen = 0;
-    QCOMPARE(c.validateFor(model), 1024);
+    QCOMPARE(c.validateFor(model.maxPositionEmbeddings), 1024);
     c.maxNumBatchedTokens = 64;  // < max_num_seqs 128
     try {
-      c.validateFor(model);
+      c.validateFor(model.maxPositionEmbeddings);
       QFAIL("accepted");
     } catch (const Error& e) {
       QVERIFY2(std::string(e.what()).find("max_num_seqs (128)") != std::string::npos, e.what());
@@ -288,8 +288,8 @@ class TestSchedulerScenarios : public QObject {
     ModelConfig model;
     model.maxPositionEmbeddings = 4096;
     c.enableChunkedPrefill = false;
-    QVERIFY_THROWS_EXCEPTION(Error, c.validateFor(model, DeviceInfo{}));
-    QCOMPARE(c.validateFor(model, gpu), 4096);
+    QVERIFY_THROWS_EXCEPTION(Error, c.validateFor(model.maxPositionEmbeddings, DeviceInfo{}));
+    QCOMPARE(c.validateFor(model.maxPositionEmbeddings, gpu), 4096);
   }
 };
 

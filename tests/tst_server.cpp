@@ -396,7 +396,7 @@ class TestServer : public QObject {
     // vLLM's boundaries: request latencies up to 7680 s, token counts 1-2-5 up to max_model_len.
     QVERIFY(values.count("vllm:e2e_request_latency_seconds_bucket{model_name=\"austen\",engine=\"0\",le=\"7680\"}"));
     QVERIFY(values.count("vllm:inter_token_latency_seconds_bucket{model_name=\"austen\",engine=\"0\",le=\"80\"}"));
-    const int maxLen = snap->config.effectiveMaxModelLen(model_->config);
+    const int maxLen = snap->maxModelLen;
     int top125 = 1;
     for (int v = 1; v <= maxLen; v *= 10)
       for (int m : {1, 2, 5})

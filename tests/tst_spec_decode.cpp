@@ -288,7 +288,7 @@ class TestSpecDecode : public QObject {
       QFAIL("accepted");
     } catch (const Error& e) {
       QVERIFY2(QString(e.what()).contains(expected), e.what());
-      QVERIFY(QString(e.what()).startsWith("--speculative-config: "));
+      QVERIFY(QString(e.what()).startsWith("speculative_config: "));
     }
   }
 

@@ -40,8 +40,8 @@ class TestUiServe : public QObject {
     QCoreApplication::setOrganizationName("llm-workbench-test");
     WindowOptions options;
     options.modelDir = QString::fromStdString(writeRandomLlamaModel(tmp_.filePath("a").toStdString()));
-    options.backend = "cpu";
-    options.threads = 1;
+    options.knobs.executor.backend = "cpu";
+    options.knobs.executor.numThreads = 1;
     options.restoreLayout = false;
     window_ = std::make_unique<MainWindow>(options);
     window_->show();

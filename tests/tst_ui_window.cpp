@@ -93,8 +93,8 @@ void TestUiWindow::initTestCase() {
   }
   WindowOptions options;
   options.modelDir = modelDir_;
-  options.backend = "cpu";
-  options.threads = 1;
+  options.knobs.executor.backend = "cpu";
+  options.knobs.executor.numThreads = 1;
   options.restoreLayout = false;
   theme::apply(*qApp);
   window_ = std::make_unique<MainWindow>(options);
@@ -259,7 +259,7 @@ void TestUiWindow::stopAbortsTheAnswer() {
 void TestUiWindow::knobChangeReachesEngine() {
   KnobsPanel* knobs = window_->knobs();
   // Unset batch knobs are vLLM's default for the device the engine runs on (CPU here).
-  QCOMPARE(knobs->maxNumBatchedTokens()->specialValueText(), QString("default (2048)"));
+  QCOMPARE(qobject_cast<QSpinBox*>(knobs->field("max_num_batched_tokens"))->specialValueText(), QString("default (2048)"));
   EngineConfig c = knobs->collect();
   c.maxNumBatchedTokens = 96;
   c.maxNumSeqs = 64;  // vLLM: max_num_batched_tokens >= max_num_seqs

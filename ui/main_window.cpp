@@ -200,11 +200,8 @@ void MainWindow::buildStatusBar() {
 }
 
 void MainWindow::openModel(const QString& dir) {
-  EngineConfig config = bridge_->loop() ? bridge_->loop()->config() : EngineConfig{};
+  EngineConfig config = bridge_->loop() ? bridge_->loop()->config() : options_.knobs;
   if (!bridge_->loop()) {
-    config.executor.backend = options_.backend.toStdString();
-    config.executor.numThreads = options_.threads;
-    config.executor.quantization = options_.quantization.toStdString();
     // A pool small enough that the block map shows every block and load can fill it.
     if (options_.demo) config.numGpuBlocksOverride = 1024;
   }

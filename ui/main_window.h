@@ -30,9 +30,7 @@ class RunsPanel;
 
 struct WindowOptions {
   QString modelDir;          // empty: the default model
-  QString backend = "auto";  // auto | cpu | cuda
-  int threads = 0;
-  QString quantization;  // --quantization: "" | q8_0 | q4_k
+  EngineConfig knobs;        // the first engine's (the command line's knob flags)
   bool demo = false;         // start a shared-prefix load and a short chat
   double measureSeconds = 0; // > 0: print GUI-side throughput to stderr after this long, then quit
   bool restoreLayout = true; // tests start from the default layout

@@ -8,6 +8,7 @@
 #include <QStatusBar>
 #include <qcustomplot.h>
 
+#include "engine/config/knobs.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
 #include "engine/model/model.h"
@@ -63,10 +64,10 @@ void MainWindow::buildMenus() {
   QMenu* engine = menuBar()->addMenu(tr("&Engine"));
   QMenu* backend = engine->addMenu(tr("&Backend"));
   backendGroup_ = new QActionGroup(this);
-  for (const char* name : {"auto", "cpu", "cuda"}) {
-    QAction* a = backend->addAction(QString::fromLatin1(name));
+  for (std::string_view name : findKnob(knob::kBackend)->choices) {
+    QAction* a = backend->addAction(QString::fromUtf8(name.data(), int(name.size())));
     a->setCheckable(true);
-    a->setChecked(options_.backend == QLatin1String(name));
+    a->setChecked(options_.knobs.executor.backend == name);
     backendGroup_->addAction(a);
     connect(a, &QAction::triggered, this, [this, a] {
       if (!bridge_->loop()) return;

@@ -1,6 +1,7 @@
 #include "engine/exec/executor.h"
 
 #include "engine/common/error.h"
+#include "engine/config/knobs.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cuda_loader.h"
 #include "engine/model/model.h"
@@ -17,7 +18,7 @@ GgmlType parseQuantization(const std::string& name) {
   if (name.empty() || name == "none") return GgmlType::F32;
   if (name == "q8_0" || name == "Q8_0") return GgmlType::Q8_0;
   if (name == "q4_k" || name == "Q4_K") return GgmlType::Q4_K;
-  throw Error("--quantization: expected q8_0 or q4_k, found '" + name + "'");
+  throw Error(std::string(knob::kQuantization) + ": expected q8_0 or q4_k, found '" + name + "'");
 }
 
 // A GGUF tensor stored in ggml blocks (the CUDA plugin reads F32/F16/BF16 only).
@@ -31,12 +32,12 @@ static bool hasBlockWeights(const Model& model) {
 std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, const ExecutorOptions& options,
                                          std::string* notice) {
   const std::string& backend = options.backend;
-  check(backend == "auto" || backend == "cpu" || backend == "cuda",
-        "backend: expected auto, cpu or cuda, found '" + backend + "'");
+  findKnob(knob::kBackend)->check(backend);  // callers outside the engine skip its validation
   const GgmlType quantization = parseQuantization(options.quantization);
   // Quantized weights have CPU kernels only, so a quantized run picks the CPU.
   check(quantization == GgmlType::F32 || backend != "cuda",
-        "--quantization " + options.quantization + ": quantized weights run on the CPU backend only");
+        std::string(knob::kQuantization) + " " + options.quantization +
+            ": quantized weights run on the CPU backend only");
   const bool blocks = hasBlockWeights(*model);
   check(!blocks || backend != "cuda", model->dir + ": quantized GGUF weights run on the CPU backend only");
   if (backend != "cpu" && quantization == GgmlType::F32 && !blocks) {
@@ -46,7 +47,8 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
     if (notice) *notice = "using the CPU backend: " + reason;
   } else if (backend == "auto" && notice) {
     *notice = blocks ? "using the CPU backend: quantized GGUF weights run on the CPU only"
-                     : "using the CPU backend: --quantization " + options.quantization + " runs on the CPU only";
+                     : "using the CPU backend: " + std::string(knob::kQuantization) + " " + options.quantization +
+                           " runs on the CPU only";
   }
   return createCpuExecutor(std::move(model), options.numThreads, quantization);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/config/engine_config.h"
 #include "engine/model/quant_types.h"
 
 namespace lwb {
@@ -40,15 +41,6 @@ struct ForwardResult {
   std::vector<float> logits;      // [numRows, vocabSize], in the order of seqs with needLogits,
                                   // each seq's numLogits rows in position order
   const float* row(int i) const { return logits.data() + size_t(i) * size_t(vocabSize); }
-};
-
-struct DeviceInfo {
-  std::string backend;      // "cpu" | "cuda"
-  std::string name;         // "AMD EPYC ... (2 threads, AVX-512)" | "NVIDIA H200"
-  size_t totalMemory = 0;   // bytes
-  size_t freeMemory = 0;    // bytes, at query time
-  std::string weightType;   // how Linear weights are held: "BF16", "Q4_K+Q8_0", ... ("" if not told)
-  size_t weightBytes = 0;   // bytes of the Linear weights as the executor holds them
 };
 
 // The largest step the scheduler may send (its knobs in force): the executor sizes its
@@ -86,14 +78,6 @@ class Executor {
   // attention of that layer reads the cache, so a sequence may read blocks that an
   // earlier sequence of the same batch writes (same-step prefix sharing relies on it).
   virtual void forward(const ForwardBatch& batch, ForwardResult& out) = 0;
-};
-
-struct ExecutorOptions {
-  std::string backend = "auto";    // "auto" | "cpu" | "cuda"
-  int numThreads = 0;              // CPU: 0 = all cores
-  int deviceIndex = 0;             // CUDA
-  double gpuMemoryUtilization = 0.9;
-  std::string quantization;        // vLLM's --quantization: "" (none), "q8_0", "q4_k" (CPU only)
 };
 
 // "q8_0" → Q8_0, "q4_k" → Q4_K, "" or "none" → F32 (unquantized); throws lwb::Error

@@ -3,12 +3,13 @@
 #include <algorithm>
 
 #include "engine/common/error.h"
+#include "engine/config/knobs.h"
 
 namespace lwb {
 
 KvCacheManager::KvCacheManager(int numBlocks, int blockSize, bool enablePrefixCaching, BlockHashFn hashFn)
     : pool_(numBlocks), blockSize_(blockSize), prefixCaching_(enablePrefixCaching), hashFn_(std::move(hashFn)) {
-  check(blockSize >= 1, "block_size: " + std::to_string(blockSize) + "; expected at least 1");
+  check(blockSize >= 1, std::string(knob::kBlockSize) + ": " + std::to_string(blockSize) + "; expected at least 1");
 }
 
 uint64_t KvCacheManager::hash(uint64_t parent, const int* tokens) const {

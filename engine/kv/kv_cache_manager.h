@@ -42,7 +42,6 @@ class KvCacheManager {
 
   int blockSize() const { return blockSize_; }
   int numBlocks() const { return pool_.numBlocks(); }
-  bool prefixCachingEnabled() const { return prefixCaching_; }
   // Off: no more lookups and no new hashes (blocks already cached stay until evicted).
   void setPrefixCaching(bool on) { prefixCaching_ = on; }
   int blocksFor(int numTokens) const { return (numTokens + blockSize_ - 1) / blockSize_; }

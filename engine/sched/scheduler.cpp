@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "engine/common/error.h"
+#include "engine/config/knobs.h"
 
 namespace lwb {
 
@@ -22,7 +23,7 @@ void Scheduler::setConfig(const EngineConfig& config, int maxModelLen) {
 // >= max_model_len (EngineConfig::validateFor), so every prompt fits one step.
 std::string Scheduler::neverSchedulableReason(const Request& r) const {
   if (r.numTokens() >= maxModelLen_)
-    return "the request has " + std::to_string(r.numTokens()) + " tokens; max_model_len is " +
+    return "the request has " + std::to_string(r.numTokens()) + " tokens; " + std::string(knob::kMaxModelLen) + " is " +
            std::to_string(maxModelLen_);
   // The worst case it may grow to must fit the whole pool, or it could preempt itself forever.
   int64_t maxTokens = std::min<int64_t>(int64_t(r.numPromptTokens) + r.sampling.maxTokens, maxModelLen_);
@@ -30,7 +31,8 @@ std::string Scheduler::neverSchedulableReason(const Request& r) const {
   if (needed > kv_->numBlocks())
     return "the request may grow to " + std::to_string(maxTokens) + " tokens (prompt + max_tokens) = " +
            std::to_string(needed) + " KV blocks of " + std::to_string(kv_->blockSize()) + " tokens, but the pool has " +
-           std::to_string(kv_->numBlocks()) + " blocks (kv_cache_memory_bytes / num_gpu_blocks_override)";
+           std::to_string(kv_->numBlocks()) + " blocks (" + std::string(knob::kKvCacheMemoryBytes) + " / " +
+           std::string(knob::kNumGpuBlocksOverride) + ")";
   return {};
 }
 
@@ -175,7 +177,7 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
 // vLLM's PrefixCacheStats: only with caching on; a resumed request mostly hits its own
 // blocks, so it is kept apart and left out of the hit rate.
 void Scheduler::recordPrefixLookup(const Request& r, int numHitTokens, SchedulerOutput& out) {
-  if (!kv_->prefixCachingEnabled()) return;
+  if (!config_.enablePrefixCaching) return;
   if (r.timeline.numPreemptions > 0) {
     out.preemptedPrefixQueryTokens += r.numTokens();
     out.preemptedPrefixHitTokens += numHitTokens;

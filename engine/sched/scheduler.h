@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/config/engine_config.h"
 #include "engine/kv/kv_cache_manager.h"
-#include "engine/sched/engine_config.h"
 #include "engine/sched/scheduler_output.h"
 
 namespace lwb {
@@ -33,7 +33,7 @@ struct SchedulerTotals {
 
 class Scheduler {
  public:
-  // `maxModelLen` is the effective one (config.effectiveMaxModelLen(model)).
+  // `maxModelLen` is the effective one (EngineConfig::effectiveMaxModelLen, computed by the engine).
   Scheduler(const EngineConfig& config, int maxModelLen, std::unique_ptr<KvCacheManager> kv);
 
   // Non-structural knobs (budget, max_num_seqs, chunking, caching, threshold, policy,

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/sched/request.h"
-#include "engine/spec/speculative_config.h"
+#include "engine/config/speculative_config.h"
 
 namespace lwb {
 

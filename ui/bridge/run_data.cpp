@@ -97,42 +97,6 @@ RunSummary summarizeRun(const RunData& run) {
   return s;
 }
 
-json configToJson(const EngineConfig& c) {
-  return json{{"max_num_batched_tokens", c.maxNumBatchedTokens},
-              {"max_num_seqs", c.maxNumSeqs},
-              {"enable_chunked_prefill", c.enableChunkedPrefill},
-              {"enable_prefix_caching", c.enablePrefixCaching},
-              {"long_prefill_token_threshold", c.longPrefillTokenThreshold},
-              {"scheduler_reserve_full_isl", c.schedulerReserveFullIsl},
-              {"scheduling_policy", schedulingPolicyName(c.schedulingPolicy)},
-              {"max_model_len", c.maxModelLen},
-              {"block_size", c.blockSize},
-              {"kv_cache_memory_bytes", c.kvCacheMemoryBytes},
-              {"num_gpu_blocks_override", c.numGpuBlocksOverride},
-              {"backend", c.executor.backend},
-              {"threads", c.executor.numThreads},
-              {"quantization", c.executor.quantization}};
-}
-
-EngineConfig configFromJson(const json& j) {
-  EngineConfig c;
-  c.maxNumBatchedTokens = j.value("max_num_batched_tokens", c.maxNumBatchedTokens);
-  c.maxNumSeqs = j.value("max_num_seqs", c.maxNumSeqs);
-  c.enableChunkedPrefill = j.value("enable_chunked_prefill", c.enableChunkedPrefill);
-  c.enablePrefixCaching = j.value("enable_prefix_caching", c.enablePrefixCaching);
-  c.longPrefillTokenThreshold = j.value("long_prefill_token_threshold", c.longPrefillTokenThreshold);
-  c.schedulerReserveFullIsl = j.value("scheduler_reserve_full_isl", c.schedulerReserveFullIsl);
-  parseSchedulingPolicy(j.value("scheduling_policy", std::string("fcfs")), &c.schedulingPolicy);
-  c.maxModelLen = j.value("max_model_len", c.maxModelLen);
-  c.blockSize = j.value("block_size", c.blockSize);
-  c.kvCacheMemoryBytes = j.value("kv_cache_memory_bytes", c.kvCacheMemoryBytes);
-  c.numGpuBlocksOverride = j.value("num_gpu_blocks_override", c.numGpuBlocksOverride);
-  c.executor.backend = j.value("backend", c.executor.backend);
-  c.executor.numThreads = j.value("threads", c.executor.numThreads);
-  c.executor.quantization = j.value("quantization", c.executor.quantization);
-  return c;
-}
-
 namespace {
 json optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 std::optional<double> optionalFrom(const json& j, const char* key) {

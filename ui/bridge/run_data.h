@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/config/config_json.h"  // the knobs, as saved runs hold them
 #include "engine/engine_loop.h"
 #include "engine/metrics/workload.h"
 
@@ -53,8 +54,6 @@ RunSummary summarizeRun(const RunData& run);
 std::vector<double> ttftSamplesMs(const RunData& run);
 std::vector<double> itlSamplesMs(const RunData& run);
 
-nlohmann::json configToJson(const EngineConfig& c);
-EngineConfig configFromJson(const nlohmann::json& j);
 nlohmann::json timelineToJson(const RequestTimeline& t);
 RequestTimeline timelineFromJson(const nlohmann::json& j);
 nlohmann::json stepToJson(const StepRecord& s);

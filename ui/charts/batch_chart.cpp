@@ -1,5 +1,6 @@
 #include "ui/charts/batch_chart.h"
 
+#include "engine/config/knobs.h"
 #include "ui/theme.h"
 
 namespace lwb::ui {
@@ -28,7 +29,7 @@ BatchChart::BatchChart(QWidget* parent)
   stacked_->setLineStyle(QCPGraph::lsStepLeft);
   stacked_->setBrush(alpha(theme::kPrefill, 150));
   stacked_->setChannelFillGraph(verify_);
-  budget_ = addLineGraph(top, theme::kBudget, QStringLiteral("max_num_batched_tokens"));
+  budget_ = addLineGraph(top, theme::kBudget, QString::fromUtf8(knob::kMaxNumBatchedTokens.data(), int(knob::kMaxNumBatchedTokens.size())));
   budget_->setLineStyle(QCPGraph::lsStepLeft);
   budget_->setPen(QPen(theme::kBudget, 1, Qt::DashLine));
 

@@ -35,7 +35,7 @@ QVariant RequestsTableModel::headerData(int section, Qt::Orientation o, int role
   static const char* tips[] = {
       "Request id, in arrival order",
       "waiting (queued), running (holds KV blocks), preempted (blocks taken back; recomputed later), finished",
-      "scheduling_policy=priority: lower value runs first",
+      "Priority (with the priority scheduling policy: lower value runs first)",
       "Prompt tokens",
       "Prompt tokens found in the prefix cache on admission (not recomputed)",
       "Tokens generated so far",

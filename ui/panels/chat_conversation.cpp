@@ -170,7 +170,7 @@ std::vector<ChatMessage> ChatConversation::history(size_t firstTurn) const {
 
 std::optional<std::vector<int>> ChatConversation::fitPrompt(int maxTokens, int* droppedTurns, QString* error) const {
   const Model* model = bridge_->model();
-  const int maxLen = bridge_->loop()->config().effectiveMaxModelLen(model->config);
+  const int maxLen = bridge_->loop()->maxModelLen();
   const size_t numTurns = size_t(std::count_if(messages_.begin(), messages_.end(),
                                                [](const Message& m) { return m.role == QLatin1String("user"); }));
   for (size_t first = firstTurn_; first < numTurns; ++first) {
@@ -210,7 +210,7 @@ bool ChatConversation::send() {
   in.sampling = samplingBase_;  // top_k, min_p, repetition_penalty: the model's defaults
   in.sampling.temperature = float(temperature_->value());
   in.sampling.topP = float(topP_->value());
-  const int maxLen = bridge_->loop()->config().effectiveMaxModelLen(bridge_->model()->config);
+  const int maxLen = bridge_->loop()->maxModelLen();
   in.sampling.maxTokens = std::max(1, std::min(maxTokens_->value(), maxLen - int(ids->size())));
   if (seed_->value() >= 0) in.sampling.seed = uint64_t(seed_->value());
   in.tag = windowTitle().isEmpty() ? "chat" : windowTitle().toStdString();

@@ -6,37 +6,85 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "engine/model/model.h"
+#include <climits>
+#include <optional>
+
+#include "engine/config/knobs.h"
 #include "ui/bridge/engine_bridge.h"
 #include "ui/theme.h"
 
 namespace lwb::ui {
 
 namespace {
+
 constexpr double kMiB = 1024.0 * 1024.0;
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), int(s.size())); }
+
+bool inMiB(const Knob& k) { return k.unit == "bytes"; }  // a byte count is edited in MiB
+
+QString tooltipOf(const Knob& k) {
+  return qs(k.help) + ".\n" + QObject::tr("Accepts %1.").arg(QString::fromStdString(k.expectation())) +
+         (k.structural()       ? QObject::tr("\nStructural: applies with a rebuild of the KV cache.")
+          : k.structuralWhen ? QObject::tr("\nLive: applies at the next step; %1 rebuilds the KV cache.")
+                                   .arg(qs(k.whenStructural))
+                             : QObject::tr("\nLive: applies at the next step."));
 }
 
-QSpinBox* KnobsPanel::spin(int lo, int hi, const QString& special, const QString& tip) {
+}  // namespace
+
+QWidget* KnobsPanel::makeField(const Knob& k) {
+  if (k.kind == KnobKind::Bool) return new QCheckBox(this);
+  if (k.kind == KnobKind::Json) {  // JSON text; empty = off
+    auto* edit = new QLineEdit(this);
+    edit->setPlaceholderText(tr("off"));
+    edit->setClearButtonEnabled(true);
+    return edit;
+  }
+  if (k.kind == KnobKind::Choice || (k.kind == KnobKind::Int && k.powerOfTwo)) {
+    auto* box = new QComboBox(this);
+    if (k.kind == KnobKind::Choice)
+      for (std::string_view c : k.choices) box->addItem(qs(c), qs(c));
+    else
+      for (int64_t v = k.min; v <= k.max; v *= 2) box->addItem(QString::number(v), qlonglong(v));
+    return box;
+  }
+  if (k.kind == KnobKind::Real || inMiB(k)) {
+    auto* d = new QDoubleSpinBox(this);
+    if (inMiB(k)) {
+      d->setRange(double(k.min) / kMiB, double(k.max) / kMiB);
+      d->setDecimals(0);
+      d->setSuffix(tr(" MiB"));
+      d->setSpecialValueText(qs(k.zeroLabel));
+    } else {
+      d->setRange(k.realMin + 0.01, k.realMax);  // (min, max]: the smallest step above min
+      d->setDecimals(2);
+      d->setSingleStep(0.05);
+    }
+    return d;
+  }
   auto* s = new QSpinBox(this);
-  s->setRange(lo, hi);
-  s->setSpecialValueText(special);
-  s->setToolTip(tip);
+  s->setRange(int(std::max<int64_t>(k.min, INT_MIN)), int(std::min<int64_t>(k.max, INT_MAX)));
+  if (k.min == 0) s->setSpecialValueText(qs(k.zeroLabel));
   s->setAccelerated(true);
   return s;
 }
 
-void KnobsPanel::addRow(const QString& name, QWidget* field, const QString& tip) {
-  auto* label = new QLabel(name, this);
+void KnobsPanel::addRow(const Knob& k, QWidget* field) {
+  auto* label = new QLabel(qs(k.name), this);
+  const QString tip = tooltipOf(k);
   label->setToolTip(tip);
   field->setToolTip(tip);
   label->setStyleSheet(QStringLiteral("font-family: monospace;"));
   form_->addRow(label, field);
+  fields_.push_back({&k, field});
 }
 
 KnobsPanel::KnobsPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent), bridge_(bridge) {
@@ -45,76 +93,23 @@ KnobsPanel::KnobsPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent),
   preset_ = new QComboBox(this);
   preset_->addItems({tr("— preset —"), tr("vLLM defaults"), tr("low latency"), tr("high throughput")});
   preset_->setToolTip(tr("Fill the scheduling knobs from a preset; press Apply to send them"));
-
-  maxBatched_ = spin(0, 65536, tr("default"), {});
-  addRow("max_num_batched_tokens", maxBatched_,
-         tr("Token budget of one step (prefill chunks + decode tokens).\nSmaller → each step is short, so "
-            "running requests get their next token sooner (smoother ITL) but long prompts take more steps "
-            "(slower TTFT).\nLarger → prompts finish prefill in fewer steps (faster TTFT) but decodes "
-            "wait behind big prefill steps (ITL spikes)."));
-  maxSeqs_ = spin(0, 1024, tr("default"), {});
-  addRow("max_num_seqs", maxSeqs_,
-         tr("Most requests in one step. More → higher throughput (decode is memory-bound, so batching "
-            "is almost free) but more KV memory in use and more preemption risk."));
   defaultsNote_ = new QLabel(this);
   defaultsNote_->setWordWrap(true);
   defaultsNote_->setToolTip(tr("vLLM's effective defaults depend on the platform: CPU 2048 / 128; GPUs "
                                "2048 / 256, and 8192 / 1024 on GPUs with at least 70 GiB (H100 / H200 "
                                "class, not A100). Set a value to override."));
-  form_->addRow(QString(), defaultsNote_);
-  chunked_ = new QCheckBox(this);
-  addRow("enable_chunked_prefill", chunked_,
-         tr("Cut long prompts into chunks that ride along with decodes, so a long prompt never stalls "
-            "generation. Off: a prompt must fit the budget whole and runs alone-ish."));
-  prefixCaching_ = new QCheckBox(this);
-  addRow("enable_prefix_caching", prefixCaching_,
-         tr("Reuse KV blocks of identical prompt prefixes (system prompts, shared documents): computed "
-            "once, found by hash. Saves prefill compute and TTFT; costs nothing when there is no reuse."));
-  longPrefill_ = spin(0, 65536, tr("off"), {});
-  addRow("long_prefill_token_threshold", longPrefill_,
-         tr("A prompt longer than this counts as long and gets at most this many tokens per step, so "
-            "several long prompts cannot starve short ones. 0 = off."));
-  policy_ = new QComboBox(this);
-  policy_->addItems({"fcfs", "priority"});
-  addRow("scheduling_policy", policy_,
-         tr("fcfs: first come, first served; preemption takes the newest running request.\npriority: "
-            "lower priority value first; preemption takes the lowest priority."));
-  reserveFullIsl_ = new QCheckBox(this);
-  addRow("scheduler_reserve_full_isl", reserveFullIsl_,
-         tr("Admit a waiting request only if KV blocks for its whole prompt (after prefix-cache hits) "
-            "are free now, not just for its first chunk.\nOn (vLLM's default) → fewer admissions under "
-            "memory pressure, no admit-then-preempt thrashing.\nOff → more requests start, and some are "
-            "preempted and recomputed later."));
-  maxModelLen_ = spin(0, 1 << 20, tr("model max"), {});
-  addRow("max_model_len", maxModelLen_,
-         tr("Longest prompt + output accepted. Longer requests are rejected. 0 = the model's "
-            "max_position_embeddings."));
-
-  auto* structural = new QLabel(tr("<b>Structural</b> — changing these rebuilds the KV cache"), this);
-  structural->setStyleSheet(QStringLiteral("color: %1; margin-top: 6px;").arg(theme::htmlColor(theme::kMarker)));
-  form_->addRow(structural);
-  blockSize_ = new QComboBox(this);
-  for (int b : {1, 2, 4, 8, 16, 32, 64, 128, 256}) blockSize_->addItem(QString::number(b), b);
-  addRow("block_size", blockSize_,
-         tr("Tokens per KV block. Smaller → less memory wasted in each request's last, partly filled "
-            "block and finer prefix sharing; larger → fewer blocks to manage, bigger attention reads."));
-  kvMiB_ = new QDoubleSpinBox(this);
-  kvMiB_->setRange(0, 1 << 20);
-  kvMiB_->setDecimals(0);
-  kvMiB_->setSuffix(tr(" MiB"));
-  kvMiB_->setSpecialValueText(tr("auto"));
-  addRow("kv_cache_memory_bytes", kvMiB_,
-         tr("Memory for the KV cache. It bounds how many tokens of context all running requests hold "
-            "together; too little → preemptions (recompute) under load. auto = the backend's default."));
-  blockOverride_ = spin(0, 10000000, tr("unset"), {});
-  addRow("num_gpu_blocks_override", blockOverride_,
-         tr("Force the number of KV blocks (overrides the memory budget). Handy to provoke preemption "
-            "with a small cache and watch it in the KV map."));
-  backend_ = new QComboBox(this);
-  backend_->addItems({"auto", "cpu", "cuda"});
-  addRow("backend", backend_, tr("Where the forward pass runs. auto = CUDA when a device is present, else CPU."));
-  threads_ = spin(0, 512, tr("all cores"), {});
-  addRow("threads", threads_, tr("CPU backend: worker threads for the forward pass."));
+  bool structuralShown = false;
+  for (const Knob& k : knobTable()) {
+    if (k.structural() && !structuralShown) {
+      auto* structural = new QLabel(tr("<b>Structural</b> — these apply with a rebuild of the KV cache"), this);
+      structural->setStyleSheet(
+          QStringLiteral("color: %1; margin-top: 6px;").arg(theme::htmlColor(theme::kMarker)));
+      form_->addRow(structural);
+      structuralShown = true;
+    }
+    addRow(k, makeField(k));
+    if (k.name == knob::kMaxNumSeqs) form_->addRow(QString(), defaultsNote_);
+  }
 
   auto* apply = new QPushButton(tr("Apply"), this);
   apply->setToolTip(tr("Send the knobs to the engine; the change is marked on every time chart"));
@@ -143,18 +138,41 @@ KnobsPanel::KnobsPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent),
   layout->addWidget(scroll, 1);
   layout->addLayout(buttons);
 
-  connect(apply, &QPushButton::clicked, this, [this] { this->apply(collect()); });
-  connect(revert, &QPushButton::clicked, this, [this] {
-    if (bridge_->loop()) showConfig(bridge_->loop()->config());
+  // A text field (speculative_config) may not parse: say why instead of applying.
+  auto collected = [this]() -> std::optional<EngineConfig> {
+    try {
+      return collect();
+    } catch (const std::exception& e) {
+      error_->setText(QString::fromUtf8(e.what()));
+      return std::nullopt;
+    }
+  };
+  connect(apply, &QPushButton::clicked, this, [this, collected] {
+    if (auto c = collected()) this->apply(*c);
   });
-  connect(preset_, qOverload<int>(&QComboBox::activated), this, [this](int i) {
-    if (i > 0) showConfig(withPreset(collect(), Preset(i - 1)));
+  connect(revert, &QPushButton::clicked, this, [this] { showConfig(configInForce()); });
+  connect(preset_, qOverload<int>(&QComboBox::activated), this, [this, collected](int i) {
+    if (auto c = collected(); c && i > 0) showConfig(withPreset(*c, Preset(i - 1)));
     preset_->setCurrentIndex(0);
   });
-  connect(bridge_, &EngineBridge::engineAttached, this, [this] {
-    if (bridge_->loop()) showConfig(bridge_->loop()->config());
-  });
+  connect(bridge_, &EngineBridge::engineAttached, this, [this] { showConfig(configInForce()); });
   showConfig(EngineConfig{});
+}
+
+EngineConfig KnobsPanel::configInForce() const {
+  return bridge_->loop() ? bridge_->loop()->config() : EngineConfig{};
+}
+
+QStringList KnobsPanel::knobNames() const {
+  QStringList names;
+  for (const auto& [k, field] : fields_) names << qs(k->name);
+  return names;
+}
+
+QWidget* KnobsPanel::field(const QString& knobName) const {
+  for (const auto& [k, f] : fields_)
+    if (qs(k->name) == knobName) return f;
+  return nullptr;
 }
 
 EngineConfig KnobsPanel::withPreset(EngineConfig c, Preset p) {
@@ -180,48 +198,57 @@ EngineConfig KnobsPanel::withPreset(EngineConfig c, Preset p) {
 void KnobsPanel::showBatchDefaults() {
   const auto snap = bridge_->loop() ? bridge_->loop()->snapshot() : nullptr;
   const BatchDefaults d = vllmBatchDefaults(snap ? snap->device : DeviceInfo{});
-  maxBatched_->setSpecialValueText(tr("default (%1)").arg(d.maxNumBatchedTokens));
-  maxSeqs_->setSpecialValueText(tr("default (%1)").arg(d.maxNumSeqs));
+  if (auto* s = qobject_cast<QSpinBox*>(field(qs(knob::kMaxNumBatchedTokens))))
+    s->setSpecialValueText(tr("default (%1)").arg(d.maxNumBatchedTokens));
+  if (auto* s = qobject_cast<QSpinBox*>(field(qs(knob::kMaxNumSeqs))))
+    s->setSpecialValueText(tr("default (%1)").arg(d.maxNumSeqs));
   defaultsNote_->setText(tr("default = %1: %2 tokens, %3 sequences")
                              .arg(QString::fromStdString(d.source))
                              .arg(d.maxNumBatchedTokens)
                              .arg(d.maxNumSeqs));
 }
 
+void KnobsPanel::showValue(const Knob& k, QWidget* f, const EngineConfig& c) {
+  const KnobValue v = k.get(c);
+  if (auto* box = qobject_cast<QCheckBox*>(f)) return box->setChecked(std::get<bool>(v));
+  if (auto* edit = qobject_cast<QLineEdit*>(f)) return edit->setText(QString::fromStdString(std::get<std::string>(v)));
+  if (auto* combo = qobject_cast<QComboBox*>(f)) {
+    const QVariant data = k.kind == KnobKind::Choice ? QVariant(QString::fromStdString(std::get<std::string>(v)))
+                                                     : QVariant(qlonglong(std::get<int64_t>(v)));
+    if (const int i = combo->findData(data); i >= 0) combo->setCurrentIndex(i);
+    return;
+  }
+  if (auto* d = qobject_cast<QDoubleSpinBox*>(f))
+    return d->setValue(inMiB(k) ? double(std::get<int64_t>(v)) / kMiB : std::get<double>(v));
+  if (auto* s = qobject_cast<QSpinBox*>(f)) s->setValue(int(std::get<int64_t>(v)));
+}
+
+void KnobsPanel::collectValue(const Knob& k, const QWidget* f, EngineConfig& c) const {
+  if (auto* box = qobject_cast<const QCheckBox*>(f)) return k.set(c, box->isChecked());
+  if (auto* edit = qobject_cast<const QLineEdit*>(f))  // throws lwb::Error naming the field
+    return k.set(c, k.parse(edit->text().trimmed().toStdString()));
+  if (auto* combo = qobject_cast<const QComboBox*>(f)) {
+    if (k.kind == KnobKind::Choice) return k.set(c, combo->currentData().toString().toStdString());
+    return k.set(c, int64_t(combo->currentData().toLongLong()));
+  }
+  if (auto* d = qobject_cast<const QDoubleSpinBox*>(f)) {
+    if (!inMiB(k)) return k.set(c, d->value());
+    const int64_t bytes = int64_t(d->value() * kMiB);
+    // Keep the exact byte count when the MiB field was not edited.
+    if (std::llabs(bytes - std::get<int64_t>(k.get(c))) >= int64_t(kMiB / 2)) k.set(c, bytes);
+    return;
+  }
+  if (auto* s = qobject_cast<const QSpinBox*>(f)) k.set(c, int64_t(s->value()));
+}
+
 void KnobsPanel::showConfig(const EngineConfig& c) {
   showBatchDefaults();
-  maxBatched_->setValue(c.maxNumBatchedTokens);
-  maxSeqs_->setValue(c.maxNumSeqs);
-  chunked_->setChecked(c.enableChunkedPrefill);
-  prefixCaching_->setChecked(c.enablePrefixCaching);
-  longPrefill_->setValue(c.longPrefillTokenThreshold);
-  policy_->setCurrentIndex(c.schedulingPolicy == SchedulingPolicy::Priority ? 1 : 0);
-  maxModelLen_->setValue(c.maxModelLen);
-  reserveFullIsl_->setChecked(c.schedulerReserveFullIsl);
-  if (const int i = blockSize_->findData(c.blockSize); i >= 0) blockSize_->setCurrentIndex(i);
-  kvMiB_->setValue(double(c.kvCacheMemoryBytes) / kMiB);
-  blockOverride_->setValue(c.numGpuBlocksOverride);
-  backend_->setCurrentText(QString::fromStdString(c.executor.backend));
-  threads_->setValue(c.executor.numThreads);
+  for (const auto& [k, f] : fields_) showValue(*k, f, c);
 }
 
 EngineConfig KnobsPanel::collect() const {
-  EngineConfig c = bridge_->loop() ? bridge_->loop()->config() : EngineConfig{};
-  c.maxNumBatchedTokens = maxBatched_->value();
-  c.maxNumSeqs = maxSeqs_->value();
-  c.enableChunkedPrefill = chunked_->isChecked();
-  c.enablePrefixCaching = prefixCaching_->isChecked();
-  c.longPrefillTokenThreshold = longPrefill_->value();
-  c.schedulingPolicy = policy_->currentIndex() == 1 ? SchedulingPolicy::Priority : SchedulingPolicy::Fcfs;
-  c.maxModelLen = maxModelLen_->value();
-  c.schedulerReserveFullIsl = reserveFullIsl_->isChecked();
-  c.blockSize = blockSize_->currentData().toInt();
-  const int64_t bytes = int64_t(kvMiB_->value() * kMiB);
-  // Keep the exact byte count when the MiB field was not edited.
-  if (std::llabs(bytes - c.kvCacheMemoryBytes) >= int64_t(kMiB / 2)) c.kvCacheMemoryBytes = bytes;
-  c.numGpuBlocksOverride = blockOverride_->value();
-  c.executor.backend = backend_->currentText().toStdString();
-  c.executor.numThreads = threads_->value();
+  EngineConfig c = configInForce();  // fields not on the form (device index) stay as they are
+  for (const auto& [k, f] : fields_) collectValue(*k, f, c);
   return c;
 }
 
@@ -232,9 +259,13 @@ bool KnobsPanel::apply(const EngineConfig& c, bool ask) {
   if (!loop) return false;
   bool abortInFlight = false;
   if (c.structuralDiffers(loop->config()) && ask) {
+    QStringList structural;
+    for (const Knob& k : knobTable())
+      if (k.rebuilds(loop->config(), c)) structural << qs(k.name);
     QMessageBox box(QMessageBox::Question, tr("Rebuild the KV cache?"),
-                    tr("block_size, the KV budget, the block override, the backend and threads are structural: "
-                       "the engine rebuilds its KV cache. Let running requests finish first, or abort them?"),
+                    tr("Changing %1 rebuilds the engine's KV cache. Let running requests finish first, "
+                       "or abort them?")
+                        .arg(structural.join(QStringLiteral(", "))),
                     QMessageBox::Cancel, this);
     auto* drain = box.addButton(tr("Drain, then rebuild"), QMessageBox::AcceptRole);
     auto* abort = box.addButton(tr("Abort in-flight"), QMessageBox::DestructiveRole);
@@ -255,7 +286,10 @@ bool KnobsPanel::apply(const EngineConfig& c, bool ask) {
 
 void KnobsPanel::onFrame(const Frame& frame) {
   if (!frame.configChanges.empty()) showConfig(frame.configChanges.back().newConfig);
-  for (const auto& e : frame.errors) error_->setText(QString::fromStdString(e.message));
+  for (const auto& e : frame.errors) {
+    error_->setText(QString::fromStdString(e.message));
+    if (e.configInForce) showConfig(*e.configInForce);  // a change failed: the old knobs stay
+  }
 }
 
 }  // namespace lwb::ui

@@ -5,6 +5,7 @@
 #include <QToolTip>
 #include <cmath>
 
+#include "engine/config/knobs.h"
 #include "ui/theme.h"
 
 namespace lwb::ui {
@@ -141,8 +142,10 @@ void KvBlockMap::paintCell(QPainter& p, int block, const QRect& r) const {
 void KvBlockMap::updateNote() {
   QString note;
   if (numShown_ < int(blocks_.size()))
-    note = numShown_ < numDrawable() ? tr("showing %1 of %2 blocks (widen the dock, or set num_gpu_blocks_override)")
-                                           .arg(numShown_).arg(blocks_.size())
+    note = numShown_ < numDrawable() ? tr("showing %1 of %2 blocks (widen the dock, or set %3)")
+                                           .arg(numShown_)
+                                           .arg(blocks_.size())
+                                           .arg(QString::fromUtf8(knob::kNumGpuBlocksOverride.data()))
                                      : tr("blocks %1–%2 not shown: never used yet (free)").arg(numShown_).arg(blocks_.size() - 1);
   if (note == note_) return;
   note_ = note;

@@ -1,4 +1,4 @@
-#include "engine/spec/speculative_config.h"
+#include "engine/config/speculative_config.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kMaxSpeculativeTokens = 16;  // the verification rows one request may add
 
-const char* const kPrefix = "--speculative-config: ";
+const char* const kPrefix = "speculative_config: ";  // the knob's vLLM name
 
 int intField(const nlohmann::json& j, const char* key) {
   const nlohmann::json& v = j.at(key);
@@ -93,6 +93,11 @@ SpeculativeConfig parseSpeculativeConfig(const std::string& text) {
     throw Error(std::string(kPrefix) + "model \"" + c.model + "\" given with method ngram; ngram needs no model");
   c.validate();
   return c;
+}
+
+bool draftModelDiffers(const SpeculativeConfig& a, const SpeculativeConfig& b) {
+  const bool da = a.method == SpecMethod::DraftModel, db = b.method == SpecMethod::DraftModel;
+  return da != db || (da && (a.model != b.model || a.numSpeculativeTokens != b.numSpeculativeTokens));
 }
 
 }  // namespace lwb

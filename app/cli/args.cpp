@@ -1,10 +1,12 @@
-#include "app/args.h"
+#include "app/cli/args.h"
 
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/config/engine_config.h"
+#include "engine/config/knobs.h"
 
 namespace lwb::app {
 
@@ -21,9 +23,42 @@ void ArgParser::option(const std::string& name, const std::string& valueName, co
 
 void ArgParser::fail(const std::string& message) const { throw UsageError(message); }
 
-bool ArgParser::parse(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
+void ArgParser::knobOptions(const std::string& heading) {
+  specs_.push_back({"", {"", heading + ":"}});  // a heading line in --help
+  for (const Knob& k : knobTable()) {
+    Spec s;
+    s.help = std::string(k.help) + " (" + k.expectation() + "; default " + k.defaultText() +
+             (k.structural()       ? "; structural: rebuilds the KV cache)"
+              : k.structuralWhen ? "; " + std::string(k.whenStructural) + " rebuilds the KV cache)"
+                                 : ")");
+    if (k.kind == KnobKind::Bool) s.negatable = true;
+    else s.valueName = k.kind == KnobKind::Real ? "X" : k.kind == KnobKind::Json ? "JSON" : "N";
+    if (k.kind == KnobKind::Choice) {
+      s.valueName.clear();
+      for (std::string_view c : k.choices) s.valueName += (s.valueName.empty() ? "" : "|") + std::string(c);
+    }
+    specs_.push_back({k.flag, s});
+  }
+}
+
+void ArgParser::extraOptions(std::function<bool(const std::string&)> isKnown, const std::string& helpBlock) {
+  isExtra_ = std::move(isKnown);
+  extraHelp_ = helpBlock;
+}
+
+const ArgParser::Spec* ArgParser::find(const std::string& name) const {
+  for (const auto& [n, s] : specs_)
+    if (n == name && !n.empty()) return &s;
+  return nullptr;
+}
+
+void ArgParser::parseOnly(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h") {
+      values_["help"] = "1";
+      continue;
+    }
     if (arg.rfind("--", 0) != 0) fail("unexpected argument '" + arg + "' (see --help)");
     std::string name = arg.substr(2), inlineValue;
     const bool hasInline = name.find('=') != std::string::npos;
@@ -31,25 +66,53 @@ bool ArgParser::parse(int argc, char** argv) {
       inlineValue = name.substr(name.find('=') + 1);
       name = name.substr(0, name.find('='));
     }
-    const Spec* spec = nullptr;
-    for (const auto& [n, s] : specs_)
-      if (n == name) spec = &s;
-    if (!spec) fail("unknown option --" + name + " (see --help)");
-    if (spec->valueName.empty()) {
+    const Spec* spec = find(name);
+    const Spec* negated = name.rfind("no-", 0) == 0 ? find(name.substr(3)) : nullptr;
+    if (!spec && negated && negated->negatable) {
+      if (hasInline) fail("--" + name + " takes no value");
+      values_[name.substr(3)] = "0";
+      continue;
+    }
+    const bool extra = !spec && isExtra_ && isExtra_(name);
+    if (!spec && !extra) fail("unknown option --" + name + " (see --help)");
+    if (spec && spec->valueName.empty()) {
       if (hasInline) fail("--" + name + " takes no value");
       values_[name] = "1";
-    } else if (hasInline) {
-      values_[name] = inlineValue;
-    } else {
-      if (i + 1 >= argc) fail("--" + name + " needs a value (" + spec->valueName + ")");
-      values_[name] = argv[++i];
+      continue;
     }
+    std::string v = inlineValue;
+    if (!hasInline) {
+      if (i + 1 >= args.size()) fail("--" + name + " needs a value (" + (spec ? spec->valueName : "VALUE") + ")");
+      v = args[++i];
+    }
+    if (extra) extras_.push_back({name, v});
+    else values_[name] = v;
   }
+}
+
+bool ArgParser::parse(const std::vector<std::string>& args) {
+  parseOnly(args);
   if (has("help")) {
     std::fputs(helpText().c_str(), stdout);
     return false;
   }
   return true;
+}
+
+bool ArgParser::parse(int argc, char** argv) { return parse(std::vector<std::string>(argv + 1, argv + argc)); }
+
+void ArgParser::applyKnobs(EngineConfig& config) const {
+  for (const Knob& k : knobTable()) {
+    auto v = value(k.flag);
+    if (!v) continue;
+    try {
+      const KnobValue parsed = k.kind == KnobKind::Bool ? KnobValue(*v == "1") : k.parse(*v);
+      k.check(parsed);
+      k.set(config, parsed);
+    } catch (const Error& e) {  // a JSON knob's own message names the field
+      fail("--" + k.flag + " " + *v + ": " + (k.kind == KnobKind::Json ? e.what() : "expected " + k.expectation()));
+    }
+  }
 }
 
 bool ArgParser::has(const std::string& name) const { return values_.count(name) > 0; }
@@ -125,24 +188,31 @@ std::string ArgParser::helpText() const {
   std::ostringstream out;
   out << "Usage: " << usage_ << "\n\n" << summary_ << "\n\nOptions:\n";
   for (const auto& [name, spec] : specs_) {
-    std::string left = "  --" + name + (spec.valueName.empty() ? "" : " " + spec.valueName);
+    if (name.empty()) {  // a heading
+      out << spec.help << "\n";
+      continue;
+    }
+    std::string left = "  --" + name + (spec.negatable ? " | --no-" + name : "") +
+                       (spec.valueName.empty() ? "" : " " + spec.valueName);
     if (left.size() < 32) left.resize(32, ' ');
     else left += "\n" + std::string(32, ' ');
     out << left << spec.help << "\n";
   }
+  if (!extraHelp_.empty()) out << extraHelp_;
   return out.str();
 }
 
 int runReportingErrors(const std::string& command, int (*body)(int, char**), int argc, char** argv) {
+  const std::string who = command.empty() ? "llm-workbench" : "llm-workbench " + command;
   try {
     return body(argc, argv);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "llm-workbench %s: %s\n", command.c_str(), e.what());
+    std::fprintf(stderr, "%s: %s\n", who.c_str(), e.what());
     return 2;
   } catch (const Error& e) {
-    std::fprintf(stderr, "llm-workbench %s: %s\n", command.c_str(), e.what());
+    std::fprintf(stderr, "%s: %s\n", who.c_str(), e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "llm-workbench %s: internal error: %s\n", command.c_str(), e.what());
+    std::fprintf(stderr, "%s: internal error: %s\n", who.c_str(), e.what());
   }
   return 1;
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace lwb::remote {
+namespace lwb::app {
 
 struct RemoteCliOptions {
   std::string endpoint;         // --endpoint URL
@@ -24,4 +24,4 @@ bool hasEndpointFlag(const std::vector<std::string>& args);
 RemoteCliOptions takeRemoteArgs(std::vector<std::string>& args);
 std::string remoteBenchUsage();
 
-}  // namespace lwb::remote
+}  // namespace lwb::app

@@ -1,15 +1,17 @@
-#include "engine/remote/remote_options.h"
+#include "app/cli/remote_options.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <set>
 
-#include "engine/metrics/bench_options.h"
+#include "app/cli/args.h"
+#include "engine/config/knobs.h"
 #include "engine/metrics/workload.h"
 
-namespace lwb::remote {
+namespace lwb::app {
 namespace {
 
 using Apply = std::function<void(RemoteCliOptions&, const std::string& flag, const std::string& value)>;
@@ -83,9 +85,12 @@ RemoteCliOptions takeRemoteArgs(std::vector<std::string>& args) {
     const std::string flag = flagName(args[i]);
     auto it = remoteFlags().find(flag);
     if (it == remoteFlags().end()) {
+      const std::string bare = flag.rfind("--no-", 0) == 0 ? flag.substr(5) : flag.substr(std::min<size_t>(2, flag.size()));
+      if (args[i].rfind("--", 0) == 0 && findKnobByFlag(bare))
+        throw UsageError(flag + ": not a remote bench option (an engine knob: the remote server has its own; set "
+                                "it where the server is started)");
       if (args[i].rfind("--", 0) == 0 && !isRemoteCompatible(flag))
-        throw UsageError(flag + ": not a remote bench option (engine knobs are the remote server's own; set "
-                                "them where it is started)");
+        throw UsageError(flag + ": not a remote bench option (see llm-workbench bench --help)");
       rest.push_back(args[i]);
       continue;
     }
@@ -114,4 +119,4 @@ Engine knobs are refused with --endpoint: the server has its own.
 )";
 }
 
-}  // namespace lwb::remote
+}  // namespace lwb::app

@@ -30,4 +30,8 @@ struct SpeculativeConfig {
 // out-of-range values are errors naming the key.
 SpeculativeConfig parseSpeculativeConfig(const std::string& json);
 
+// A draft model has its own weights and KV pool: switching to, from or between draft
+// models, or its num_speculative_tokens, rebuilds; n-gram settings are live.
+bool draftModelDiffers(const SpeculativeConfig& a, const SpeculativeConfig& b);
+
 }  // namespace lwb

@@ -1,0 +1,100 @@
+#include "app/cli/bench_options.h"
+
+#include <cmath>
+
+#include "engine/config/config_json.h"
+
+namespace lwb::app {
+namespace {
+
+// The workload's own options (engine/metrics/workload), documented here because only
+// the CLI lists them; --ignore-eos is declared as a switch.
+const char* kWorkloadHelp = R"(Workload (vllm bench serve's names):
+  --num-prompts N                 number of requests (default 100)
+  --request-rate R|inf            Poisson arrival rate in req/s; inf = all at t=0 (default inf)
+  --input-len L                   own prompt tokens per request (default 128)
+  --range-ratio r                 own length uniform in [L(1-r), L(1+r)], 0 <= r < 1 (default 0)
+  --output-len M                  max tokens per request (default 64)
+  --shared-prefix-len P           tokens of a shared prefix before each prompt (default 0)
+  --num-prefix-groups G           distinct shared prefixes, assigned round-robin (default 1)
+  --temperature T                 sampling temperature (default 0 = greedy)
+  --seed S                        seed of prompts, arrivals and sampling (default 0)
+  --num-background-requests N     extra requests at t=0 that decode steadily while the
+                                  workload arrives (default 0); the workload then starts
+                                  one inter-arrival gap later
+  --background-input-len L        their prompt tokens (default 32)
+  --background-output-len M       their output tokens, always exactly M (default 200)
+)";
+
+ArgParser makeBenchParser() {
+  ArgParser p("bench", "llm-workbench bench [options]",
+              "Serving benchmark in the manner of `vllm bench serve`: a synthetic workload (random\n"
+              "ordinary-vocabulary prompts, optionally behind shared prefixes) arrives as a Poisson\n"
+              "process and is served by the in-process engine; prints TTFT / TPOT / ITL / E2E\n"
+              "statistics, throughput, prefix-cache hit rate, preemptions and KV-cache usage.");
+  p.option("model", "DIR", "model folder (default: the bundled austen-chat-11m)");
+  p.flag("ignore-eos", "always generate exactly --output-len tokens");
+  p.option("json", "FILE", "results as `vllm bench serve --save-result` JSON, plus per-request records");
+  p.option("trace", "FILE", "Chrome trace-event JSON (open in ui.perfetto.dev)");
+  p.option("csv", "PREFIX", "PREFIX_requests.csv and PREFIX_steps.csv");
+  p.flag("quiet", "no progress output");
+  p.knobOptions();
+  p.extraOptions([](const std::string& name) { return name != "ignore-eos" && isWorkloadOption(name); },
+                 kWorkloadHelp);
+  return p;
+}
+
+std::string nonEmpty(const ArgParser& p, const std::string& name) {
+  const std::string v = p.stringOr(name, "");
+  if (p.has(name) && v.empty()) throw UsageError("--" + name + ": expected a non-empty value");
+  return v;
+}
+
+void applyWorkload(const ArgParser& p, WorkloadOptions& w) {
+  w.ignoreEos = p.has("ignore-eos");
+  for (const auto& [name, value] : p.extras()) {
+    try {
+      parseWorkloadOption(name, value, &w);
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+  }
+}
+
+}  // namespace
+
+BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
+  ArgParser p = makeBenchParser();
+  p.parseOnly(args);
+  BenchOptions o;
+  o.help = p.has("help");
+  if (o.help) return o;  // help wins over bad values
+  o.modelDir = nonEmpty(p, "model");
+  o.jsonPath = nonEmpty(p, "json");
+  o.tracePath = nonEmpty(p, "trace");
+  o.csvPrefix = nonEmpty(p, "csv");
+  o.quiet = p.has("quiet");
+  p.applyKnobs(o.engine);
+  applyWorkload(p, o.workload);
+  try {
+    o.workload.validate();
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+  return o;
+}
+
+std::string benchUsage() { return makeBenchParser().helpText(); }
+
+nlohmann::json benchConfigJson(const WorkloadOptions& w, const EngineConfig& e) {
+  const bool infRate = !std::isfinite(w.requestRate);
+  nlohmann::json j = {{"num_prompts", w.numPrompts},
+                      {"request_rate", infRate ? nlohmann::json("inf") : nlohmann::json(w.requestRate)},
+                      {"input_len", w.inputLen}, {"range_ratio", w.rangeRatio}, {"output_len", w.outputLen},
+                      {"shared_prefix_len", w.sharedPrefixLen}, {"num_prefix_groups", w.numPrefixGroups},
+                      {"ignore_eos", w.ignoreEos}, {"temperature", w.temperature}, {"seed", w.seed}};
+  j.update(configToJson(e));
+  return j;
+}
+
+}  // namespace lwb::app

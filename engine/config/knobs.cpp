@@ -1,0 +1,300 @@
+#include "engine/config/knobs.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "engine/common/error.h"
+#include "engine/config/engine_config.h"
+#include "engine/config/speculative_config.h"
+
+namespace lwb {
+
+namespace {
+
+// Accessors are captureless lambdas, so the table stays a plain list of data.
+std::vector<Knob> makeTable() {
+  std::vector<Knob> t;
+  Knob k{};
+  // ---- live: the next step uses them ----
+  k = {knob::kMaxNumBatchedTokens, KnobKind::Int, KnobApply::Live, "tokens",
+       "Token budget of one step (prefill chunks + decode tokens): smaller gives smoother ITL, larger gives faster "
+       "TTFT but decodes wait behind big prefill steps",
+       "default", "vLLM's default for the device: 2048 on CPU, 2048 or 8192 on a GPU", 0, 1 << 20};
+  k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.maxNumBatchedTokens); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.maxNumBatchedTokens = int(std::get<int64_t>(v)); };
+  t.push_back(k);
+  k = {knob::kMaxNumSeqs, KnobKind::Int, KnobApply::Live, "requests",
+       "Most requests in one step: more gives higher throughput (decode is memory-bound) but more KV memory in use "
+       "and more preemption",
+       "default", "vLLM's default for the device: 128 on CPU, 256 or 1024 on a GPU", 0, 1 << 16};
+  k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.maxNumSeqs); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.maxNumSeqs = int(std::get<int64_t>(v)); };
+  t.push_back(k);
+  k = {knob::kEnableChunkedPrefill, KnobKind::Bool, KnobApply::Live, "",
+       "Cut long prompts into chunks that ride along with decodes, so a long prompt never stalls generation; off: "
+       "a prompt must fit the budget whole"};
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.enableChunkedPrefill; };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.enableChunkedPrefill = std::get<bool>(v); };
+  t.push_back(k);
+  k = {knob::kEnablePrefixCaching, KnobKind::Bool, KnobApply::Live, "",
+       "Reuse KV blocks of identical prompt prefixes (system prompts, shared documents): saves prefill compute and "
+       "TTFT, costs nothing without reuse"};
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.enablePrefixCaching; };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.enablePrefixCaching = std::get<bool>(v); };
+  t.push_back(k);
+  k = {knob::kLongPrefillTokenThreshold, KnobKind::Int, KnobApply::Live, "tokens",
+       "A prompt longer than this gets at most this many tokens per step, so long prompts cannot starve short ones",
+       "off", "off", 0, 1 << 20};
+  k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.longPrefillTokenThreshold); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.longPrefillTokenThreshold = int(std::get<int64_t>(v)); };
+  t.push_back(k);
+  k = {knob::kSchedulingPolicy, KnobKind::Choice, KnobApply::Live, "",
+       "fcfs: first come, first served, preemption takes the newest request; priority: lower value first, "
+       "preemption takes the lowest priority"};
+  k.choices = {"fcfs", "priority"};
+  k.get = [](const EngineConfig& c) -> KnobValue { return schedulingPolicyName(c.schedulingPolicy); };
+  k.set = [](EngineConfig& c, const KnobValue& v) {
+    lwb::check(parseSchedulingPolicy(std::get<std::string>(v), &c.schedulingPolicy),
+               std::string(knob::kSchedulingPolicy) + ": expected one of fcfs, priority, found '" +
+                   std::get<std::string>(v) + "'");
+  };
+  t.push_back(k);
+  k = {knob::kMaxModelLen, KnobKind::Int, KnobApply::Live, "tokens",
+       "Longest prompt + output accepted; longer requests are rejected, and a shorter limit needs less KV memory",
+       "model max", "the model's max_position_embeddings", 0, 1 << 24};
+  k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.maxModelLen); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.maxModelLen = int(std::get<int64_t>(v)); };
+  t.push_back(k);
+  k = {knob::kSchedulerReserveFullIsl, KnobKind::Bool, KnobApply::Live, "",
+       "Admit a request only if KV blocks for its whole prompt are free now: fewer admissions under memory "
+       "pressure, but no admit-then-preempt thrashing"};
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.schedulerReserveFullIsl; };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.schedulerReserveFullIsl = std::get<bool>(v); };
+  t.push_back(k);
+  // Live, but a draft model switch is structural.
+  k = {knob::kSpeculativeConfig, KnobKind::Json, KnobApply::Live, "",
+       "Speculative decoding: a proposer guesses num_speculative_tokens tokens, one target pass verifies them; "
+       "faster decode for a few requests when drafts are accepted, lost throughput for a full batch"};
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.speculative.toJson(); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.speculative = parseSpeculativeConfig(std::get<std::string>(v)); };
+  // A draft model has its own weights and KV pool; n-gram settings are live.
+  k.structuralWhen = [](const EngineConfig& a, const EngineConfig& b) {
+    return draftModelDiffers(a.speculative, b.speculative);
+  };
+  k.whenStructural = "a draft model switch, or its num_speculative_tokens";
+  t.push_back(k);
+  // ---- structural: the KV pool is rebuilt ----
+  k = {knob::kBlockSize, KnobKind::Int, KnobApply::RebuildKv, "tokens",
+       "Tokens per KV block: smaller wastes less memory in each request's last block and shares prefixes finer; "
+       "larger means fewer blocks to manage",
+       "", "", 1, 256, true};
+  k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.blockSize); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.blockSize = int(std::get<int64_t>(v)); };
+  t.push_back(k);
+  k = {knob::kKvCacheMemoryBytes, KnobKind::Int, KnobApply::RebuildKv, "bytes",
+       "Memory for the KV cache: it bounds the context all running requests hold together; too little means "
+       "preemptions under load",
+       "auto", "the backend's default budget", 0, int64_t(1) << 50};
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.kvCacheMemoryBytes; };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.kvCacheMemoryBytes = std::get<int64_t>(v); };
+  t.push_back(k);
+  k = {knob::kNumGpuBlocksOverride, KnobKind::Int, KnobApply::RebuildKv, "blocks",
+       "Force the number of KV blocks (overrides the memory budget): a small cache provokes preemption you can "
+       "watch in the KV map",
+       "unset", "from the memory budget", 0, 1 << 24};
+  k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.numGpuBlocksOverride); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.numGpuBlocksOverride = int(std::get<int64_t>(v)); };
+  t.push_back(k);
+  // ---- structural: a new executor ----
+  k = {knob::kBackend, KnobKind::Choice, KnobApply::RebuildExecutor, "",
+       "Where the forward pass runs: auto = CUDA when a device is present, else CPU"};
+  k.choices = {"auto", "cpu", "cuda"};
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.backend; };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.backend = std::get<std::string>(v); };
+  t.push_back(k);
+  k = {knob::kThreads, KnobKind::Int, KnobApply::RebuildExecutor, "threads",
+       "CPU backend: worker threads of the forward pass; more than the physical cores rarely helps",
+       "all cores", "all cores", 0, 4096};
+  k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.executor.numThreads); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.numThreads = int(std::get<int64_t>(v)); };
+  t.push_back(k);
+  k = {knob::kGpuMemoryUtilization, KnobKind::Real, KnobApply::RebuildExecutor, "",
+       "CUDA backend: share of the device memory the engine may use; the KV cache gets what weights and "
+       "activations leave"};
+  k.realMin = 0;
+  k.realMax = 1;
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.gpuMemoryUtilization; };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.gpuMemoryUtilization = std::get<double>(v); };
+  t.push_back(k);
+  k = {knob::kQuantization, KnobKind::Choice, KnobApply::RebuildExecutor, "",
+       "Quantize the weights at load (CPU backend): q8_0 about halves and q4_k about quarters the weight memory "
+       "that every decode step reads, at some accuracy"};
+  k.choices = {"none", "q8_0", "q4_k"};
+  k.get = [](const EngineConfig& c) -> KnobValue {
+    return c.executor.quantization.empty() ? std::string("none") : c.executor.quantization;
+  };
+  k.set = [](EngineConfig& c, const KnobValue& v) {  // "" (saved runs before the table) = none
+    const std::string& s = std::get<std::string>(v);
+    c.executor.quantization = s == "none" ? std::string() : s;
+  };
+  t.push_back(k);
+  for (Knob& each : t) {  // vLLM's flag spelling: --max-num-seqs for max_num_seqs
+    each.flag = std::string(each.name);
+    for (char& ch : each.flag) ch = ch == '_' ? '-' : ch;
+  }
+  return t;
+}
+
+std::string formatReal(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+}  // namespace
+
+const std::vector<Knob>& knobTable() {
+  static const std::vector<Knob> table = makeTable();
+  return table;
+}
+
+const Knob* findKnob(std::string_view name) {
+  for (const Knob& k : knobTable())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+const Knob* findKnobByFlag(std::string_view flag) {
+  for (const Knob& k : knobTable())
+    if (k.flag == flag) return &k;
+  return nullptr;
+}
+
+std::string Knob::expectation() const {
+  switch (kind) {
+    case KnobKind::Bool:
+      return "on or off";
+    case KnobKind::Real:
+      return "a number in (" + formatReal(realMin) + ", " + formatReal(realMax) + "]";
+    case KnobKind::Choice: {
+      std::string s = "one of ";
+      for (size_t i = 0; i < choices.size(); ++i) s += (i ? ", " : "") + std::string(choices[i]);
+      return s;
+    }
+    case KnobKind::Json:
+      return "a JSON object ({} or null = off)";
+    case KnobKind::Int:
+      break;
+  }
+  std::string s = powerOfTwo ? "a power of two in " : "an integer in ";
+  s += std::to_string(min) + ".." + std::to_string(max);
+  if (!zeroMeaning.empty()) s += " (0 = " + std::string(zeroMeaning) + ")";
+  return s;
+}
+
+std::string Knob::format(const KnobValue& v) const {
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "on" : "off";
+  if (const double* d = std::get_if<double>(&v)) return formatReal(*d);
+  if (const std::string* s = std::get_if<std::string>(&v)) return kind == KnobKind::Json && s->empty() ? "off" : *s;
+  const int64_t i = std::get<int64_t>(v);
+  return i == 0 && !zeroLabel.empty() ? std::string(zeroLabel) : std::to_string(i);
+}
+
+std::string Knob::defaultText() const {
+  const KnobValue v = get(EngineConfig{});
+  return kind == KnobKind::Int ? std::to_string(std::get<int64_t>(v)) : format(v);
+}
+
+KnobValue Knob::parse(const std::string& text) const {
+  const std::string bad = std::string(name) + ": expected " + expectation() + ", found '" + text + "'";
+  switch (kind) {
+    case KnobKind::Bool:
+      if (text == "on" || text == "true" || text == "1") return true;
+      if (text == "off" || text == "false" || text == "0") return false;
+      throw Error(bad);
+    case KnobKind::Choice:
+      return text;
+    case KnobKind::Json:
+      return canonicalJson(text == "off" || text == "null" ? std::string() : text);
+    case KnobKind::Real: {
+      size_t used = 0;
+      double d = NAN;
+      try {
+        d = std::stod(text, &used);
+      } catch (const std::exception&) {
+      }
+      lwb::check(used > 0 && used == text.size() && !std::isnan(d), bad);
+      return d;
+    }
+    case KnobKind::Int:
+      break;
+  }
+  size_t used = 0;
+  long long i = 0;
+  try {
+    i = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  lwb::check(used > 0 && used == text.size(), bad);
+  return int64_t(i);
+}
+
+void Knob::check(const KnobValue& v) const {
+  const std::string expected = "; expected " + expectation();
+  switch (kind) {
+    case KnobKind::Bool:
+      return;
+    case KnobKind::Real: {
+      const double d = std::get<double>(v);
+      lwb::check(d > realMin && d <= realMax, std::string(name) + ": " + formatReal(d) + " is out of range" + expected);
+      return;
+    }
+    case KnobKind::Choice: {
+      const std::string& s = std::get<std::string>(v);
+      for (std::string_view c : choices)
+        if (c == s) return;
+      throw Error(std::string(name) + ": '" + s + "' is not a choice" + expected);
+    }
+    case KnobKind::Json:
+      canonicalJson(std::get<std::string>(v));  // the knob's own parser names the field
+      return;
+    case KnobKind::Int:
+      break;
+  }
+  const int64_t i = std::get<int64_t>(v);
+  lwb::check(i >= min && i <= max, std::string(name) + ": " + std::to_string(i) + " is out of range" + expected);
+  lwb::check(!powerOfTwo || (i & (i - 1)) == 0,
+             std::string(name) + ": " + std::to_string(i) + " is not a power of two" + expected);
+}
+
+// Json: the knob's setter parses and validates; its getter writes the canonical text.
+std::string Knob::canonicalJson(const std::string& text) const {
+  EngineConfig scratch;
+  set(scratch, text);
+  return std::get<std::string>(get(scratch));
+}
+
+bool Knob::rebuilds(const EngineConfig& from, const EngineConfig& to) const {
+  if (get(from) == get(to)) return false;
+  return structural() || (structuralWhen && structuralWhen(from, to));
+}
+
+std::string Knob::applyText() const {
+  if (structural()) return "Structural: changing it rebuilds the KV cache";
+  if (structuralWhen) return "Live: applies at the next step, but " + std::string(whenStructural) + " rebuilds the KV cache";
+  return "Live: applies at the next step";
+}
+
+std::string describeChange(const EngineConfig& from, const EngineConfig& to) {
+  std::string out;
+  for (const Knob& k : knobTable()) {
+    const KnobValue a = k.get(from), b = k.get(to);
+    if (a == b) continue;
+    if (!out.empty()) out += ", ";
+    out += std::string(k.name) + " " + k.format(a) + " \u2192 " + k.format(b);
+  }
+  return out.empty() ? "no change" : out;
+}
+
+}  // namespace lwb
