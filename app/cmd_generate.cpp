@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "engine/config/knobs.h"
 #include "engine/engine.h"
+#include "engine/metrics/export.h"
 #include "engine/model/generation_config.h"
 #include "engine/model/model.h"
 
@@ -163,9 +164,9 @@ int generate(int argc, char** argv) {
   if (json) {
     const std::vector<int>& all = *engine.outputTokenIds(id);  // prompt, then output
     const std::vector<int> output(all.end() - t.numOutputTokens, all.end());
-    std::puts(resultJson(*model, input.promptTokenIds, output, text, t, logprobs, input.sampling.logprobs > 0)
-                  .dump()
-                  .c_str());
+    nlohmann::json j = resultJson(*model, input.promptTokenIds, output, text, t, logprobs, input.sampling.logprobs > 0);
+    if (config.speculative.enabled()) j["metrics"].update(specDecodeJson(t.specDecode, "spec_decode_"));
+    std::puts(j.dump().c_str());
   } else {
     std::printf("\n");
     std::fprintf(stderr, "[%s] %d prompt + %d output tokens, TTFT %.1f ms, TPOT %.1f ms\n",

@@ -2,8 +2,12 @@
 // in one run with a fixed seed, with ratios against stated targets (never a test):
 //   1. prefix caching on a shared system prompt: hit rate, mean TTFT on vs off;
 //   2. chunked prefill: p99 ITL of steady decodes while long prompts arrive;
-//   3. batching: total tok/s rises with max_num_seqs, per-request tok/s does not.
+//   3. batching: total tok/s rises with max_num_seqs, per-request tok/s does not;
+//   4. speculative decoding: n-gram drafts raise one request's decode tok/s when the
+//      output repeats its prompt, and lower total throughput once many requests share
+//      the step (the crossing load is printed); a draft model with --draft-model DIR.
 // Usage: bench_serving [--quick] [--model DIR] [--backend auto|cpu|cuda] [--threads N]
+//        [--draft-model DIR] [--only 1|2|3|4]
 // Each configuration is also reproducible with `llm-workbench bench` (printed below each
 // table; see bench/README.md).
 #include <cmath>
@@ -19,6 +23,7 @@
 #include "engine/engine.h"
 #include "engine/metrics/bench_runner.h"
 #include "engine/model/model.h"
+#include "engine/model/tokenizer.h"
 
 using namespace lwb;
 
@@ -28,6 +33,8 @@ struct Args {
   bool quick = false;
   std::string modelDir, backend = "auto";
   int threads = 0;
+  std::string draftModelDir;
+  int only = 0;  // 0 = every lesson
 };
 
 struct Case {
@@ -45,8 +52,11 @@ Args parseArgs(int argc, char** argv) {
     else if (f == "--model" && hasValue) a.modelDir = argv[++i];
     else if (f == "--backend" && hasValue) a.backend = argv[++i];
     else if (f == "--threads" && hasValue) a.threads = std::atoi(argv[++i]);
+    else if (f == "--draft-model" && hasValue) a.draftModelDir = argv[++i];
+    else if (f == "--only" && hasValue) a.only = std::atoi(argv[++i]);
     else throw lwb::Error("bench_serving: unknown or incomplete option '" + f +
-                     "' (expected --quick, --model DIR, --backend auto|cpu|cuda, --threads N)");
+                     "' (expected --quick, --model DIR, --backend auto|cpu|cuda, --threads N, --draft-model DIR, "
+                     "--only 1..4)");
   }
   return a;
 }
@@ -77,6 +87,7 @@ std::string command(const Case& c) {
     const KnobValue v = k.get(e);
     if (v == k.get(defaults)) continue;
     if (k.kind == KnobKind::Bool) s += std::get<bool>(v) ? " --" + k.flag : " --no-" + k.flag;
+    else if (k.kind == KnobKind::Json) s += " --" + k.flag + " '" + k.format(v) + "'";  // quoted for the shell
     else s += " --" + k.flag + " " + (k.kind == KnobKind::Int ? std::to_string(std::get<int64_t>(v)) : k.format(v));
   }
   return s;
@@ -219,6 +230,88 @@ void batching(const std::shared_ptr<const Model>& model, const Args& a) {
   std::printf("  reproduce: %s  (vary --max-num-seqs)\n", command(c).c_str());
 }
 
+// Prompts whose continuation repeats them ("continue this passage"): the passage twice,
+// then its first half again. Public-domain text (Pride and Prejudice, chapter 1).
+std::vector<SyntheticRequest> repeatPrompts(const Model& model, int numRequests, int outputLen) {
+  static const char* const kPassages[] = {
+      "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want "
+      "of a wife. However little known the feelings or views of such a man may be on his first entering a "
+      "neighbourhood, this truth is so well fixed in the minds of the surrounding families, that he is considered "
+      "the rightful property of some one or other of their daughters.",
+      "My dear Mr. Bennet, said his lady to him one day, have you heard that Netherfield Park is let at last? Mr. "
+      "Bennet replied that he had not. But it is, returned she; for Mrs. Long has just been here, and she told me "
+      "all about it. Mr. Bennet made no answer. Do you not want to know who has taken it? cried his wife "
+      "impatiently. You want to tell me, and I have no objection to hearing it."};
+  std::vector<SyntheticRequest> out;
+  for (int i = 0; i < numRequests; ++i) {
+    const std::string passage = kPassages[i % 2];
+    const std::string text = passage + "\n\n" + passage + "\n\n" + passage.substr(0, passage.size() / 2);
+    SyntheticRequest r;
+    r.promptTokenIds = model.tokenizer->encode(text);
+    if (model.tokenizer->bosId() >= 0) r.promptTokenIds.insert(r.promptTokenIds.begin(), model.tokenizer->bosId());
+    r.sampling.temperature = 0;
+    r.sampling.maxTokens = outputLen;
+    r.sampling.ignoreEos = true;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+BenchReport runRequests(const std::shared_ptr<const Model>& model, EngineConfig config,
+                        const std::vector<SyntheticRequest>& requests, int concurrency) {
+  config.maxNumSeqs = concurrency;
+  config.maxNumBatchedTokens = std::max(2048, concurrency);
+  Engine engine(model, config);
+  return runServingBenchmark(engine, requests).report;
+}
+
+double decodeTokPerS(const BenchReport& r) { return r.tpotMs.mean > 0 ? 1000.0 / r.tpotMs.mean : 0.0; }
+
+void speculative(const std::shared_ptr<const Model>& model, const Args& a) {
+  const int outputLen = a.quick ? 48 : 96;
+  const std::string ngram = R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 2, "prompt_lookup_max": 4})";
+  EngineConfig off = baseConfig(a), on = off;
+  on.speculative = parseSpeculativeConfig(ngram);
+  std::printf("\n== Lesson 4: speculative decoding helps one request, costs a full batch ==\n"
+              "   prompts: a passage twice, then its first half (the output repeats it); greedy, output %d\n"
+              "   speculative_config %s\n", outputLen, ngram.c_str());
+  // (a) one request at a time: decode tok/s of a single stream.
+  const auto one = repeatPrompts(*model, a.quick ? 2 : 4, outputLen);
+  double sumBase = 0, sumSpec = 0;
+  for (const SyntheticRequest& r : one) {  // one at a time, max_num_seqs 1
+    const BenchReport base = runRequests(model, off, {r}, 1);
+    const BenchReport spec = runRequests(model, on, {r}, 1);
+    sumBase += decodeTokPerS(base);
+    sumSpec += decodeTokPerS(spec);
+    std::printf("  one request: decode tok/s %.1f without, %.1f with ngram; acceptance rate %.2f, mean acceptance "
+                "length %.2f\n", decodeTokPerS(base), decodeTokPerS(spec), spec.specDecode.acceptanceRate(),
+                spec.specDecode.meanAcceptanceLength());
+  }
+  verdict("mean decode tok/s with ngram / without (one request)", sumSpec / sumBase, ">=", 1.5);
+  if (!a.draftModelDir.empty()) {
+    EngineConfig draft = off;
+    draft.speculative = parseSpeculativeConfig(R"({"num_speculative_tokens": 3, "model": )" +
+                                               nlohmann::json(a.draftModelDir).dump() + "}");
+    const BenchReport d = runRequests(model, draft, {one.front()}, 1);
+    std::printf("  draft model %s: decode tok/s %.1f, acceptance rate %.2f, mean acceptance length %.2f\n",
+                a.draftModelDir.c_str(), decodeTokPerS(d), d.specDecode.acceptanceRate(), d.specDecode.meanAcceptanceLength());
+  }
+  // (b) many requests at once: total output tok/s with and without.
+  std::printf("  %-12s %16s %16s %8s\n", "concurrency", "tok/s without", "tok/s with", "ratio");
+  int crossing = 0;
+  for (int c : a.quick ? std::vector<int>{1, 8, 32} : std::vector<int>{1, 2, 4, 8, 16, 32, 64}) {
+    const auto many = repeatPrompts(*model, c, outputLen);
+    const double without = runRequests(model, off, many, c).outputThroughput;
+    const double with = runRequests(model, on, many, c).outputThroughput;
+    std::printf("  %-12d %16.0f %16.0f %8.2f\n", c, without, with, with / without);
+    if (crossing == 0 && with < without) crossing = c;
+  }
+  if (crossing > 0) std::printf("  speculation costs throughput from %d concurrent requests on\n", crossing);
+  else std::printf("  speculation never cost throughput up to the largest load tried\n");
+  std::printf("  with bench: llm-workbench bench --max-num-seqs N ... --speculative-config '%s'\n"
+              "  (bench prompts are random tokens: outputs repeat them less than these passages)\n", ngram.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -232,9 +325,10 @@ int main(int argc, char** argv) {
       std::printf("bench_serving%s: model %s, backend %s (%s)\n", a.quick ? " --quick" : "", dir.c_str(),
                   d.backend.c_str(), d.name.c_str());
     }
-    prefixCaching(model, a);
-    chunkedPrefill(model, a);
-    batching(model, a);
+    if (a.only == 0 || a.only == 1) prefixCaching(model, a);
+    if (a.only == 0 || a.only == 2) chunkedPrefill(model, a);
+    if (a.only == 0 || a.only == 3) batching(model, a);
+    if (a.only == 0 || a.only == 4) speculative(model, a);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_serving: %s\n", e.what());

@@ -15,6 +15,8 @@
 #include "engine/sched/request.h"
 #include "engine/sched/scheduler.h"
 #include "engine/sched/stop_check.h"
+#include "engine/spec/draft_proposer.h"
+#include "engine/spec/proposer.h"
 
 namespace lwb {
 
@@ -62,6 +64,8 @@ struct Engine::Impl {
   std::vector<float> scratch;
   ForwardResult result;  // kept across steps: a decode batch's logits are not reallocated every step
   std::function<void(const ForwardBatch&)> beforeForward;
+  std::unique_ptr<Proposer> proposer;  // speculative decoding; null when off
+  SpeculativeConfig proposerConfig;    // what `proposer` was built for
 
   int modelMaxLen() const { return model->config.maxPositionEmbeddings; }
   double now() const { return timeOf(std::chrono::steady_clock::now()); }
@@ -87,7 +91,12 @@ struct Engine::Impl {
   void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
   void abortAll(StepOutput& out);
   void applyPendingConfig();
-  void processToken(EngineRequest& er, const float* logits, double t, StepOutput& out);
+  bool processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken = -1,
+                    const std::vector<double>* draftProbs = nullptr);
+  void verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow, double t,
+                    StepOutput& out, StepRecord& rec);
+  void buildProposer();
+  void propose();
   void recordToken(Request& r, double t);
   void addPlanTotals(const SchedulerOutput& plan);
   void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
@@ -120,6 +129,7 @@ void Engine::Impl::buildKv() {
   kv->setEventLog(&kvEvents);
   if (scheduler) kvEvents.add(KvAllBlocksCleared{});  // the old pool's blocks are gone
   scheduler = std::make_unique<Scheduler>(effective(), maxModelLen, std::move(kv));
+  buildProposer();
 }
 
 Engine::Engine(std::shared_ptr<const Model> model, const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
@@ -172,6 +182,7 @@ RequestId Engine::addRequestWithId(RequestId id, RequestInput input) {
 void Engine::Impl::finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error) {
   Request& r = er.req;
   scheduler->finishRequest(&r, reason == FinishReason::Rejected ? RequestState::Rejected : RequestState::Finished);
+  if (proposer) proposer->release(r.id);
   r.timeline.finishReason = reason;
   r.timeline.finishTime = now();
   r.timeline.error = error;
@@ -218,6 +229,7 @@ void Engine::Impl::applyPendingConfig() {
     return;
   }
   scheduler->setConfig(effective(), maxModelLen);
+  if (!(config.speculative == proposerConfig)) buildProposer();
 }
 
 StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, double t1) const {
@@ -239,6 +251,8 @@ StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, doub
   rec.prefixHitTokens = plan.prefixHitTokens;
   rec.numPreemptions = int(plan.preempted.size());
   rec.tokenBudget = plan.tokenBudget;
+  rec.numSpecTokens = plan.numSpecTokens;
+  for (const ScheduledSeq& s : plan.seqs) rec.numSpecDrafts += s.numSpecTokens() > 0 ? 1 : 0;
   return rec;
 }
 
@@ -258,22 +272,70 @@ void Engine::Impl::recordToken(Request& r, double t) {
   ++totals.generatedTokens;
 }
 
-void Engine::Impl::processToken(EngineRequest& er, const float* logits, double t, StepOutput& out) {
+// Samples the next token, or with `draftToken` >= 0 verifies that draft (returns
+// whether it was accepted; the token appended is the draft or its replacement).
+bool Engine::Impl::processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken,
+                                const std::vector<double>* draftProbs) {
   Request& r = er.req;
   const int vocab = model->config.vocabSize;
   scratch.assign(logits, logits + vocab);
   maskStopTokens(r, modelStopIds, scratch.data(), vocab);
-  SampleResult s = er.sampler->sample(scratch.data(), vocab, r.tokenIds);
+  bool accepted = false;
+  SampleResult s = draftToken < 0 ? er.sampler->sample(scratch.data(), vocab, r.tokenIds)
+                                  : er.sampler->verify(scratch.data(), vocab, r.tokenIds, draftToken, draftProbs, &accepted);
   r.tokenIds.push_back(s.tokenId);
   recordToken(r, t);
 
   TokenDelta& delta = deltaFor(out, r.id);
   delta.newTokenIds.push_back(s.tokenId);
+  delta.fromDraft.push_back(accepted);
   // The top-K of the raw distribution, best first, as `generate --json` and vLLM report them.
   if (r.sampling.logprobs > 0) delta.newLogprobs.push_back(s.topLogprobs);
   const FinishReason reason = checkStop(r, modelStopIds, maxModelLen, *er.text);
   delta.newText += er.text->take(false);
   if (reason != FinishReason::None) finish(er, reason, out);
+  return accepted;
+}
+
+// The target's rows for the real token and each draft: drafts are accepted in order
+// until one is rejected (its replacement is kept) or all are (a bonus token follows);
+// then the rejected drafts' positions roll back.
+void Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow,
+                                double t, StepOutput& out, StepRecord& rec) {
+  Request& r = er.req;
+  const int k = s.numSpecTokens();
+  int numAccepted = 0;
+  for (int i = 0; i <= k && !r.isFinished(); ++i) {
+    const std::vector<double>* q = size_t(i) < r.specDraftProbs.size() ? &r.specDraftProbs[size_t(i)] : nullptr;
+    const bool accepted =
+        processToken(er, result.row(firstRow + i), t, out, i < k ? s.specTokenIds[size_t(i)] : -1, q);
+    if (i == k || !accepted) break;
+    ++numAccepted;
+  }
+  r.timeline.specDecode.observe(k, numAccepted);
+  totals.specDecode.observe(k, numAccepted);
+  rec.numAcceptedSpecTokens += numAccepted;
+  scheduler->acceptDrafts(&r, numAccepted);
+}
+
+// After the KV pool: a draft model gets as many blocks as the target (its blocks are smaller).
+void Engine::Impl::buildProposer() {
+  proposer.reset();
+  proposerConfig = config.speculative;
+  if (!config.speculative.enabled()) return;
+  if (config.speculative.method == SpecMethod::Ngram) proposer = createNgramProposer(config.speculative);
+  else
+    proposer = createDraftModelProposer(config.speculative, *model, config.executor, scheduler->kv().numBlocks(),
+                                        config.blockSize);
+}
+
+void Engine::Impl::propose() {
+  if (proposer) proposer->propose(scheduler->running(), maxModelLen);
+  else
+    for (Request* r : scheduler->running()) {
+      r->specTokenIds.clear();
+      r->specDraftProbs.clear();
+    }
 }
 
 void Engine::Impl::addPlanTotals(const SchedulerOutput& plan) {
@@ -292,6 +354,13 @@ StepOutput Engine::step() {
   StepOutput out = flushFinished();
   d.applyPendingConfig();
   const double t0 = d.now();
+  try {
+    d.propose();
+  } catch (const std::exception& e) {  // a draft model's forward pass failed: contained like the target's
+    out.error = std::string("speculative proposer failed: ") + e.what();
+    const std::vector<Request*> running = d.scheduler->running();
+    for (Request* r : running) d.finish(*d.requests.at(r->id), FinishReason::Error, out, out.error);
+  }
   SchedulerOutput plan = d.scheduler->schedule(t0);
   for (const RejectedRequest& rej : plan.rejected)
     d.finish(*d.requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);
@@ -312,17 +381,21 @@ StepOutput Engine::step() {
   }
   d.scheduler->commitStep(plan);
   const double tTokens = d.now();
+  StepRecord spec;  // acceptance counts, merged into the record below
   int row = 0;
   for (const ScheduledSeq& s : plan.seqs) {
     if (!s.needLogits) continue;
     EngineRequest& er = *d.requests.at(s.request->id);
     try {
-      d.processToken(er, result.row(row++), tTokens, out);
+      if (s.numSpecTokens() == 0) d.processToken(er, result.row(row), tTokens, out);
+      else d.verifyDrafts(er, s, result, row, tTokens, out, spec);
     } catch (const std::exception& e) {
       if (!er.req.isFinished()) d.finish(er, FinishReason::Error, out, std::string("sampling failed: ") + e.what());
     }
+    row += 1 + s.numSpecTokens();
   }
   out.record = d.makeRecord(plan, t0, d.now());
+  out.record.numAcceptedSpecTokens = spec.numAcceptedSpecTokens;
   d.recordStep(out.record);
   return out;
 }
@@ -385,6 +458,7 @@ int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
 int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }
 int Engine::maxModelLen() const { return impl_->configPending ? impl_->pendingMaxModelLen : impl_->maxModelLen; }
 EngineTotals Engine::totals() const { return impl_->totals; }
+void Engine::setProposerForTesting(std::unique_ptr<Proposer> proposer) { impl_->proposer = std::move(proposer); }
 void Engine::setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook) {
   impl_->beforeForward = std::move(hook);
 }

@@ -18,6 +18,7 @@
 namespace lwb {
 
 struct Model;
+class Proposer;
 
 struct RequestInput {
   std::vector<int> promptTokenIds;  // as given (BOS already included when wanted)
@@ -35,6 +36,7 @@ struct TokenDelta {
   std::vector<int> newTokenIds;
   std::string newText;               // incremental detokenization, valid UTF-8
   std::vector<std::vector<std::pair<int, float>>> newLogprobs;  // per new token, when asked
+  std::vector<bool> fromDraft;       // per new token: an accepted speculative draft
   bool finished = false;
   FinishReason finishReason = FinishReason::None;
 };
@@ -58,6 +60,7 @@ struct EngineTotals {
   int64_t promptTokens = 0;        // counted at each request's first token
   // vLLM's request_success: finished requests by finish_reason (index = FinishReason).
   std::array<int64_t, kNumFinishReasons> requestSuccess{};
+  SpecDecodeCounts specDecode;     // vllm:spec_decode_* (speculative decoding on)
 };
 
 // A live view of one KV block, for the block map.
@@ -133,6 +136,9 @@ class Engine {
   // Test hook: called before every forward pass; an exception it throws is handled as
   // an executor error (the step's requests finish with "error").
   void setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook);
+  // Test hook: drafts come from `proposer` (scripted proposals) until the next config
+  // change rebuilds the proposer from speculative_config.
+  void setProposerForTesting(std::unique_ptr<Proposer> proposer);
 
  private:
   struct Impl;

@@ -73,7 +73,8 @@ void EngineLoop::Impl::applyLive(const Command& c) {
   push(ConfigChangedEvent{engine->now(), old, c.config, describeChange(old, c.config)});
   if (drainFor)  // a rebuild still waits: it must not bring the older live knobs back
     for (const Knob& k : knobTable())
-      if (!k.structural()) k.set(drainFor->config, k.get(c.config));
+      if (!k.rebuilds(drainFor->config, c.config) && !k.structural())  // not over a pending draft model switch
+        k.set(drainFor->config, k.get(c.config));
 }
 
 void EngineLoop::Impl::tryFinishDrain() {

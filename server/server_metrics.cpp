@@ -137,6 +137,18 @@ std::string ServerMetrics::render(const EngineSnapshot& s, const std::string& mo
   w.header("vllm:request_success", "Count of successfully processed requests.", "counter");
   for (const auto& [reason, n] : finishedByReason_)
     w.sample("vllm:request_success_total", ",finished_reason=\"" + reason + "\"", double(n));
+  if (s.config.speculative.enabled()) {  // vLLM registers these only with a speculative_config
+    const SpecDecodeCounts& c = s.totals.specDecode;
+    w.counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", double(c.numDrafts));
+    w.counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", double(c.numDraftTokens));
+    w.counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.", double(c.numAcceptedTokens));
+    w.header("vllm:spec_decode_num_accepted_tokens_per_pos", "Accepted tokens per draft position.", "counter");
+    for (int pos = 0; pos < s.config.speculative.numSpeculativeTokens; ++pos) {
+      const size_t i = size_t(pos);
+      const double n = i < c.numAcceptedTokensPerPos.size() ? double(c.numAcceptedTokensPerPos[i]) : 0.0;
+      w.sample("vllm:spec_decode_num_accepted_tokens_per_pos_total", ",position=\"" + std::to_string(pos) + "\"", n);
+    }
+  }
   w.histogram("vllm:request_prompt_tokens", "Number of prefill tokens processed.", promptLen_);
   w.histogram("vllm:request_generation_tokens", "Number of generation tokens processed.", generationLen_);
   w.histogram("vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", iterationTokens_);

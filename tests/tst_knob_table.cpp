@@ -29,6 +29,11 @@ KnobValue otherValue(const Knob& k) {
       for (std::string_view c : k.choices)
         if (std::string(c) != std::get<std::string>(d)) return std::string(c);
       break;
+    case KnobKind::Json: {  // the canonical text, as the getter writes it
+      EngineConfig c;
+      k.set(c, std::string(R"({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4})"));
+      return k.get(c);
+    }
     case KnobKind::Int: {
       const int64_t v = std::get<int64_t>(d) == k.max ? k.min : k.max;
       return v;
@@ -40,7 +45,11 @@ KnobValue otherValue(const Knob& k) {
 // Values the table must refuse.
 std::vector<KnobValue> outOfRange(const Knob& k) {
   std::vector<KnobValue> v;  // pushed one by one: GCC 12 warns about a braced list of variants
-  if (k.kind == KnobKind::Real) {
+  if (k.kind == KnobKind::Json) {
+    v.push_back(std::string(R"({"method": "ngram", "num_speculative_tokens": 99})"));
+    v.push_back(std::string(R"({"method": "ngram", "num_speculative_tokens": 2, "bogus": 1})"));
+    v.push_back(std::string("[1, 2]"));
+  } else if (k.kind == KnobKind::Real) {
     v.push_back(k.realMin);
     v.push_back(k.realMax * 2);
   } else if (k.kind == KnobKind::Choice) {
@@ -59,6 +68,15 @@ std::vector<std::string> words(const Knob& k, const KnobValue& v) {
   std::string text = k.format(v);
   if (k.kind == KnobKind::Int) text = std::to_string(std::get<int64_t>(v));
   return {"--" + k.flag, text};
+}
+
+// What the refusal of `bad` must say: the range, or for a JSON knob the field at fault.
+QString expectedIn(const Knob& k, const KnobValue& bad) {
+  if (k.kind != KnobKind::Json) return QString::fromStdString(k.expectation());
+  const std::string& text = std::get<std::string>(bad);
+  if (text.find("bogus") != std::string::npos) return "unknown key \"bogus\"";
+  if (text.find("99") != std::string::npos) return "num_speculative_tokens is 99; expected 1..16";
+  return "is not a JSON object";
 }
 
 QString usageErrorOf(const std::vector<std::string>& args) {
@@ -93,9 +111,10 @@ class TestKnobTable : public QObject {
     for (const char* n : {"max_num_batched_tokens", "max_num_seqs", "enable_chunked_prefill", "enable_prefix_caching",
                           "long_prefill_token_threshold", "scheduling_policy", "max_model_len",
                           "scheduler_reserve_full_isl", "block_size", "kv_cache_memory_bytes",
-                          "num_gpu_blocks_override", "backend", "threads", "gpu_memory_utilization", "quantization"})
+                          "num_gpu_blocks_override", "backend", "threads", "gpu_memory_utilization", "quantization",
+                          "speculative_config"})
       QVERIFY2(findKnob(n) != nullptr, n);
-    QCOMPARE(int(knobTable().size()), 15);
+    QCOMPARE(int(knobTable().size()), 16);
     EngineConfig{}.validate();
   }
 
@@ -152,11 +171,11 @@ class TestKnobTable : public QObject {
         } catch (const Error& e) {
           const QString what = e.what();
           QVERIFY2(what.startsWith(QString::fromUtf8(k.name.data(), int(k.name.size())) + ":"), e.what());
-          QVERIFY2(what.contains(QString::fromStdString(k.expectation())), e.what());
+          QVERIFY2(what.contains(expectedIn(k, bad)), e.what());
         }
         const QString cli = usageErrorOf(words(k, bad));
         QVERIFY2(cli.contains(QString::fromStdString("--" + k.flag)), qPrintable(cli));
-        QVERIFY2(cli.contains(QString::fromStdString(k.expectation())), qPrintable(cli));
+        QVERIFY2(cli.contains(expectedIn(k, bad)), qPrintable(cli));
       }
     }
     QVERIFY(usageErrorOf({"--max-num-seqs", "many"}).contains("--max-num-seqs many"));
@@ -172,6 +191,51 @@ class TestKnobTable : public QObject {
       QCOMPARE(c.structuralDiffers(EngineConfig{}), k.structural());
       QCOMPARE(c.executorDiffers(EngineConfig{}), k.apply == KnobApply::RebuildExecutor);
     }
+  }
+
+  // speculative_config is live for n-gram settings and structural for a draft model
+  // switch, by the table's predicate; its change markers show the JSON.
+  void speculativeConfigIsStructuralOnlyForADraftModel() {
+    const Knob& k = *findKnob(knob::kSpeculativeConfig);
+    auto with = [&k](const std::string& json) {
+      EngineConfig c;
+      k.set(c, k.parse(json));
+      return c;
+    };
+    const EngineConfig off, ngram = with(R"({"method": "ngram", "num_speculative_tokens": 4})"),
+                            ngram2 = with(R"({"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 3})"),
+                            draft = with(R"({"model": "/m/a", "num_speculative_tokens": 3})"),
+                            draftB = with(R"({"model": "/m/b", "num_speculative_tokens": 3})"),
+                            draftK = with(R"({"model": "/m/a", "num_speculative_tokens": 2})");
+    QVERIFY(!off.structuralDiffers(ngram) && !ngram.structuralDiffers(ngram2) && !ngram2.structuralDiffers(off));
+    QVERIFY(off.structuralDiffers(draft) && ngram.structuralDiffers(draft) && draft.structuralDiffers(off));
+    QVERIFY(draft.structuralDiffers(draftB) && draft.structuralDiffers(draftK) && !draft.structuralDiffers(draft));
+    QVERIFY(!draft.executorDiffers(draftB));
+    QVERIFY(k.applyText().find("draft model") != std::string::npos);
+    QCOMPARE(describeChange(off, ngram),
+             std::string("speculative_config off \u2192 "
+                         R"({"method":"ngram","num_speculative_tokens":4,"prompt_lookup_max":5,"prompt_lookup_min":5})"));
+    // JSON: an object in, an object out, null when off; old runs without the key open as off.
+    QVERIFY(configToJson(off)["speculative_config"].is_null());
+    QCOMPARE(configToJson(draft)["speculative_config"]["model"], nlohmann::json("/m/a"));
+    QVERIFY(configFromJson(configToJson(draft)).speculative == draft.speculative);
+    QVERIFY(!configFromJson(nlohmann::json{{"max_num_seqs", 4}}).speculative.enabled());
+    for (const char* text : {"", "{}", "null", "off"}) QVERIFY(!with(text).speculative.enabled());
+    try {
+      configFromJson(nlohmann::json{{"speculative_config", {{"method", "ngram"}}}});
+      QFAIL("accepted a speculative_config without num_speculative_tokens");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).startsWith("speculative_config: num_speculative_tokens"), e.what());
+    }
+    try {
+      configFromJson(nlohmann::json{{"speculative_config", 4}});
+      QFAIL("accepted a number");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).startsWith("speculative_config: expected a JSON object"), e.what());
+    }
+    // The CLI flag takes the text as vLLM does.
+    const app::BenchOptions o = app::parseBenchArgs({"--speculative-config", R"({"model": "/m/a", "num_speculative_tokens": 3})"});
+    QVERIFY(o.engine.speculative == draft.speculative);
   }
 
   // Runs saved before the table: the GUI wrote quantization "" and no gpu_memory_utilization.

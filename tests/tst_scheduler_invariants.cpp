@@ -6,7 +6,10 @@
 // only slots written with its own tokens (prefix hits on blocks registered in the same
 // step included) and that, after every step, each hashed block holds what was written
 // into it, also after randomly failed forward passes. At the end: no block is owned and
-// every request finished or was rejected with a reason.
+// every request finished or was rejected with a reason. With speculation: random drafts
+// ride in the batch (their K/V is written), a random prefix of them is accepted, and
+// the rest roll back: no hash ever covers a rejected draft's slot, blocks past the
+// sequence go back to the pool, computed counts stay one short of the tokens.
 #include <QtTest>
 
 #include <map>
@@ -14,6 +17,7 @@
 #include <random>
 
 #include "engine/sched/scheduler.h"
+#include "engine/spec/proposer.h"
 
 using namespace lwb;
 
@@ -29,6 +33,9 @@ struct Sim {
   std::vector<std::vector<int>> prefixes;  // shared heads, so prefix hits happen
   std::vector<std::vector<int>> content;   // [block][slot]: token whose K/V it holds, -1 = never written
   int64_t numFailedSteps = 0;
+  bool speculate = false;
+  int numSpeculativeTokens = 0;  // k in force (random knob when speculating)
+  int64_t numAcceptedDrafts = 0, numRejectedDrafts = 0;
 
   Sim(uint32_t seed, int numBlocks, BlockHashFn hashFn)
       : rng(seed), config(initialKnobs()),
@@ -61,6 +68,7 @@ struct Sim {
     config.schedulingPolicy = rng() % 2 ? SchedulingPolicy::Priority : SchedulingPolicy::Fcfs;
     config.schedulerReserveFullIsl = rng() % 4 != 0;
     maxModelLen = 48 + int(rng() % 64);
+    numSpeculativeTokens = speculate ? int(rng() % 6) : 0;
     if (!config.enableChunkedPrefill) config.maxNumBatchedTokens = std::max(config.maxNumBatchedTokens, maxModelLen);
     sched.setConfig(config, maxModelLen);
   }
@@ -94,7 +102,43 @@ struct Sim {
     if (!r->isFinished()) sched.finishRequest(r, RequestState::Finished);
   }
 
+  // Random drafts for decoding requests (what a proposer does before schedule()).
+  void propose() {
+    for (Request* r : sched.running()) {
+      r->specTokenIds.clear();
+      const int k = isDecoding(*r) ? draftLimit(*r, numSpeculativeTokens, maxModelLen) : 0;
+      const int n = k > 0 ? int(rng() % unsigned(k + 1)) : 0;
+      for (int i = 0; i < n; ++i) r->specTokenIds.push_back(int(rng() % 50));
+    }
+  }
+
+  // Appends what verification keeps: a random prefix of the drafts, then one token;
+  // stops early when the request finishes. Returns false when it finished.
+  bool appendToken(Request* r, int token) {
+    r->tokenIds.push_back(token);
+    if (r->numOutputTokens() >= r->sampling.maxTokens || r->numTokens() >= maxModelLen || rng() % 20 == 0) {
+      sched.finishRequest(r, RequestState::Finished);
+      return false;
+    }
+    return true;
+  }
+  void verify(const ScheduledSeq& s) {
+    Request* r = s.request;
+    const int numAccepted = int(rng() % unsigned(s.numSpecTokens() + 1));
+    int kept = 0;
+    bool alive = true;
+    for (; kept < numAccepted && alive; ++kept) alive = appendToken(r, s.specTokenIds[size_t(kept)]);
+    if (alive) alive = appendToken(r, 50 + int(rng() % 50));  // the replacement or bonus token
+    numAcceptedDrafts += kept;
+    numRejectedDrafts += s.numSpecTokens() - kept;
+    sched.acceptDrafts(r, kept);
+    if (!alive) return;
+    QCOMPARE(r->numComputedTokens, r->numTokens() - 1);
+    QVERIFY(int(sched.kv().blockIds(r->id).size()) <= sched.kv().blocksFor(r->numTokens()));
+  }
+
   void step() {
+    if (speculate) propose();
     const std::vector<Request*> runningBefore = sched.running();
     SchedulerOutput out = sched.schedule(0);
     for (const RejectedRequest& rj : out.rejected) {
@@ -131,10 +175,8 @@ struct Sim {
     sched.commitStep(out);
     for (const ScheduledSeq& s : out.seqs) {
       if (!s.needLogits) continue;
-      Request* r = s.request;
-      r->tokenIds.push_back(int(rng() % 50));
-      if (r->numOutputTokens() >= r->sampling.maxTokens || r->numTokens() >= maxModelLen || rng() % 20 == 0)
-        sched.finishRequest(r, RequestState::Finished);
+      if (s.numSpecTokens() > 0) verify(s);
+      else appendToken(s.request, int(rng() % 50));
     }
     checkBooks();
     checkHashedBlocksWritten();
@@ -143,17 +185,22 @@ struct Sim {
   // Every row's K/V is written before any row's attention reads (per layer, for the
   // whole batch): apply all writes, then every seq must see its own tokens at
   // positions [0, its last row] through its block table.
+  // A seq's rows are its real tokens, then its drafts.
+  static int rowToken(const ScheduledSeq& s, int p) {
+    const int numReal = s.numComputedBefore + s.numNewTokens - s.numSpecTokens();
+    return p < numReal ? s.request->tokenIds[size_t(p)] : s.specTokenIds[size_t(p - numReal)];
+  }
   void forward(const SchedulerOutput& out) {
     const int bs = config.blockSize;
     for (const ScheduledSeq& s : out.seqs) {
       const std::vector<int>& blocks = sched.kv().blockIds(s.request->id);
       for (int p = s.numComputedBefore; p < s.numComputedBefore + s.numNewTokens; ++p)
-        content[size_t(blocks[size_t(p / bs)])][size_t(p % bs)] = s.request->tokenIds[size_t(p)];
+        content[size_t(blocks[size_t(p / bs)])][size_t(p % bs)] = rowToken(s, p);
     }
     for (const ScheduledSeq& s : out.seqs) {
       const std::vector<int>& blocks = sched.kv().blockIds(s.request->id);
       for (int p = 0; p < s.numComputedBefore + s.numNewTokens; ++p)
-        QCOMPARE(content[size_t(blocks[size_t(p / bs)])][size_t(p % bs)], s.request->tokenIds[size_t(p)]);
+        QCOMPARE(content[size_t(blocks[size_t(p / bs)])][size_t(p % bs)], rowToken(s, p));
     }
   }
 
@@ -190,8 +237,10 @@ struct Sim {
   }
 };
 
-void runSim(uint32_t seed, int numBlocks, BlockHashFn hashFn, int numEvents) {
+void runSim(uint32_t seed, int numBlocks, BlockHashFn hashFn, int numEvents, bool speculate = false) {
   Sim sim(seed, numBlocks, std::move(hashFn));
+  sim.speculate = speculate;
+  sim.numSpeculativeTokens = speculate ? 3 : 0;
   for (int e = 0; e < numEvents; ++e) {
     const unsigned roll = sim.rng() % 100;
     if (roll < 25) sim.arrive();
@@ -214,6 +263,7 @@ void runSim(uint32_t seed, int numBlocks, BlockHashFn hashFn, int numEvents) {
   QVERIFY(sim.sched.totals().prefixHitTokens > 0);
   QVERIFY(sim.sched.totals().preemptions > 0);
   QVERIFY(sim.numFailedSteps > 0);
+  if (speculate) QVERIFY(sim.numAcceptedDrafts > 0 && sim.numRejectedDrafts > 0);
 }
 
 }  // namespace
@@ -234,6 +284,13 @@ class TestSchedulerInvariants : public QObject {
     QFETCH(uint, seed);
     QFETCH(int, numBlocks);
     runSim(seed, numBlocks, {}, 20000);
+  }
+
+  void randomWorkloadsWithSpeculation_data() { randomWorkloads_data(); }
+  void randomWorkloadsWithSpeculation() {
+    QFETCH(uint, seed);
+    QFETCH(int, numBlocks);
+    runSim(seed, numBlocks, {}, 20000, true);
   }
 
   // A hash with 8 values: constant collisions, only token verification keeps hits right.

@@ -8,9 +8,11 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <climits>
 
+#include "engine/common/error.h"
 #include "engine/config/knobs.h"
 #include "ui/bridge/engine_bridge.h"
 #include "ui/panels/knobs_panel.h"
@@ -31,6 +33,11 @@ KnobValue otherValue(const Knob& k) {
       return 0.5;
     case KnobKind::Choice:
       return std::string(k.choices.back());
+    case KnobKind::Json: {  // the canonical text, as the getter writes it
+      EngineConfig c;
+      k.set(c, std::string(R"({"model": "/m/draft", "num_speculative_tokens": 3})"));
+      return k.get(c);
+    }
     case KnobKind::Int:
       break;
   }
@@ -102,6 +109,26 @@ class TestUiKnobs : public QObject {
       QVERIFY2(k.get(back) == k.get(c), k.flag.c_str());
       QCOMPARE(describeChange(c, back), std::string("no change"));
     }
+  }
+
+  // speculative_config is a line edit: bad text is refused with the field named, the
+  // tooltip says when a change rebuilds.
+  void speculativeConfigIsALineEdit() {
+    EngineBridge bridge;
+    KnobsPanel panel(&bridge);
+    auto* edit = qobject_cast<QLineEdit*>(panel.field(qs(knob::kSpeculativeConfig)));
+    QVERIFY(edit != nullptr);
+    QVERIFY(edit->toolTip().contains("draft model"));
+    QVERIFY(edit->text().isEmpty());  // off
+    edit->setText(R"({"method": "ngram", "num_speculative_tokens": 99})");
+    try {
+      panel.collect();
+      QFAIL("accepted num_speculative_tokens 99");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).contains("num_speculative_tokens is 99"), e.what());
+    }
+    edit->setText(R"({"method": "ngram", "num_speculative_tokens": 2})");
+    QCOMPARE(panel.collect().speculative.numSpeculativeTokens, 2);
   }
 };
 

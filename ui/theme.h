@@ -22,6 +22,7 @@ inline const QColor kAxis{0x5a, 0x62, 0x70};
 // Concepts.
 inline const QColor kPrefill{0xf0, 0xa0, 0x4b};    // prompt tokens computed (sets TTFT)
 inline const QColor kDecode{0x4f, 0xb3, 0xd9};     // one token per running request (sets ITL)
+inline const QColor kVerify{0x9b, 0x7f, 0xd4};     // speculative draft tokens the target verifies
 inline const QColor kQueue{0x6b, 0x72, 0x80};      // waiting for admission
 inline const QColor kBudget{0xe0, 0x6c, 0x75};     // max_num_batched_tokens
 inline const QColor kRunning{0x98, 0xc3, 0x79};

@@ -28,9 +28,11 @@ void ArgParser::knobOptions(const std::string& heading) {
   for (const Knob& k : knobTable()) {
     Spec s;
     s.help = std::string(k.help) + " (" + k.expectation() + "; default " + k.defaultText() +
-             (k.structural() ? "; structural: rebuilds the KV cache)" : ")");
+             (k.structural()       ? "; structural: rebuilds the KV cache)"
+              : k.structuralWhen ? "; " + std::string(k.whenStructural) + " rebuilds the KV cache)"
+                                 : ")");
     if (k.kind == KnobKind::Bool) s.negatable = true;
-    else s.valueName = k.kind == KnobKind::Real ? "X" : "N";
+    else s.valueName = k.kind == KnobKind::Real ? "X" : k.kind == KnobKind::Json ? "JSON" : "N";
     if (k.kind == KnobKind::Choice) {
       s.valueName.clear();
       for (std::string_view c : k.choices) s.valueName += (s.valueName.empty() ? "" : "|") + std::string(c);
@@ -107,8 +109,8 @@ void ArgParser::applyKnobs(EngineConfig& config) const {
       const KnobValue parsed = k.kind == KnobKind::Bool ? KnobValue(*v == "1") : k.parse(*v);
       k.check(parsed);
       k.set(config, parsed);
-    } catch (const Error&) {
-      fail("--" + k.flag + " " + *v + ": expected " + k.expectation());
+    } catch (const Error& e) {  // a JSON knob's own message names the field
+      fail("--" + k.flag + " " + *v + ": " + (k.kind == KnobKind::Json ? e.what() : "expected " + k.expectation()));
     }
   }
 }

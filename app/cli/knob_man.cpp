@@ -24,11 +24,11 @@ std::string entry(const Knob& k) {
     for (std::string_view c : k.choices) choices += (choices.empty() ? "" : "|") + std::string(c);
     out += ".BR " + flag + " \" " + choices + "\"\n";
   } else {
-    out += ".BI " + flag + (k.kind == KnobKind::Real ? " \" X\"\n" : " \" N\"\n");
+    out += ".BI " + flag + (k.kind == KnobKind::Real ? " \" X\"\n" : k.kind == KnobKind::Json ? " \" JSON\"\n" : " \" N\"\n");
   }
   out += std::string(k.help) + ".\n";
   out += "Accepts " + k.expectation() + "; default " + k.defaultText() + ".\n";
-  out += k.structural() ? "Structural: changing it rebuilds the KV cache" : "Live: applies at the next step";
+  out += k.applyText();
   out += " (vLLM: " + std::string(k.name) + ").\n";
   return out;
 }

@@ -7,7 +7,11 @@ namespace lwb {
 
 namespace {
 
-nlohmann::json toJson(const KnobValue& v) {
+nlohmann::json toJson(const Knob& k, const KnobValue& v) {
+  if (k.kind == KnobKind::Json) {  // an object, null when off
+    const std::string& text = std::get<std::string>(v);
+    return text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
+  }
   return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
 }
 
@@ -26,6 +30,9 @@ KnobValue fromJson(const Knob& k, const nlohmann::json& j) {
     case KnobKind::Choice:
       check(j.is_string(), bad);
       return j.get<std::string>();
+    case KnobKind::Json:  // the knob's setter checks the fields
+      check(j.is_null() || j.is_object(), bad);
+      return j.is_null() ? std::string() : j.dump();
   }
   throw Error(bad);
 }
@@ -34,7 +41,7 @@ KnobValue fromJson(const Knob& k, const nlohmann::json& j) {
 
 nlohmann::json configToJson(const EngineConfig& c) {
   nlohmann::json j = nlohmann::json::object();
-  for (const Knob& k : knobTable()) j[std::string(k.name)] = toJson(k.get(c));
+  for (const Knob& k : knobTable()) j[std::string(k.name)] = toJson(k, k.get(c));
   return j;
 }
 

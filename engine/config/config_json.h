@@ -7,7 +7,7 @@
 
 namespace lwb {
 
-// {"max_num_batched_tokens": 0, ..., "quantization": "none"}: every knob of the table.
+// {"max_num_batched_tokens": 0, ..., "speculative_config": null}: every knob of the table.
 nlohmann::json configToJson(const EngineConfig& c);
 // Knobs missing from `j` keep their value in `base` (older saved runs lack newer knobs);
 // keys that are not knobs are ignored. Throws lwb::Error naming the knob when a value

@@ -65,24 +65,16 @@ int EngineConfig::validateFor(int modelMaxPositions, const DeviceInfo& device) c
   return maxLen;
 }
 
-namespace {
-
-bool anyDiffers(const EngineConfig& a, const EngineConfig& b, bool (*which)(const Knob&)) {
-  for (const Knob& k : knobTable())
-    if (which(k) && k.get(a) != k.get(b)) return true;
-  return false;
-}
-
-}  // namespace
-
 bool EngineConfig::structuralDiffers(const EngineConfig& o) const {
-  return anyDiffers(*this, o, [](const Knob& k) { return k.structural(); }) ||
-         executor.deviceIndex != o.executor.deviceIndex;
+  for (const Knob& k : knobTable())
+    if (k.rebuilds(*this, o)) return true;
+  return executor.deviceIndex != o.executor.deviceIndex;
 }
 
 bool EngineConfig::executorDiffers(const EngineConfig& o) const {
-  return anyDiffers(*this, o, [](const Knob& k) { return k.apply == KnobApply::RebuildExecutor; }) ||
-         executor.deviceIndex != o.executor.deviceIndex;
+  for (const Knob& k : knobTable())
+    if (k.apply == KnobApply::RebuildExecutor && k.get(*this) != k.get(o)) return true;
+  return executor.deviceIndex != o.executor.deviceIndex;
 }
 
 int EngineConfig::effectiveMaxModelLen(int modelMaxPositions) const {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/config/device_info.h"
+#include "engine/config/speculative_config.h"
 
 namespace lwb {
 
@@ -47,6 +48,10 @@ struct EngineConfig {
   int64_t kvCacheMemoryBytes = 0;      // kv_cache_memory_bytes (0 = default budget)
   int numGpuBlocksOverride = 0;        // num_gpu_blocks_override (0 = unset)
   ExecutorOptions executor;            // backend, threads, gpu_memory_utilization, quantization
+
+  // speculative_config (off by default). ngram settings apply at the next step; a
+  // draft_model change loads the draft model (in-flight requests are aborted).
+  SpeculativeConfig speculative;
 
   // Every knob against its range in the table. Throws lwb::Error naming the knob (vLLM
   // name), the value and the allowed range.

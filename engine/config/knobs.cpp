@@ -5,6 +5,7 @@
 
 #include "engine/common/error.h"
 #include "engine/config/engine_config.h"
+#include "engine/config/speculative_config.h"
 
 namespace lwb {
 
@@ -69,6 +70,18 @@ std::vector<Knob> makeTable() {
        "pressure, but no admit-then-preempt thrashing"};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.schedulerReserveFullIsl; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.schedulerReserveFullIsl = std::get<bool>(v); };
+  t.push_back(k);
+  // Live, but a draft model switch is structural.
+  k = {knob::kSpeculativeConfig, KnobKind::Json, KnobApply::Live, "",
+       "Speculative decoding: a proposer guesses num_speculative_tokens tokens, one target pass verifies them; "
+       "faster decode for a few requests when drafts are accepted, lost throughput for a full batch"};
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.speculative.toJson(); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.speculative = parseSpeculativeConfig(std::get<std::string>(v)); };
+  // A draft model has its own weights and KV pool; n-gram settings are live.
+  k.structuralWhen = [](const EngineConfig& a, const EngineConfig& b) {
+    return draftModelDiffers(a.speculative, b.speculative);
+  };
+  k.whenStructural = "a draft model switch, or its num_speculative_tokens";
   t.push_back(k);
   // ---- structural: the KV pool is rebuilt ----
   k = {knob::kBlockSize, KnobKind::Int, KnobApply::RebuildKv, "tokens",
@@ -168,6 +181,8 @@ std::string Knob::expectation() const {
       for (size_t i = 0; i < choices.size(); ++i) s += (i ? ", " : "") + std::string(choices[i]);
       return s;
     }
+    case KnobKind::Json:
+      return "a JSON object ({} or null = off)";
     case KnobKind::Int:
       break;
   }
@@ -180,7 +195,7 @@ std::string Knob::expectation() const {
 std::string Knob::format(const KnobValue& v) const {
   if (const bool* b = std::get_if<bool>(&v)) return *b ? "on" : "off";
   if (const double* d = std::get_if<double>(&v)) return formatReal(*d);
-  if (const std::string* s = std::get_if<std::string>(&v)) return *s;
+  if (const std::string* s = std::get_if<std::string>(&v)) return kind == KnobKind::Json && s->empty() ? "off" : *s;
   const int64_t i = std::get<int64_t>(v);
   return i == 0 && !zeroLabel.empty() ? std::string(zeroLabel) : std::to_string(i);
 }
@@ -199,6 +214,8 @@ KnobValue Knob::parse(const std::string& text) const {
       throw Error(bad);
     case KnobKind::Choice:
       return text;
+    case KnobKind::Json:
+      return canonicalJson(text == "off" || text == "null" ? std::string() : text);
     case KnobKind::Real: {
       size_t used = 0;
       double d = NAN;
@@ -239,6 +256,9 @@ void Knob::check(const KnobValue& v) const {
         if (c == s) return;
       throw Error(std::string(name) + ": '" + s + "' is not a choice" + expected);
     }
+    case KnobKind::Json:
+      canonicalJson(std::get<std::string>(v));  // the knob's own parser names the field
+      return;
     case KnobKind::Int:
       break;
   }
@@ -246,6 +266,24 @@ void Knob::check(const KnobValue& v) const {
   lwb::check(i >= min && i <= max, std::string(name) + ": " + std::to_string(i) + " is out of range" + expected);
   lwb::check(!powerOfTwo || (i & (i - 1)) == 0,
              std::string(name) + ": " + std::to_string(i) + " is not a power of two" + expected);
+}
+
+// Json: the knob's setter parses and validates; its getter writes the canonical text.
+std::string Knob::canonicalJson(const std::string& text) const {
+  EngineConfig scratch;
+  set(scratch, text);
+  return std::get<std::string>(get(scratch));
+}
+
+bool Knob::rebuilds(const EngineConfig& from, const EngineConfig& to) const {
+  if (get(from) == get(to)) return false;
+  return structural() || (structuralWhen && structuralWhen(from, to));
+}
+
+std::string Knob::applyText() const {
+  if (structural()) return "Structural: changing it rebuilds the KV cache";
+  if (structuralWhen) return "Live: applies at the next step, but " + std::string(whenStructural) + " rebuilds the KV cache";
+  return "Live: applies at the next step";
 }
 
 std::string describeChange(const EngineConfig& from, const EngineConfig& to) {

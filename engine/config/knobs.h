@@ -31,9 +31,12 @@ inline constexpr std::string_view kBackend = "backend";
 inline constexpr std::string_view kThreads = "threads";
 inline constexpr std::string_view kGpuMemoryUtilization = "gpu_memory_utilization";
 inline constexpr std::string_view kQuantization = "quantization";
+inline constexpr std::string_view kSpeculativeConfig = "speculative_config";
 }  // namespace knob
 
-enum class KnobKind { Int, Bool, Real, Choice };
+// Json: a JSON object (vLLM's speculative_config); text on the command line and in the
+// form, an object in config JSON, null there or "" in the value when off.
+enum class KnobKind { Int, Bool, Real, Choice, Json };
 
 // When a change takes effect.
 enum class KnobApply {
@@ -42,7 +45,8 @@ enum class KnobApply {
   RebuildExecutor,  // structural: a new executor, then a new KV pool
 };
 
-// bool (Bool), int64_t (Int), double (Real), std::string (Choice).
+// bool (Bool), int64_t (Int), double (Real), std::string (Choice; Json: the canonical
+// compact JSON text, "" when off).
 using KnobValue = std::variant<bool, int64_t, double, std::string>;
 
 struct Knob {
@@ -58,21 +62,34 @@ struct Knob {
   double realMin = 0, realMax = 0;  // Real: (realMin, realMax]
   std::vector<std::string_view> choices;  // Choice
   KnobValue (*get)(const EngineConfig&);
-  void (*set)(EngineConfig&, const KnobValue&);  // Choice: throws lwb::Error on an unknown value
+  void (*set)(EngineConfig&, const KnobValue&);  // Choice, Json: throws lwb::Error on a bad value
+  // A Live knob whose change is structural (rebuilds the KV cache) only for some values:
+  // this says when (speculative_config: a draft model switch); `whenStructural` says it in words.
+  bool (*structuralWhen)(const EngineConfig& from, const EngineConfig& to) = nullptr;
+  std::string_view whenStructural;
   std::string flag;             // CLI flag without "--": the name with dashes ("no-" + flag turns a Bool off)
 
   bool structural() const { return apply != KnobApply::Live; }
+  // Whether changing this knob from `from` to `to` rebuilds the KV cache (or more).
+  bool rebuilds(const EngineConfig& from, const EngineConfig& to) const;
+  // "Live: applies at the next step", "Structural: changing it rebuilds the KV cache", or
+  // for a conditionally structural knob both, with the condition.
+  std::string applyText() const;
   // "an integer in 0..65536 (0 = vLLM's default for the device)", "one of fcfs, priority", ...
   std::string expectation() const;
-  // "2048", "default", "on", "fcfs", "0.9"
+  // "2048", "default", "on", "fcfs", "0.9", "off" or the JSON text (Json)
   std::string format(const KnobValue& v) const;
   // The default for help texts: "0" rather than "default" (expectation() says what 0 means).
   std::string defaultText() const;
-  // Text as typed on a command line or in a form ("on"/"off"/"true"/"1" for Bool).
+  // Text as typed on a command line or in a form ("on"/"off"/"true"/"1" for Bool; Json:
+  // an object, "", "{}", "null" or "off" = off, parsed and checked by the knob's set).
   // Throws lwb::Error "<name>: expected <expectation>, found '<text>'".
   KnobValue parse(const std::string& text) const;
   // Throws lwb::Error "<name>: <value> is out of range; expected <expectation>".
   void check(const KnobValue& v) const;
+
+ private:
+  std::string canonicalJson(const std::string& text) const;
 };
 
 // In the order the CLI help, the man page and the GUI form list them.

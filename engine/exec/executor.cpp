@@ -10,7 +10,7 @@ namespace lwb {
 
 int ForwardBatch::numLogitRows() const {
   int n = 0;
-  for (const SeqSlice& s : seqs) n += s.needLogits ? 1 : 0;
+  for (const SeqSlice& s : seqs) n += s.needLogits ? s.numLogits : 0;
   return n;
 }
 

@@ -24,6 +24,8 @@ struct SeqSlice {
   int32_t numCachedTokens = 0; // tokens already in its KV blocks (= position of its first row)
   std::vector<int32_t> blockTable;  // block ids covering positions [0, numCachedTokens + numTokens)
   bool needLogits = false;    // logits for its last row (prompt finished, or decoding)
+  int32_t numLogits = 1;      // with needLogits: logits for its last numLogits rows
+                              // (speculative decoding verifies several positions)
 };
 
 struct ForwardBatch {
@@ -36,7 +38,8 @@ struct ForwardBatch {
 struct ForwardResult {
   int numRows = 0;                // == batch.numLogitRows()
   int vocabSize = 0;
-  std::vector<float> logits;      // [numRows, vocabSize], in the order of seqs with needLogits
+  std::vector<float> logits;      // [numRows, vocabSize], in the order of seqs with needLogits,
+                                  // each seq's numLogits rows in position order
   const float* row(int i) const { return logits.data() + size_t(i) * size_t(vocabSize); }
 };
 

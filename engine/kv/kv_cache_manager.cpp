@@ -35,7 +35,8 @@ PrefixHit KvCacheManager::findCachedPrefix(const std::vector<int>& tokens) const
 }
 
 bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit,
-                                   const std::vector<int>* tokens, int numFullSequenceTokens) {
+                                   const std::vector<int>* tokens, int numFullSequenceTokens,
+                                   int numLookaheadTokens) {
   auto it = reqs_.find(id);
   const bool fresh = it == reqs_.end() || it->second.blocks.empty();
   const PrefixHit* useHit = fresh && hit && !hit->blockIds.empty() ? hit : nullptr;
@@ -48,7 +49,7 @@ bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixH
     for (int b : useHit->blockIds) numHitFree += pool_.block(b).refCount == 0 ? 1 : 0;
   const int available = pool_.numFreeBlocks() - numHitFree;
   if (numFullSequenceTokens > 0 && numNewFor(numFullSequenceTokens) > available) return false;
-  const int numNew = numNewFor(numTotalTokens);
+  const int numNew = numNewFor(numTotalTokens + numLookaheadTokens);
   if (numNew > available) return false;
   check(!tokens || int(tokens->size()) >= numTotalTokens,
         "KV cache: request " + std::to_string(id) + " allocates " + std::to_string(numTotalTokens) + " slots but has " +
@@ -127,6 +128,19 @@ void KvCacheManager::free(int64_t id) {
   std::vector<int> reversed(it->second.blocks.rbegin(), it->second.blocks.rend());
   pool_.freeBlocks(reversed);
   reqs_.erase(it);
+}
+
+void KvCacheManager::trimTo(int64_t id, int numTokens) {
+  auto it = reqs_.find(id);
+  if (it == reqs_.end()) return;
+  ReqBlocks& r = it->second;
+  const size_t keep = size_t(blocksFor(numTokens));
+  if (r.blocks.size() <= keep) return;
+  check(r.hashes.size() <= keep, "KV cache: request " + std::to_string(id) + " trims to " + std::to_string(keep) +
+                                     " blocks but " + std::to_string(r.hashes.size()) + " are hashed");
+  std::vector<int> tail(r.blocks.rbegin(), r.blocks.rend() - long(keep));
+  pool_.freeBlocks(tail);
+  r.blocks.resize(keep);
 }
 
 const std::vector<int>& KvCacheManager::blockIds(int64_t id) const {

@@ -57,8 +57,14 @@ class KvCacheManager {
   // `numFullSequenceTokens` > 0 is vLLM's admission gate (scheduler_reserve_full_isl):
   // also fail unless blocks for that many tokens (the whole current sequence) could be
   // allocated now, though only numTotalTokens' blocks are taken.
+  // `numLookaheadTokens` (vLLM's num_lookahead_tokens): slots for that many speculative
+  // draft tokens after numTotalTokens; never hashed (they may be rejected).
   bool allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit = nullptr,
-                     const std::vector<int>* tokens = nullptr, int numFullSequenceTokens = 0);
+                     const std::vector<int>* tokens = nullptr, int numFullSequenceTokens = 0,
+                     int numLookaheadTokens = 0);
+  // Speculative rollback: frees the request's blocks past those `numTokens` tokens need
+  // (lookahead slots of rejected drafts), tail first. Such blocks never carry a hash.
+  void trimTo(int64_t id, int numTokens);
   // The first `numComputedTokens` of `tokens` are in the cache now (the forward pass
   // ran): registers full blocks not registered yet (parent-chained hashes) and marks the
   // request's registered blocks up to there as written.

@@ -65,6 +65,8 @@ json requestJson(const BenchRequestRecord& r) {
           {"cached_tokens", t.numCachedPromptTokens}, {"queue_ms", msOrNull(t.queueTime())},
           {"ttft_ms", msOrNull(t.ttft())}, {"tpot_ms", msOrNull(t.tpot())}, {"e2el_ms", msOrNull(t.e2e())},
           {"itl_ms", toMs(t.itls())}, {"num_preemptions", t.numPreemptions},
+          {"spec_decode_num_drafts", t.specDecode.numDrafts},
+          {"spec_decode_num_accepted_tokens", t.specDecode.numAcceptedTokens},
           {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error},
           {"output_token_ids", r.outputTokenIds}};
 }
@@ -78,6 +80,7 @@ BenchReport makeBenchReport(std::vector<BenchRequestRecord> requests, const std:
   r.duration = duration;
   Samples s;
   for (const auto& req : requests) {
+    r.specDecode.add(req.timeline.specDecode);
     if (!isSuccess(req.timeline)) {
       ++r.numFailed;
       continue;
@@ -142,6 +145,21 @@ std::string formatBenchSummary(const BenchReport& r) {
   rowInt("Preemptions:", r.numPreemptions);
   row("Max KV cache usage:", r.maxKvCacheUsage, 3);
   rowInt("Engine steps:", r.numSteps);
+  if (r.specDecode.numDrafts > 0) {  // as vLLM's bench prints it
+    section("---------------Speculative Decoding---------------");
+    row("Acceptance rate (%):", r.specDecode.acceptanceRate() * 100.0, 2);
+    row("Acceptance length:", r.specDecode.meanAcceptanceLength(), 2);
+    rowInt("Drafts:", r.specDecode.numDrafts);
+    rowInt("Draft tokens:", r.specDecode.numDraftTokens);
+    rowInt("Accepted tokens:", r.specDecode.numAcceptedTokens);
+    std::string perPos;
+    for (int64_t n : r.specDecode.numAcceptedTokensPerPos) {
+      std::snprintf(line, sizeof line, "%s%.2f", perPos.empty() ? "" : ", ", 100.0 * double(n) / double(r.specDecode.numDrafts));
+      perPos += line;
+    }
+    std::snprintf(line, sizeof line, "%-40s%s\n", "Per-position acceptance (%):", perPos.c_str());
+    out += line;
+  }
   section("==================================================");
   return out;
 }
@@ -158,6 +176,7 @@ json benchReportJson(const BenchReport& r) {
   addStats(j, "tpot", r.tpotMs);
   addStats(j, "itl", r.itlMs);
   addStats(j, "e2el", r.e2elMs);
+  j.update(specDecodeJson(r.specDecode, "spec_decode_"));
   json requests = json::array();
   for (const auto& req : r.requests) requests.push_back(requestJson(req));
   j["requests"] = std::move(requests);

@@ -33,6 +33,7 @@ struct BenchReport {
   int64_t numPreemptions = 0;
   double maxKvCacheUsage = 0;       // [0, 1]
   int64_t numSteps = 0;
+  SpecDecodeCounts specDecode;      // speculative decoding, summed over all requests
   nlohmann::json config = nlohmann::json::object();  // knobs and workload, vLLM names
   std::vector<BenchRequestRecord> requests;          // in submission order
 };

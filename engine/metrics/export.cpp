@@ -62,12 +62,32 @@ std::string csvText(const std::string& s) {
 
 }  // namespace
 
+namespace {
+json timelineFields(const RequestTimeline& t);
+}  // namespace
+
 double kvCacheUsage(const StepRecord& s) {
   const int total = s.numBlocksUsed + s.numBlocksCachedFree + s.numBlocksFree;
   return total > 0 ? static_cast<double>(s.numBlocksUsed) / total : 0.0;
 }
 
+json specDecodeJson(const SpecDecodeCounts& c, const std::string& prefix) {
+  return {{prefix + "num_drafts", c.numDrafts},
+          {prefix + "num_draft_tokens", c.numDraftTokens},
+          {prefix + "num_accepted_tokens", c.numAcceptedTokens},
+          {prefix + "num_accepted_tokens_per_pos", c.numAcceptedTokensPerPos},
+          {prefix + "acceptance_rate", c.acceptanceRate()},
+          {prefix + "mean_acceptance_length", c.meanAcceptanceLength()}};
+}
+
 json timelineToJson(const RequestTimeline& t) {
+  json j = timelineFields(t);
+  j.update(specDecodeJson(t.specDecode, "spec_decode_"));
+  return j;
+}
+
+namespace {
+json timelineFields(const RequestTimeline& t) {
   return {{"id", t.id}, {"priority", t.priority}, {"num_prompt_tokens", t.numPromptTokens},
           {"num_output_tokens", t.numOutputTokens}, {"num_cached_prompt_tokens", t.numCachedPromptTokens},
           {"num_preemptions", t.numPreemptions}, {"arrival_time", t.arrivalTime},
@@ -78,6 +98,7 @@ json timelineToJson(const RequestTimeline& t) {
           {"inference_time", optional(t.inferenceTime())}, {"token_times", t.tokenTimes}, {"preemption_times", t.preemptionTimes},
           {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error}};
 }
+}  // namespace
 
 json stepToJson(const StepRecord& s) {
   return {{"step", s.step}, {"start_time", s.startTime}, {"duration", s.duration},
@@ -86,7 +107,9 @@ json stepToJson(const StepRecord& s) {
           {"num_blocks_used", s.numBlocksUsed}, {"num_blocks_cached_free", s.numBlocksCachedFree},
           {"num_blocks_free", s.numBlocksFree}, {"kv_cache_usage", kvCacheUsage(s)},
           {"prefix_query_tokens", s.prefixQueryTokens}, {"prefix_hit_tokens", s.prefixHitTokens},
-          {"num_preemptions", s.numPreemptions}, {"token_budget", s.tokenBudget}};
+          {"num_preemptions", s.numPreemptions}, {"token_budget", s.tokenBudget},
+          {"num_spec_tokens", s.numSpecTokens}, {"num_accepted_spec_tokens", s.numAcceptedSpecTokens},
+          {"num_spec_drafts", s.numSpecDrafts}};
 }
 
 json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std::vector<StepRecord>& steps) {
@@ -100,7 +123,9 @@ json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std
   }
   std::vector<double> itls;
   json success = json::object();  // vLLM's request_success, by finished_reason
+  SpecDecodeCounts spec;
   for (const auto& t : timelines) {
+    spec.add(t.specDecode);
     if (t.firstTokenTime) promptTokens += t.numPromptTokens;  // counted at the first token
     generationTokens += t.numOutputTokens;
     const auto gaps = t.itls();
@@ -113,7 +138,7 @@ json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std
   const auto itl = Histogram::itlBuckets();
   const auto latency = Histogram::requestLatencyBuckets();  // vLLM's buckets for the per-request times
   const StepRecord last = steps.empty() ? StepRecord{} : steps.back();
-  return {
+  json summary = {
       {"vllm:time_to_first_token_seconds", histogramJson(collect(timelines, &RequestTimeline::ttft), ttft)},
       {"vllm:inter_token_latency_seconds", histogramJson(itls, itl)},
       {"vllm:e2e_request_latency_seconds", histogramJson(collect(timelines, &RequestTimeline::e2e), latency)},
@@ -136,6 +161,8 @@ json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std
       {"lwb:prefix_cache_hit_rate", queries > 0 ? double(hits) / double(queries) : 0.0},
       {"lwb:num_steps", steps.size()},
   };
+  summary.update(specDecodeJson(spec, "vllm:spec_decode_"));
+  return summary;
 }
 
 json runToJson(const std::vector<RequestTimeline>& timelines, const std::vector<StepRecord>& steps) {

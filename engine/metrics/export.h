@@ -18,6 +18,12 @@ double kvCacheUsage(const StepRecord& step);
 // Derived metrics are present (null when undefined): queue_time, ttft, tpot, e2e,
 // prefill_time, decode_time; plus the raw stamps and token_times.
 nlohmann::json timelineToJson(const RequestTimeline& t);
+// Speculative decoding counters under `prefix` + vLLM's names: num_drafts,
+// num_draft_tokens, num_accepted_tokens, num_accepted_tokens_per_pos (a list), and the
+// derived acceptance_rate (accepted / draft tokens) and mean_acceptance_length
+// (1 + accepted / drafts). Prefix "vllm:spec_decode_" for metrics, "spec_decode_" for
+// bench, request and generate JSON.
+nlohmann::json specDecodeJson(const SpecDecodeCounts& c, const std::string& prefix);
 nlohmann::json stepToJson(const StepRecord& s);
 
 // Keys (counters are totals over `steps`, gauges their last value, histograms over the
@@ -29,7 +35,8 @@ nlohmann::json stepToJson(const StepRecord& s);
 //   vllm:prompt_tokens, vllm:generation_tokens, vllm:prefix_cache_queries,
 //   vllm:prefix_cache_hits, vllm:num_preemptions, vllm:request_success (counters);
 //   vllm:kv_cache_usage_perc, vllm:num_requests_running, vllm:num_requests_waiting
-//   (gauges); lwb:kv_cache_usage_perc_max, lwb:prefix_cache_hit_rate, lwb:num_steps.
+//   (gauges); lwb:kv_cache_usage_perc_max, lwb:prefix_cache_hit_rate, lwb:num_steps;
+//   vllm:spec_decode_* (specDecodeJson, summed over the requests).
 nlohmann::json metricsSummaryJson(const std::vector<RequestTimeline>& timelines,
                                   const std::vector<StepRecord>& steps);
 

@@ -83,4 +83,30 @@ std::vector<double> RequestTimeline::itls() const {
   return gaps;
 }
 
+void SpecDecodeCounts::observe(int numDraft, int numAccepted) {
+  if (numDraft <= 0) return;
+  ++numDrafts;
+  numDraftTokens += numDraft;
+  numAcceptedTokens += numAccepted;
+  if (int(numAcceptedTokensPerPos.size()) < numDraft) numAcceptedTokensPerPos.resize(size_t(numDraft), 0);
+  for (int i = 0; i < numAccepted; ++i) ++numAcceptedTokensPerPos[size_t(i)];
+}
+
+void SpecDecodeCounts::add(const SpecDecodeCounts& o) {
+  numDrafts += o.numDrafts;
+  numDraftTokens += o.numDraftTokens;
+  numAcceptedTokens += o.numAcceptedTokens;
+  if (numAcceptedTokensPerPos.size() < o.numAcceptedTokensPerPos.size())
+    numAcceptedTokensPerPos.resize(o.numAcceptedTokensPerPos.size(), 0);
+  for (size_t i = 0; i < o.numAcceptedTokensPerPos.size(); ++i) numAcceptedTokensPerPos[i] += o.numAcceptedTokensPerPos[i];
+}
+
+double SpecDecodeCounts::acceptanceRate() const {
+  return numDraftTokens > 0 ? double(numAcceptedTokens) / double(numDraftTokens) : 0.0;
+}
+
+double SpecDecodeCounts::meanAcceptanceLength() const {
+  return numDrafts > 0 ? 1.0 + double(numAcceptedTokens) / double(numDrafts) : 1.0;
+}
+
 }  // namespace lwb

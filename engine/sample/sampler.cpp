@@ -1,5 +1,7 @@
 #include "engine/sample/sampler.h"
 
+#include "engine/sample/rejection_sampler.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -51,6 +53,24 @@ RequestSampler::RequestSampler(const SamplingParams& params, uint64_t fallbackSe
     : params_(params), rng_(params.seed.value_or(fallbackSeed)) {}
 
 SampleResult RequestSampler::sample(float* logits, int vocabSize, const std::vector<int>& history) {
+  return choose(logits, vocabSize, history, [&](float* l) {
+    return params_.temperature < 1e-5f ? rowArgmax(l, vocabSize) : sampleFiltered(l, vocabSize);
+  });
+}
+
+SampleResult RequestSampler::verify(float* logits, int vocabSize, const std::vector<int>& history, int draftToken,
+                                    const std::vector<double>* draftProbs, bool* accepted) {
+  return choose(logits, vocabSize, history, [&](float* l) {
+    if (params_.temperature >= 1e-5f) return verifyFiltered(l, vocabSize, draftToken, draftProbs, accepted);
+    const int best = rowArgmax(l, vocabSize);
+    *accepted = best == draftToken;
+    return best;
+  });
+}
+
+// Logprobs, the repetition penalty, then `pick` on the penalised logits.
+template <typename Choose>
+SampleResult RequestSampler::choose(float* logits, int vocabSize, const std::vector<int>& history, Choose pick) {
   SampleResult result;
   // Logprobs are of the raw distribution, before penalties and temperature (vLLM default),
   // and only when asked for: a log-sum-exp over the vocabulary costs more than greedy
@@ -63,12 +83,38 @@ SampleResult RequestSampler::sample(float* logits, int vocabSize, const std::vec
     if (wantLogprobs) raw.assign(logits, logits + vocabSize);
     applyRepetitionPenalty(logits, vocabSize, history, params_.repetitionPenalty);
   }
-  result.tokenId = params_.temperature < 1e-5f ? rowArgmax(logits, vocabSize) : sampleFiltered(logits, vocabSize);
+  result.tokenId = pick(logits);
   if (wantLogprobs) {
     const float rawChosen = raw.empty() ? logits[result.tokenId] : raw[result.tokenId];
     result.logprob = float(double(rawChosen) - rawLse);
   }
   return result;
+}
+
+int RequestSampler::verifyFiltered(float* logits, int vocabSize, int draftToken, const std::vector<double>* draftProbs,
+                                   bool* accepted) {
+  const float invT = 1.0f / params_.temperature;
+  for (int i = 0; i < vocabSize; ++i) logits[i] *= invT;
+  std::vector<double> p;
+  filteredProbs(logits, vocabSize, {params_.minP, params_.topK, params_.topP}, p);
+  const double uAccept = uniform01(rng_);
+  const double uResidual = uniform01(rng_);
+  const DraftVerdict v = verifyDraft(p, draftProbs, draftToken, uAccept, uResidual);
+  *accepted = v.accepted;
+  return v.tokenId;
+}
+
+void samplingProbs(const SamplingParams& params, float* logits, int vocabSize, const std::vector<int>& history,
+                   std::vector<double>& probs) {
+  if (params.repetitionPenalty != 1.0f) applyRepetitionPenalty(logits, vocabSize, history, params.repetitionPenalty);
+  if (params.temperature < 1e-5f) {
+    probs.assign(size_t(vocabSize), 0.0);
+    probs[size_t(rowArgmax(logits, vocabSize))] = 1.0;
+    return;
+  }
+  const float invT = 1.0f / params.temperature;
+  for (int i = 0; i < vocabSize; ++i) logits[i] *= invT;
+  filteredProbs(logits, vocabSize, {params.minP, params.topK, params.topP}, probs);
 }
 
 // Temperature, then min-p, top-k and top-p (filtered_draw.h: no sort of the vocabulary),

@@ -24,6 +24,12 @@ struct Request {
   RequestState state = RequestState::Waiting;
   RequestTimeline timeline;
   bool admittedOnce = false;      // numCachedPromptTokens recorded on first admission
+  // Speculative decoding (vLLM's spec_token_ids): drafts proposed for the tokens after
+  // tokenIds, verified by the next step; only while decoding, cleared on preemption.
+  std::vector<int> specTokenIds;
+  // The draft model's distribution q of each draft [numDrafts][vocabSize], for
+  // speculative sampling; empty for n-gram drafts (point masses) and greedy requests.
+  std::vector<std::vector<double>> specDraftProbs;
 
   int numTokens() const { return int(tokenIds.size()); }
   int numOutputTokens() const { return numTokens() - numPromptTokens; }

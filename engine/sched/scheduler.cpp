@@ -61,8 +61,9 @@ SchedulerOutput Scheduler::schedule(double now) {
   for (const ScheduledSeq& s : out.seqs) {
     out.numScheduledTokens += s.numNewTokens;
     out.numPrefillTokens += s.numPrefillTokens();
+    out.numSpecTokens += s.numSpecTokens();
   }
-  out.numDecodeTokens = out.numScheduledTokens - out.numPrefillTokens;
+  out.numDecodeTokens = out.numScheduledTokens - out.numPrefillTokens - out.numSpecTokens;
   totals_.prefixQueryRequests += out.prefixQueryRequests;
   totals_.prefixQueryTokens += out.prefixQueryTokens;
   totals_.prefixHitTokens += out.prefixHitTokens;
@@ -84,6 +85,8 @@ void Scheduler::preempt(Request* victim, SchedulerOutput& out, double now) {
   running_.erase(std::find(running_.begin(), running_.end(), victim));
   kv_->free(victim->id);
   victim->numComputedTokens = 0;
+  victim->specTokenIds.clear();
+  victim->specDraftProbs.clear();
   victim->state = RequestState::Preempted;
   victim->timeline.numPreemptions++;
   victim->timeline.preemptionTimes.push_back(now);
@@ -95,13 +98,16 @@ void Scheduler::scheduleRunning(SchedulerOutput& out, double now) {
   size_t index = 0;
   while (index < running_.size() && budgetLeft_ > 0 && int(out.seqs.size()) < config_.maxNumSeqs) {
     Request* r = running_[index];
-    int numNew = capChunk(r->numTokens() - r->numComputedTokens, budgetLeft_);
+    // Drafts ride after the real tokens and are the first to go when the budget is short.
+    const int numReal = r->numTokens() - r->numComputedTokens;
+    int numNew = capChunk(numReal + int(r->specTokenIds.size()), budgetLeft_);
     if (numNew <= 0) {
       ++index;
       continue;
     }
+    const int numSpec = std::max(0, numNew - numReal);
     bool scheduled = true;
-    while (!kv_->allocateSlots(r->id, r->numComputedTokens + numNew, nullptr, &r->tokenIds)) {
+    while (!kv_->allocateSlots(r->id, r->numComputedTokens + numNew - numSpec, nullptr, &r->tokenIds, 0, numSpec)) {
       Request* victim = pickVictim();
       auto it = std::find_if(out.seqs.begin(), out.seqs.end(),
                              [victim](const ScheduledSeq& s) { return s.request == victim; });
@@ -117,7 +123,9 @@ void Scheduler::scheduleRunning(SchedulerOutput& out, double now) {
       }
     }
     if (!scheduled) break;
-    out.seqs.push_back({r, numNew, r->numComputedTokens, r->numComputedTokens + numNew == r->numTokens()});
+    const bool needLogits = r->numComputedTokens + numNew - numSpec == r->numTokens();
+    out.seqs.push_back({r, numNew, r->numComputedTokens, needLogits,
+                        std::vector<int>(r->specTokenIds.begin(), r->specTokenIds.begin() + numSpec)});
     budgetLeft_ -= numNew;
     ++index;
   }
@@ -184,9 +192,16 @@ void Scheduler::commitStep(const SchedulerOutput& out) {
   for (const ScheduledSeq& s : out.seqs) {
     Request* r = s.request;
     if (r->isFinished() || r->state != RequestState::Running) continue;
-    r->numComputedTokens = s.numComputedBefore + s.numNewTokens;
+    r->numComputedTokens = s.numComputedBefore + s.numNewTokens - s.numSpecTokens();
     kv_->cacheFullBlocks(r->id, r->tokenIds, r->numComputedTokens);
   }
+}
+
+void Scheduler::acceptDrafts(Request* r, int numAccepted) {
+  if (r->isFinished() || r->state != RequestState::Running) return;
+  r->numComputedTokens += numAccepted;
+  kv_->cacheFullBlocks(r->id, r->tokenIds, r->numComputedTokens);
+  kv_->trimTo(r->id, r->numTokens());
 }
 
 void Scheduler::abortStep() { kv_->dropUnwrittenHashes(); }

@@ -48,7 +48,13 @@ class Scheduler {
   SchedulerOutput schedule(double now);
   // After the forward pass: numComputedTokens advance; the blocks registered in the
   // prefix cache at allocation (schedule()) count as written from now on.
+  // Speculative seqs advance past their last real token only: their drafts wait for
+  // acceptDrafts().
   void commitStep(const SchedulerOutput& out);
+  // After verification appended the accepted drafts and one more token to r->tokenIds:
+  // the accepted drafts' KV counts as computed (full blocks of them get hashes) and the
+  // rejected drafts' lookahead blocks go back (rollback).
+  void acceptDrafts(Request* r, int numAccepted);
   // The forward pass failed: the hashes schedule() registered for blocks it would have
   // written are dropped (call before finishing the step's requests).
   void abortStep();

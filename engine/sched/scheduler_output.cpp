@@ -24,8 +24,10 @@ ForwardBatch SchedulerOutput::toForwardBatch(const KvCacheManager& kv) const {
     int numBlocks = kv.blocksFor(s.numComputedBefore + s.numNewTokens);
     slice.blockTable.assign(blocks.begin(), blocks.begin() + std::min<size_t>(blocks.size(), size_t(numBlocks)));
     slice.needLogits = s.needLogits;
+    slice.numLogits = 1 + s.numSpecTokens();
     const auto first = s.request->tokenIds.begin() + s.numComputedBefore;
-    batch.tokenIds.insert(batch.tokenIds.end(), first, first + s.numNewTokens);
+    batch.tokenIds.insert(batch.tokenIds.end(), first, first + (s.numNewTokens - s.numSpecTokens()));
+    batch.tokenIds.insert(batch.tokenIds.end(), s.specTokenIds.begin(), s.specTokenIds.end());
     batch.seqs.push_back(std::move(slice));
   }
   return batch;

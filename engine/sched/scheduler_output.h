@@ -16,6 +16,10 @@ struct ScheduledSeq {
   int numNewTokens = 0;        // tokens computed this step
   int numComputedBefore = 0;   // position of the first of them (cached or computed before)
   bool needLogits = false;     // reaches the end of its tokens: a token gets sampled
+  // Speculative decoding: the last numSpecTokens() of numNewTokens are these drafts; the
+  // step verifies them (logits for 1 + numSpecTokens() rows).
+  std::vector<int> specTokenIds;
+  int numSpecTokens() const { return int(specTokenIds.size()); }
   int numPrefillTokens() const;  // of numNewTokens, those inside the prompt
 };
 
@@ -29,6 +33,7 @@ struct SchedulerOutput {
   int numScheduledTokens = 0;
   int numPrefillTokens = 0;
   int numDecodeTokens = 0;
+  int numSpecTokens = 0;                     // draft tokens verified (not in the two above)
   std::vector<Request*> preempted;           // this step, in order
   std::vector<RejectedRequest> rejected;     // can never run under the current knobs
   // Admissions of never-preempted requests this step, with caching on (vLLM).

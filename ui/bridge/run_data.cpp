@@ -151,13 +151,15 @@ json stepToJson(const StepRecord& s) {
   return json::array({s.step, s.startTime, s.duration, s.numPrefillTokens, s.numDecodeTokens,
                       s.numScheduledSeqs, s.numRunning, s.numWaiting, s.numBlocksUsed,
                       s.numBlocksCachedFree, s.numBlocksFree, s.prefixQueryTokens, s.prefixHitTokens,
-                      s.numPreemptions, s.tokenBudget, s.prefixQueryRequests});
+                      s.numPreemptions, s.tokenBudget, s.prefixQueryRequests, s.numSpecTokens,
+                      s.numAcceptedSpecTokens, s.numSpecDrafts});
 }
 
 StepRecord stepFromJson(const json& j) {
-  // 16 since prefix_query_requests (vLLM's recent hit rate); older files have 15.
-  check(j.is_array() && (j.size() == 15 || j.size() == 16),
-        "run file: each entry of \"steps\" must be an array of 16 numbers (15 in older files)");
+  // 19 since the speculative-decoding counts, 16 since prefix_query_requests (vLLM's
+  // recent hit rate); older files have 15.
+  check(j.is_array() && (j.size() == 15 || j.size() == 16 || j.size() == 19),
+        "run file: each entry of \"steps\" must be an array of 19 numbers (15 or 16 in older files)");
   StepRecord s;
   s.step = j[0];
   s.startTime = j[1];
@@ -174,7 +176,12 @@ StepRecord stepFromJson(const json& j) {
   s.prefixHitTokens = j[12];
   s.numPreemptions = j[13];
   s.tokenBudget = j[14];
-  if (j.size() == 16) s.prefixQueryRequests = j[15];
+  if (j.size() >= 16) s.prefixQueryRequests = j[15];
+  if (j.size() >= 19) {
+    s.numSpecTokens = j[16];
+    s.numAcceptedSpecTokens = j[17];
+    s.numSpecDrafts = j[18];
+  }
   return s;
 }
 

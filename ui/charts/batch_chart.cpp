@@ -13,18 +13,22 @@ QColor alpha(QColor c, int a) {
 }  // namespace
 
 BatchChart::BatchChart(QWidget* parent)
-    : TimeChart(tr("One forward pass per step: decode tokens (one per running request) and "
-                   "prefill chunks share the token budget."),
+    : TimeChart(tr("One forward pass per step: decode tokens (one per running request), "
+                   "speculative draft tokens to verify and prefill chunks share the token budget."),
                 parent) {
   auto* top = rects().first();
   top->axis(QCPAxis::atLeft)->setLabel(tr("tokens / step"));
   decode_ = addLineGraph(top, theme::kDecode, tr("decode"));
   decode_->setLineStyle(QCPGraph::lsStepLeft);
   decode_->setBrush(alpha(theme::kDecode, 150));
+  verify_ = addLineGraph(top, theme::kVerify, tr("verification (drafts, stacked)"));
+  verify_->setLineStyle(QCPGraph::lsStepLeft);
+  verify_->setBrush(alpha(theme::kVerify, 150));
+  verify_->setChannelFillGraph(decode_);
   stacked_ = addLineGraph(top, theme::kPrefill, tr("prefill (stacked)"));
   stacked_->setLineStyle(QCPGraph::lsStepLeft);
   stacked_->setBrush(alpha(theme::kPrefill, 150));
-  stacked_->setChannelFillGraph(decode_);
+  stacked_->setChannelFillGraph(verify_);
   budget_ = addLineGraph(top, theme::kBudget, QString::fromUtf8(knob::kMaxNumBatchedTokens.data(), int(knob::kMaxNumBatchedTokens.size())));
   budget_->setLineStyle(QCPGraph::lsStepLeft);
   budget_->setPen(QPen(theme::kBudget, 1, Qt::DashLine));
@@ -43,7 +47,7 @@ BatchChart::BatchChart(QWidget* parent)
   duration_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDot, theme::kDuration, 2));
 
   plot()->legend->setVisible(false);
-  addLegendInside(top, {decode_, stacked_, budget_});
+  addLegendInside(top, {decode_, verify_, stacked_, budget_});
   addLegendInside(bottom, {running_, waiting_, duration_});
   plot()->plotLayout()->setRowStretchFactor(0, 3);  // rows: tokens, requests
   plot()->plotLayout()->setRowStretchFactor(1, 2);
@@ -55,7 +59,8 @@ BatchChart::BatchChart(QWidget* parent)
 void BatchChart::addStep(const StepRecord& s) {
   const double t = s.startTime;
   decode_->addData(t, s.numDecodeTokens);
-  stacked_->addData(t, s.numDecodeTokens + s.numPrefillTokens);
+  verify_->addData(t, s.numDecodeTokens + s.numSpecTokens);
+  stacked_->addData(t, s.numDecodeTokens + s.numSpecTokens + s.numPrefillTokens);
   budget_->addData(t, s.tokenBudget);
   running_->addData(t, s.numRunning);
   waiting_->addData(t, s.numWaiting);

@@ -1,6 +1,6 @@
 #pragma once
-// Batch composition per engine step: decode tokens (blue) with prefill tokens (amber)
-// stacked on top, against the token budget (max_num_batched_tokens, red dashed); below,
+// Batch composition per engine step: decode tokens (blue), speculative draft tokens
+// being verified (violet) and prefill tokens (amber) stacked on top, against the token budget (max_num_batched_tokens, red dashed); below,
 // running / waiting requests and the step duration (ms, right axis).
 #include "ui/bridge/frame.h"
 #include "ui/charts/time_chart.h"
@@ -17,7 +17,7 @@ class BatchChart : public TimeChart {
  private:
   void addStep(const StepRecord& s);
 
-  QCPGraph *decode_, *stacked_, *budget_;
+  QCPGraph *decode_, *verify_, *stacked_, *budget_;
   QCPGraph *running_, *waiting_, *duration_;
   double maxTokens_ = 1, maxSeqs_ = 1, maxMs_ = 1;
 };

@@ -6,6 +6,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
@@ -13,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <climits>
+#include <optional>
 
 #include "engine/config/knobs.h"
 #include "ui/bridge/engine_bridge.h"
@@ -30,14 +32,22 @@ bool inMiB(const Knob& k) { return k.unit == "bytes"; }  // a byte count is edit
 
 QString tooltipOf(const Knob& k) {
   return qs(k.help) + ".\n" + QObject::tr("Accepts %1.").arg(QString::fromStdString(k.expectation())) +
-         (k.structural() ? QObject::tr("\nStructural: applies with a rebuild of the KV cache.")
-                         : QObject::tr("\nLive: applies at the next step."));
+         (k.structural()       ? QObject::tr("\nStructural: applies with a rebuild of the KV cache.")
+          : k.structuralWhen ? QObject::tr("\nLive: applies at the next step; %1 rebuilds the KV cache.")
+                                   .arg(qs(k.whenStructural))
+                             : QObject::tr("\nLive: applies at the next step."));
 }
 
 }  // namespace
 
 QWidget* KnobsPanel::makeField(const Knob& k) {
   if (k.kind == KnobKind::Bool) return new QCheckBox(this);
+  if (k.kind == KnobKind::Json) {  // JSON text; empty = off
+    auto* edit = new QLineEdit(this);
+    edit->setPlaceholderText(tr("off"));
+    edit->setClearButtonEnabled(true);
+    return edit;
+  }
   if (k.kind == KnobKind::Choice || (k.kind == KnobKind::Int && k.powerOfTwo)) {
     auto* box = new QComboBox(this);
     if (k.kind == KnobKind::Choice)
@@ -128,10 +138,21 @@ KnobsPanel::KnobsPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent),
   layout->addWidget(scroll, 1);
   layout->addLayout(buttons);
 
-  connect(apply, &QPushButton::clicked, this, [this] { this->apply(collect()); });
+  // A text field (speculative_config) may not parse: say why instead of applying.
+  auto collected = [this]() -> std::optional<EngineConfig> {
+    try {
+      return collect();
+    } catch (const std::exception& e) {
+      error_->setText(QString::fromUtf8(e.what()));
+      return std::nullopt;
+    }
+  };
+  connect(apply, &QPushButton::clicked, this, [this, collected] {
+    if (auto c = collected()) this->apply(*c);
+  });
   connect(revert, &QPushButton::clicked, this, [this] { showConfig(configInForce()); });
-  connect(preset_, qOverload<int>(&QComboBox::activated), this, [this](int i) {
-    if (i > 0) showConfig(withPreset(collect(), Preset(i - 1)));
+  connect(preset_, qOverload<int>(&QComboBox::activated), this, [this, collected](int i) {
+    if (auto c = collected(); c && i > 0) showConfig(withPreset(*c, Preset(i - 1)));
     preset_->setCurrentIndex(0);
   });
   connect(bridge_, &EngineBridge::engineAttached, this, [this] { showConfig(configInForce()); });
@@ -190,6 +211,7 @@ void KnobsPanel::showBatchDefaults() {
 void KnobsPanel::showValue(const Knob& k, QWidget* f, const EngineConfig& c) {
   const KnobValue v = k.get(c);
   if (auto* box = qobject_cast<QCheckBox*>(f)) return box->setChecked(std::get<bool>(v));
+  if (auto* edit = qobject_cast<QLineEdit*>(f)) return edit->setText(QString::fromStdString(std::get<std::string>(v)));
   if (auto* combo = qobject_cast<QComboBox*>(f)) {
     const QVariant data = k.kind == KnobKind::Choice ? QVariant(QString::fromStdString(std::get<std::string>(v)))
                                                      : QVariant(qlonglong(std::get<int64_t>(v)));
@@ -203,6 +225,8 @@ void KnobsPanel::showValue(const Knob& k, QWidget* f, const EngineConfig& c) {
 
 void KnobsPanel::collectValue(const Knob& k, const QWidget* f, EngineConfig& c) const {
   if (auto* box = qobject_cast<const QCheckBox*>(f)) return k.set(c, box->isChecked());
+  if (auto* edit = qobject_cast<const QLineEdit*>(f))  // throws lwb::Error naming the field
+    return k.set(c, k.parse(edit->text().trimmed().toStdString()));
   if (auto* combo = qobject_cast<const QComboBox*>(f)) {
     if (k.kind == KnobKind::Choice) return k.set(c, combo->currentData().toString().toStdString());
     return k.set(c, int64_t(combo->currentData().toLongLong()));
@@ -237,9 +261,9 @@ bool KnobsPanel::apply(const EngineConfig& c, bool ask) {
   if (c.structuralDiffers(loop->config()) && ask) {
     QStringList structural;
     for (const Knob& k : knobTable())
-      if (k.structural()) structural << qs(k.name);
+      if (k.rebuilds(loop->config(), c)) structural << qs(k.name);
     QMessageBox box(QMessageBox::Question, tr("Rebuild the KV cache?"),
-                    tr("%1 are structural: the engine rebuilds its KV cache. Let running requests finish first, "
+                    tr("Changing %1 rebuilds the engine's KV cache. Let running requests finish first, "
                        "or abort them?")
                         .arg(structural.join(QStringLiteral(", "))),
                     QMessageBox::Cancel, this);

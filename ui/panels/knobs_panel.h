@@ -31,7 +31,7 @@ class KnobsPanel : public QWidget {
 
   void onFrame(const Frame& frame);
   void showConfig(const EngineConfig& c);  // fields ← config
-  EngineConfig collect() const;            // config ← fields
+  EngineConfig collect() const;            // config ← fields; throws lwb::Error on bad JSON text
   // Sends `c` to the engine. Structural changes ask first when `ask`; returns false when
   // cancelled or rejected (the message is shown under the form).
   bool apply(const EngineConfig& c, bool ask = true);

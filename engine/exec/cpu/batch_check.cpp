@@ -12,6 +12,9 @@ std::string where(const SeqSlice& s) { return "forward batch: request " + std::t
 void checkSlice(const SeqSlice& s, const ModelConfig& config, int numBlocks, int blockSize) {
   check(s.numTokens >= 1, where(s) + "numTokens must be >= 1, found " + std::to_string(s.numTokens));
   check(s.numCachedTokens >= 0, where(s) + "numCachedTokens must be >= 0, found " + std::to_string(s.numCachedTokens));
+  check(!s.needLogits || (s.numLogits >= 1 && s.numLogits <= s.numTokens),
+        where(s) + "numLogits must be in 1..numTokens (" + std::to_string(s.numTokens) + "), found " +
+            std::to_string(s.numLogits));
   const int64_t end = int64_t(s.numCachedTokens) + s.numTokens;
   check(end <= config.maxPositionEmbeddings,
         where(s) + "position " + std::to_string(end - 1) + " is past max_position_embeddings (" +

@@ -292,7 +292,8 @@ void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
   const size_t h = size_t(cfg_.hiddenSize);
   std::vector<int> lastRows;
   for (const SeqSlice& s : batch.seqs)
-    if (s.needLogits) lastRows.push_back(s.firstRow + s.numTokens - 1);
+    if (s.needLogits)
+      for (int i = s.numLogits; i >= 1; --i) lastRows.push_back(s.firstRow + s.numTokens - i);
   out.numRows = int(lastRows.size());
   out.vocabSize = cfg_.vocabSize;
   // The GEMM below writes every element: a reused buffer is not cleared first.

@@ -22,6 +22,8 @@ void validateSlice(size_t i, const SeqSlice& s, int expectedFirstRow, const Forw
         name + ": numTokens " + std::to_string(s.numTokens) + " out of range for " +
             std::to_string(batch.numRows()) + " rows");
   check(s.numCachedTokens >= 0, name + ": negative numCachedTokens");
+  check(!s.needLogits || (s.numLogits >= 1 && s.numLogits <= s.numTokens),
+        name + ": numLogits " + std::to_string(s.numLogits) + " out of range 1.." + std::to_string(s.numTokens));
   const int64_t ctx = int64_t(s.numCachedTokens) + s.numTokens;
   check(ctx <= lim.maxPositions, name + ": positions up to " + std::to_string(ctx - 1) +
                                      " exceed max_position_embeddings " + std::to_string(lim.maxPositions));
@@ -91,7 +93,8 @@ BatchPlan planBatch(const ForwardBatch& batch, const PlanLimits& lim) {
       plan.positions.push_back(pos);
       plan.slots.push_back(s.blockTable[size_t(pos / lim.blockSize)] * lim.blockSize + pos % lim.blockSize);
     }
-    if (s.needLogits) plan.logitRows.push_back(s.firstRow + s.numTokens - 1);
+    if (s.needLogits)
+      for (int j = s.numLogits; j >= 1; --j) plan.logitRows.push_back(s.firstRow + s.numTokens - j);
     plan.decodeOnly = plan.decodeOnly && s.numTokens == 1 && s.needLogits;
     addAttentionWork(s, btOffset, lim, plan);
   }
