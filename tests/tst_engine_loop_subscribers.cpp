@@ -61,8 +61,11 @@ class TestEngineLoopSubscribers : public QObject {
     EngineLoop loop(model_, config());
     auto a = loop.subscribe(), b = loop.subscribe();
     std::set<RequestId> ids;
+    // Paused, so no request can finish (and drop its tag) before the check below.
+    loop.setPaused(true);
     for (int i = 0; i < 8; ++i) ids.insert(loop.submit(request(i, i % 2 ? "api" : "chat")));
     QCOMPARE(loop.tagOf(*ids.begin()), std::string("chat"));
+    loop.setPaused(false);
     Seen sa, sb, main;
     QDeadlineTimer deadline(60000);
     while ((sa.finished.size() < ids.size() || sb.finished.size() < ids.size() || main.finished.size() < ids.size()) &&
