@@ -15,7 +15,7 @@
 #include "app/commands.h"
 #include "engine/config/knobs.h"
 #include "engine/engine.h"
-#include "engine/metrics/bench_runner.h"
+#include "engine/bench/bench_runner.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
 #include "engine/model/model.h"

@@ -17,7 +17,7 @@
 #include "engine/common/error.h"
 #include "engine/config/knobs.h"
 #include "engine/engine.h"
-#include "engine/metrics/bench_runner.h"
+#include "engine/bench/bench_runner.h"
 #include "engine/model/model.h"
 
 using namespace lwb;

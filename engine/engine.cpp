@@ -11,7 +11,7 @@
 #include "engine/metrics/caching_metrics.h"
 #include "engine/model/model.h"
 #include "engine/sample/sampler.h"
-#include "engine/sched/output_text.h"
+#include "engine/model/output_text.h"
 #include "engine/sched/request.h"
 #include "engine/sched/scheduler.h"
 #include "engine/sched/stop_check.h"

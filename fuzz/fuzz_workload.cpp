@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/common/error.h"
-#include "engine/metrics/workload.h"
+#include "engine/bench/workload.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   lwb::WorkloadOptions options;

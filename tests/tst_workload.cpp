@@ -7,7 +7,7 @@
 #include <set>
 
 #include "engine/common/error.h"
-#include "engine/metrics/workload.h"
+#include "engine/bench/workload.h"
 
 using namespace lwb;
 

@@ -9,7 +9,7 @@
 
 #include "app/cli/args.h"
 #include "engine/config/knobs.h"
-#include "engine/metrics/workload.h"
+#include "engine/bench/workload.h"
 
 namespace lwb::app {
 namespace {

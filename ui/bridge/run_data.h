@@ -11,7 +11,7 @@
 
 #include "engine/config/config_json.h"  // the knobs, as saved runs hold them
 #include "engine/engine_loop.h"
-#include "engine/metrics/workload.h"
+#include "engine/bench/workload.h"
 
 namespace lwb::ui {
 

@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <unordered_set>
 
-#include "engine/metrics/workload.h"
+#include "engine/bench/workload.h"
 #include "ui/bridge/frame.h"
 
 class QSpinBox;

@@ -7,8 +7,8 @@
 #include <functional>
 #include <vector>
 
-#include "engine/metrics/bench_report.h"
-#include "engine/metrics/workload.h"
+#include "engine/bench/bench_report.h"
+#include "engine/bench/workload.h"
 
 namespace lwb {
 

@@ -1,4 +1,4 @@
-#include "engine/metrics/bench_runner.h"
+#include "engine/bench/bench_runner.h"
 
 #include <algorithm>
 #include <chrono>

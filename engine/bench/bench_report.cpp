@@ -1,4 +1,4 @@
-#include "engine/metrics/bench_report.h"
+#include "engine/bench/bench_report.h"
 
 #include <algorithm>
 #include <cstdio>
