@@ -408,37 +408,6 @@ const std::vector<int>* Engine::outputTokenIds(RequestId id) const {
   return it == impl_->requests.end() ? nullptr : &it->second->req.tokenIds;
 }
 
-std::vector<KvBlockInfo> Engine::kvBlocks() const {
-  const KvCacheManager& kv = impl_->scheduler->kv();
-  const int bs = kv.blockSize();
-  std::vector<KvBlockInfo> out(size_t(kv.numBlocks()));
-  for (int i = 0; i < kv.numBlocks(); ++i) {
-    const KvBlock& b = kv.pool().block(i);
-    KvBlockInfo& info = out[size_t(i)];
-    info.refCount = b.refCount;
-    info.hasHash = b.hash.has_value();
-    info.hash = b.hash.value_or(0);
-    info.kind = b.refCount > 0 ? KvBlockInfo::Kind::Owned
-                : b.hash       ? KvBlockInfo::Kind::CachedFree
-                               : KvBlockInfo::Kind::Free;
-    if (b.hash) {
-      info.firstTokenPos = b.firstTokenPos;
-      info.numTokens = bs;
-    }
-  }
-  for (int64_t id : kv.requestIds()) {
-    const std::vector<int>& blocks = kv.blockIds(id);
-    const int numComputed = kv.numComputedTokens(id);
-    for (size_t j = 0; j < blocks.size(); ++j) {
-      KvBlockInfo& info = out[size_t(blocks[j])];
-      if (info.owners.empty()) {
-        info.firstTokenPos = int(j) * bs;
-        info.numTokens = std::clamp(numComputed - int(j) * bs, 0, bs);
-      }
-      info.owners.push_back(id);
-    }
-  }
-  return out;
-}
+std::vector<KvBlockInfo> Engine::kvBlocks() const { return listKvBlocks(impl_->scheduler->kv()); }
 
 }  // namespace lwb

@@ -190,11 +190,6 @@ class TestSchedulerScenarios : public QObject {
     QCOMPARE(s3.prefixQueryRequests, int64_t(0));
     QCOMPARE(s3.preemptedPrefixQueryTokens, int64_t(9));
     QCOMPARE(s3.preemptedPrefixHitTokens, int64_t(4));
-    const SchedulerTotals& t = h.sched.totals();
-    QCOMPARE(t.prefixQueryRequests, int64_t(2));
-    QCOMPARE(t.prefixQueryTokens, int64_t(16));
-    QCOMPARE(t.prefixHitTokens, int64_t(0));
-    QCOMPARE(t.preemptions, int64_t(1));
   }
 
   // Two requests computed the same prompt head before either registered it (here: the

@@ -63,12 +63,6 @@ SchedulerOutput Scheduler::schedule(double now) {
     out.numPrefillTokens += s.numPrefillTokens();
   }
   out.numDecodeTokens = out.numScheduledTokens - out.numPrefillTokens;
-  totals_.prefixQueryRequests += out.prefixQueryRequests;
-  totals_.prefixQueryTokens += out.prefixQueryTokens;
-  totals_.prefixHitTokens += out.prefixHitTokens;
-  totals_.preemptedPrefixQueryTokens += out.preemptedPrefixQueryTokens;
-  totals_.preemptedPrefixHitTokens += out.preemptedPrefixHitTokens;
-  totals_.preemptions += int64_t(out.preempted.size());
   return out;
 }
 

@@ -5,7 +5,6 @@
 // over a length finish.
 #include <vector>
 
-#include "engine/metrics/records.h"
 #include "engine/model/output_text.h"
 #include "engine/sched/request.h"
 
