@@ -17,7 +17,7 @@
 #include <random>
 
 #include "engine/exec/cuda/batch_plan.h"
-#include "engine/exec/cuda/plugin_loader.h"
+#include "engine/exec/cuda_loader.h"
 #include "engine/exec/cuda/testing/kernel_parity.h"
 
 using namespace lwb;

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "engine/exec/cuda/plugin_loader.h"
+#include "engine/exec/cuda_loader.h"
 #include "engine/exec/cuda/testing/kernel_parity.h"
 
 namespace {
