@@ -2,8 +2,7 @@
 // Runs a synthetic workload through an in-process Engine: the caller's thread calls
 // engine.step() in a loop and adds each request once its arrival time has passed (no
 // EngineLoop thread, so no hand-off overhead in the numbers). Shared by
-// `llm-workbench bench` and bench/bench_serving.
-// Unlike the rest of metrics/, this file depends on the engine itself.
+// `llm-workbench bench` and bench/bench_serving; arrivals paced by ArrivalPacer.
 #include <functional>
 #include <vector>
 
