@@ -44,6 +44,11 @@ struct RequestTimeline {
   std::optional<double> inferenceTime() const;  // last token − first scheduled
   std::vector<double> itls() const;             // every gap between successive tokens
   int numTokensOut() const;                     // n: output tokens with a time, else the count
+  // `vllm bench serve`'s "completed": finished with stop or length.
+  bool completed() const { return finishReason == FinishReason::Stop || finishReason == FinishReason::Length; }
+  // What vLLM records a metric for: every request that reached the engine and finished,
+  // aborted ones included (a rejected request never ran).
+  bool recorded() const { return finishReason != FinishReason::None && finishReason != FinishReason::Rejected; }
 };
 
 }  // namespace lwb
