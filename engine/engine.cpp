@@ -1,32 +1,17 @@
 #include "engine/engine.h"
 
 #include <algorithm>
-#include <chrono>
-#include <map>
-#include <random>
 
 #include "engine/common/error.h"
 #include "engine/config/knobs.h"
+#include "engine/engine_impl.h"
 #include "engine/kv/kv_cache_manager.h"
-#include "engine/metrics/caching_metrics.h"
 #include "engine/model/model.h"
-#include "engine/sample/sampler.h"
-#include "engine/model/output_text.h"
-#include "engine/sched/request.h"
-#include "engine/sched/scheduler.h"
 #include "engine/sched/stop_check.h"
 
 namespace lwb {
 
 namespace {
-
-// Engine-side state of one request: the scheduler's Request plus sampling and text.
-struct EngineRequest {
-  Request req;
-  std::string tag;
-  std::unique_ptr<RequestSampler> sampler;
-  std::unique_ptr<OutputText> text;
-};
 
 TokenDelta& deltaFor(StepOutput& out, RequestId id) {
   for (TokenDelta& d : out.deltas)
@@ -37,60 +22,6 @@ TokenDelta& deltaFor(StepOutput& out, RequestId id) {
 }
 
 }  // namespace
-
-struct Engine::Impl {
-  std::shared_ptr<const Model> model;
-  EngineConfig config;          // the knobs in force (live ones: from the next step on)
-  bool configPending = false;   // a live change waiting for the next step
-  int pendingMaxModelLen = 0;   // its effective max_model_len
-  int maxModelLen = 0;          // effective: computed once per change, read by all
-  std::unique_ptr<Executor> executor;
-  DeviceInfo device;            // the executor's, when it was created (resolves 0 knobs)
-  std::unique_ptr<Scheduler> scheduler;
-  std::map<RequestId, std::unique_ptr<EngineRequest>> requests;  // finished ones kept until released
-  StepOutput pending;           // finishes outside a step, reported by the next one
-  std::vector<StepRecord> steps;  // when keepStepHistory
-  bool keepStepHistory = true;
-  int64_t numSteps = 0;
-  EngineTotals totals;
-  CachingMetrics recentPrefix;  // vLLM's logged (recent) prefix-cache hit rate
-  std::vector<int> modelStopIds;
-  RequestId nextId = 1;
-  uint64_t seedBase = std::random_device{}();
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  std::vector<float> scratch;
-  std::function<void(const ForwardBatch&)> beforeForward;
-
-  int modelMaxLen() const { return model->config.maxPositionEmbeddings; }
-  double now() const { return timeOf(std::chrono::steady_clock::now()); }
-  double timeOf(std::chrono::steady_clock::time_point t) const {
-    return std::chrono::duration<double>(t - start).count();
-  }
-  void buildKv();
-  void createExecutorFor(const EngineConfig& c) {
-    executor = createExecutor(model, c.executor);
-    device = executor->deviceInfo();
-  }
-  // The knobs in force: 0 in max_num_batched_tokens / max_num_seqs = vLLM's default
-  // for this device.
-  EngineConfig effective() const { return config.resolvedFor(device); }
-  BatchLimits batchLimits() const {
-    const EngineConfig e = effective();
-    return {e.maxNumBatchedTokens, e.maxNumSeqs, maxModelLen};
-  }
-  void recordStep(const StepRecord& r) {
-    ++numSteps;
-    if (keepStepHistory) steps.push_back(r);
-  }
-  void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
-  void abortAll(StepOutput& out);
-  void applyPendingConfig();
-  void processToken(EngineRequest& er, const float* logits, double t, StepOutput& out);
-  void recordToken(Request& r, double t);
-  void addPlanTotals(const SchedulerOutput& plan);
-  void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
-  StepRecord makeRecord(const SchedulerOutput& plan, double t0, double t1) const;
-};
 
 // KV blocks: num_gpu_blocks_override, else kv_cache_memory_bytes, else enough for
 // max_num_seqs × max_model_len capped by the executor's default budget.
@@ -283,41 +214,55 @@ void Engine::Impl::addPlanTotals(const SchedulerOutput& plan) {
   totals.recentPrefixHitRate = recentPrefix.hitRate();
 }
 
+// Schedules this step; requests the knobs can never run are finished as rejected.
+SchedulerOutput Engine::Impl::schedule(double t0, StepOutput& out) {
+  SchedulerOutput plan = scheduler->schedule(t0);
+  for (const RejectedRequest& rej : plan.rejected)
+    finish(*requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);
+  addPlanTotals(plan);
+  return plan;
+}
+
+// One forward pass over the plan. On failure the step's requests finish with "error"
+// and false is returned; nothing is committed.
+bool Engine::Impl::execute(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out) {
+  try {
+    const ForwardBatch batch = plan.toForwardBatch(scheduler->kv());
+    if (beforeForward) beforeForward(batch);
+    executor->forward(batch, result);
+  } catch (const std::exception& e) {
+    scheduler->abortStep();  // no hash may point at blocks this pass did not write
+    failStep(plan, std::string("forward pass failed: ") + e.what(), out);
+    return false;
+  }
+  scheduler->commitStep(plan);
+  return true;
+}
+
+// Sample, append, check stop, for every sequence that reached its end this step.
+void Engine::Impl::postprocess(const SchedulerOutput& plan, const ForwardResult& result, StepOutput& out) {
+  const double tTokens = now();
+  int row = 0;
+  for (const ScheduledSeq& s : plan.seqs) {
+    if (!s.needLogits) continue;
+    EngineRequest& er = *requests.at(s.request->id);
+    try {
+      processToken(er, result.row(row++), tTokens, out);
+    } catch (const std::exception& e) {
+      if (!er.req.isFinished()) finish(er, FinishReason::Error, out, std::string("sampling failed: ") + e.what());
+    }
+  }
+}
+
 StepOutput Engine::step() {
   Impl& d = *impl_;
   StepOutput out = flushFinished();
   d.applyPendingConfig();
   const double t0 = d.now();
-  SchedulerOutput plan = d.scheduler->schedule(t0);
-  for (const RejectedRequest& rej : plan.rejected)
-    d.finish(*d.requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);
-  d.addPlanTotals(plan);
+  const SchedulerOutput plan = d.schedule(t0, out);
   if (plan.empty()) return out;
-
   ForwardResult result;
-  try {
-    const ForwardBatch batch = plan.toForwardBatch(d.scheduler->kv());
-    if (d.beforeForward) d.beforeForward(batch);
-    d.executor->forward(batch, result);
-  } catch (const std::exception& e) {
-    d.scheduler->abortStep();  // no hash may point at blocks this pass did not write
-    d.failStep(plan, std::string("forward pass failed: ") + e.what(), out);
-    out.record = d.makeRecord(plan, t0, d.now());
-    d.recordStep(out.record);
-    return out;
-  }
-  d.scheduler->commitStep(plan);
-  const double tTokens = d.now();
-  int row = 0;
-  for (const ScheduledSeq& s : plan.seqs) {
-    if (!s.needLogits) continue;
-    EngineRequest& er = *d.requests.at(s.request->id);
-    try {
-      d.processToken(er, result.row(row++), tTokens, out);
-    } catch (const std::exception& e) {
-      if (!er.req.isFinished()) d.finish(er, FinishReason::Error, out, std::string("sampling failed: ") + e.what());
-    }
-  }
+  if (d.execute(plan, result, out)) d.postprocess(plan, result, out);
   out.record = d.makeRecord(plan, t0, d.now());
   d.recordStep(out.record);
   return out;
