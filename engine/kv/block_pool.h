@@ -57,10 +57,9 @@ class BlockPool {
   bool cacheBlock(int id, uint64_t hash, const int* tokens, int numTokens, int firstTokenPos);
   // How many blocks carry `hash` (duplicates included); for tests and the block map.
   int numBlocksWithHash(uint64_t hash) const;
-  // Drops block `id`'s hash (no eviction counted): its contents were never written.
+  // Drops block `id`'s hash: its contents were never written.
   void uncacheBlock(int id);
 
-  int64_t numEvictions() const { return numEvictions_; }
   std::vector<int> freeQueueOrder() const;  // front (next handed out) first; for tests
 
  private:
@@ -72,7 +71,6 @@ class BlockPool {
   std::vector<KvBlock> blocks_;
   int head_ = -1, tail_ = -1, numFree_ = 0;
   std::unordered_map<uint64_t, std::vector<int>> cached_;  // hash → block ids, oldest first
-  int64_t numEvictions_ = 0;
 };
 
 }  // namespace lwb
