@@ -115,8 +115,17 @@ class TestChatSession : public QObject {
   void answersNeedAnAssistantTurn() {
     ChatSession s;
     s.addUser("q");
+    QVERIFY(s.lastAnswer() == nullptr);
     QVERIFY_THROWS_EXCEPTION(Error, s.appendAnswer("x"));
     QVERIFY_THROWS_EXCEPTION(Error, s.finishAnswer("x"));
+    s.beginAnswer();
+    s.addNotice("shown while the answer streams");
+    s.appendAnswer("still ");
+    s.appendAnswer("the answer");
+    s.finishAnswer("done");
+    QCOMPARE(s.lastAnswer()->content, std::string("still the answer"));
+    QCOMPARE(s.lastAnswer()->stats, std::string("done"));
+    QVERIFY(s.turns().back().role == ChatTurn::Role::Notice);
   }
 
   void roleNamesRoundTrip() {

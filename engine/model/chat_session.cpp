@@ -12,15 +12,21 @@ void ChatSession::addNotice(std::string text) { turns_.push_back({ChatTurn::Role
 
 void ChatSession::beginAnswer() { turns_.push_back({ChatTurn::Role::Assistant, {}, {}}); }
 
-void ChatSession::appendAnswer(const std::string& text) {
-  check(!turns_.empty() && turns_.back().role == ChatTurn::Role::Assistant, "chat: no answer is being streamed");
-  turns_.back().content += text;
+const ChatTurn* ChatSession::lastAnswer() const {
+  for (auto it = turns_.rbegin(); it != turns_.rend(); ++it)
+    if (it->role == ChatTurn::Role::Assistant) return &*it;
+  return nullptr;
 }
 
-void ChatSession::finishAnswer(std::string stats) {
-  check(!turns_.empty() && turns_.back().role == ChatTurn::Role::Assistant, "chat: no answer is being streamed");
-  turns_.back().stats = std::move(stats);
+ChatTurn& ChatSession::answer() {
+  for (auto it = turns_.rbegin(); it != turns_.rend(); ++it)
+    if (it->role == ChatTurn::Role::Assistant) return *it;
+  throw Error("chat: no answer is being streamed");
 }
+
+void ChatSession::appendAnswer(const std::string& text) { answer().content += text; }
+
+void ChatSession::finishAnswer(std::string stats) { answer().stats = std::move(stats); }
 
 void ChatSession::removeLast() {
   if (!turns_.empty()) turns_.pop_back();

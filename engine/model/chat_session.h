@@ -42,8 +42,10 @@ class ChatSession {
   void addUser(std::string text);
   void addNotice(std::string text);
   void beginAnswer();                       // an empty assistant turn to stream into
+  // The newest assistant turn (notices may follow it); throws lwb::Error when none.
   void appendAnswer(const std::string& text);
   void finishAnswer(std::string stats);
+  const ChatTurn* lastAnswer() const;       // nullptr when there is none
   void removeLast();                        // undo addUser when the request was refused
   // Restores saved turns; an assistant turn without stats (saved mid-answer) gets
   // `interruptedStats`.
@@ -61,6 +63,7 @@ class ChatSession {
 
  private:
   size_t numUserTurns() const;
+  ChatTurn& answer();
 
   std::string system_;
   std::vector<ChatTurn> turns_;

@@ -267,7 +267,7 @@ void ChatConversation::finish(const RequestFinishedEvent& e) {
   parts << tr("%1 output tokens").arg(t.numOutputTokens);
   parts << tr("finish: %1").arg(QString::fromStdString(finishReasonName(t.finishReason)));
   if (!t.error.empty()) parts << QString::fromStdString(t.error);
-  if (session_.turns().back().content.empty() && t.finishReason == FinishReason::Abort)
+  if (session_.lastAnswer()->content.empty() && t.finishReason == FinishReason::Abort)
     session_.appendAnswer(tr("(stopped)").toStdString());
   session_.finishAnswer(parts.join(QStringLiteral(" · ")).toStdString());
   setBusy(false);
