@@ -59,9 +59,7 @@ void EngineBridge::setConfig(const EngineConfig& config, bool abortInFlight) {
 
 EngineConfig EngineBridge::config() const { return loop_ ? loop_->config() : EngineConfig{}; }
 
-int EngineBridge::maxModelLen() const {
-  return loop_ && model_ ? loop_->config().effectiveMaxModelLen(model_->config) : 0;
-}
+int EngineBridge::maxModelLen() const { return loop_ ? loop_->maxModelLen() : 0; }
 
 std::shared_ptr<const EngineSnapshot> EngineBridge::snapshot() const {
   return loop_ ? loop_->snapshot() : nullptr;

@@ -31,8 +31,8 @@ class EngineBridge : public QObject {
   // its requests. Views get engineAttached() and restart their time axes.
   void attach(std::shared_ptr<const Model> model, std::shared_ptr<EngineLoop> loop);
   bool attached() const { return loop_ != nullptr; }
-  // The views' one door to the engine thread is this class's methods below. loop() is
-  // left for the knob form until it goes through setConfig() too.
+  // The views' one door to the engine thread is this class's methods below; loop() is
+  // for tests only.
   EngineLoop* loop() const { return loop_.get(); }
   std::shared_ptr<EngineLoop> sharedLoop() const { return loop_; }  // for a second front-end (the API)
   const Model* model() const { return model_.get(); }
@@ -48,7 +48,7 @@ class EngineBridge : public QObject {
   void setConfig(const EngineConfig& config, bool abortInFlight = false);
   // The knobs in force (EngineConfig{} before a model is attached).
   EngineConfig config() const;
-  int maxModelLen() const;  // effective max_model_len for the model; 0 when none
+  int maxModelLen() const;  // the effective max_model_len in force; 0 when none
   std::shared_ptr<const EngineSnapshot> snapshot() const;  // the loop's latest, not this tick's
   QString tag(RequestId id) const;
   void setWorkload(const WorkloadOptions& w);
