@@ -11,6 +11,7 @@
 
 #include "engine/engine.h"
 #include "engine/metrics/caching_metrics.h"
+#include "engine/model/model.h"
 #include "engine/model/output_text.h"
 #include "engine/sample/sampler.h"
 #include "engine/sched/request.h"
