@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "engine/common/error.h"
-#include "engine/exec/cuda/plugin_loader.h"
 #include "engine/exec/cuda/testing/greedy_match.h"
 #include "engine/exec/cuda/testing/executor_parity.h"
 #include "engine/exec/cuda/testing/host_llama.h"

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/bench/bench_runner.h"
 #include "engine/common/error.h"
 #include "engine/config/knobs.h"
 #include "engine/engine.h"
-#include "engine/metrics/bench_runner.h"
 #include "engine/model/model.h"
 #include "engine/model/tokenizer.h"
 

@@ -1,19 +1,12 @@
 #include "engine/engine.h"
 
 #include <algorithm>
-#include <chrono>
-#include <map>
-#include <random>
 
 #include "engine/common/error.h"
 #include "engine/config/knobs.h"
+#include "engine/engine_impl.h"
 #include "engine/kv/kv_cache_manager.h"
-#include "engine/metrics/caching_metrics.h"
 #include "engine/model/model.h"
-#include "engine/sample/sampler.h"
-#include "engine/sched/output_text.h"
-#include "engine/sched/request.h"
-#include "engine/sched/scheduler.h"
 #include "engine/sched/stop_check.h"
 #include "engine/spec/draft_proposer.h"
 #include "engine/spec/proposer.h"
@@ -21,14 +14,6 @@
 namespace lwb {
 
 namespace {
-
-// Engine-side state of one request: the scheduler's Request plus sampling and text.
-struct EngineRequest {
-  Request req;
-  std::string tag;
-  std::unique_ptr<RequestSampler> sampler;
-  std::unique_ptr<OutputText> text;
-};
 
 TokenDelta& deltaFor(StepOutput& out, RequestId id) {
   for (TokenDelta& d : out.deltas)
@@ -39,69 +24,6 @@ TokenDelta& deltaFor(StepOutput& out, RequestId id) {
 }
 
 }  // namespace
-
-struct Engine::Impl {
-  std::shared_ptr<const Model> model;
-  EngineConfig config;          // the knobs in force (live ones: from the next step on)
-  bool configPending = false;   // a live change waiting for the next step
-  int pendingMaxModelLen = 0;   // its effective max_model_len
-  int maxModelLen = 0;          // effective: computed once per change, read by all
-  std::unique_ptr<Executor> executor;
-  DeviceInfo device;            // the executor's, when it was created (resolves 0 knobs)
-  std::unique_ptr<Scheduler> scheduler;
-  std::map<RequestId, std::unique_ptr<EngineRequest>> requests;  // finished ones kept until released
-  StepOutput pending;           // finishes outside a step, reported by the next one
-  KvEventLog kvEvents;          // outlives the pools buildKv() makes
-  std::vector<StepRecord> steps;  // when keepStepHistory
-  bool keepStepHistory = true;
-  int64_t numSteps = 0;
-  EngineTotals totals;
-  CachingMetrics recentPrefix;  // vLLM's logged (recent) prefix-cache hit rate
-  std::vector<int> modelStopIds;
-  RequestId nextId = 1;
-  uint64_t seedBase = std::random_device{}();
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  std::vector<float> scratch;
-  ForwardResult result;  // kept across steps: a decode batch's logits are not reallocated every step
-  std::function<void(const ForwardBatch&)> beforeForward;
-  std::unique_ptr<Proposer> proposer;  // speculative decoding; null when off
-  SpeculativeConfig proposerConfig;    // what `proposer` was built for
-
-  int modelMaxLen() const { return model->config.maxPositionEmbeddings; }
-  double now() const { return timeOf(std::chrono::steady_clock::now()); }
-  double timeOf(std::chrono::steady_clock::time_point t) const {
-    return std::chrono::duration<double>(t - start).count();
-  }
-  void buildKv();
-  void createExecutorFor(const EngineConfig& c) {
-    executor = createExecutor(model, c.executor);
-    device = executor->deviceInfo();
-  }
-  // The knobs in force: 0 in max_num_batched_tokens / max_num_seqs = vLLM's default
-  // for this device.
-  EngineConfig effective() const { return config.resolvedFor(device); }
-  BatchLimits batchLimits() const {
-    const EngineConfig e = effective();
-    return {e.maxNumBatchedTokens, e.maxNumSeqs, maxModelLen};
-  }
-  void recordStep(const StepRecord& r) {
-    ++numSteps;
-    if (keepStepHistory) steps.push_back(r);
-  }
-  void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
-  void abortAll(StepOutput& out);
-  void applyPendingConfig();
-  bool processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken = -1,
-                    const std::vector<double>* draftProbs = nullptr);
-  void verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow, double t,
-                    StepOutput& out, StepRecord& rec);
-  void buildProposer();
-  void propose();
-  void recordToken(Request& r, double t);
-  void addPlanTotals(const SchedulerOutput& plan);
-  void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
-  StepRecord makeRecord(const SchedulerOutput& plan, double t0, double t1) const;
-};
 
 // KV blocks: num_gpu_blocks_override, else kv_cache_memory_bytes, else enough for
 // max_num_seqs × max_model_len capped by the executor's default budget.
@@ -300,8 +222,8 @@ bool Engine::Impl::processToken(EngineRequest& er, const float* logits, double t
 // The target's rows for the real token and each draft: drafts are accepted in order
 // until one is rejected (its replacement is kept) or all are (a bonus token follows);
 // then the rejected drafts' positions roll back.
-void Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow,
-                                double t, StepOutput& out, StepRecord& rec) {
+int Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow,
+                               double t, StepOutput& out) {
   Request& r = er.req;
   const int k = s.numSpecTokens();
   int numAccepted = 0;
@@ -314,8 +236,8 @@ void Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const 
   }
   r.timeline.specDecode.observe(k, numAccepted);
   totals.specDecode.observe(k, numAccepted);
-  rec.numAcceptedSpecTokens += numAccepted;
   scheduler->acceptDrafts(&r, numAccepted);
+  return numAccepted;
 }
 
 // After the KV pool: a draft model gets as many blocks as the target (its blocks are smaller).
@@ -349,53 +271,69 @@ void Engine::Impl::addPlanTotals(const SchedulerOutput& plan) {
   totals.recentPrefixHitRate = recentPrefix.hitRate();
 }
 
+// Drafts for the running requests, then this step's plan; requests the knobs can never
+// run are finished as rejected.
+SchedulerOutput Engine::Impl::schedule(double t0, StepOutput& out) {
+  try {
+    propose();
+  } catch (const std::exception& e) {  // a draft model's forward pass failed: contained like the target's
+    out.error = std::string("speculative proposer failed: ") + e.what();
+    const std::vector<Request*> running = scheduler->running();
+    for (Request* r : running) finish(*requests.at(r->id), FinishReason::Error, out, out.error);
+  }
+  SchedulerOutput plan = scheduler->schedule(t0);
+  for (const RejectedRequest& rej : plan.rejected)
+    finish(*requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);
+  addPlanTotals(plan);
+  return plan;
+}
+
+// One forward pass over the plan. On failure the step's requests finish with "error"
+// and false is returned; nothing is committed.
+bool Engine::Impl::execute(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out) {
+  try {
+    const ForwardBatch batch = plan.toForwardBatch(scheduler->kv());
+    if (beforeForward) beforeForward(batch);
+    executor->forward(batch, result);
+  } catch (const std::exception& e) {
+    scheduler->abortStep();  // no hash may point at blocks this pass did not write
+    failStep(plan, std::string("forward pass failed: ") + e.what(), out);
+    return false;
+  }
+  scheduler->commitStep(plan);
+  return true;
+}
+
+// Sample, append, check stop, for every sequence that reached its end this step; a
+// sequence with drafts has k + 1 rows and verifies them. Returns the drafts accepted.
+int Engine::Impl::postprocess(const SchedulerOutput& plan, const ForwardResult& result, StepOutput& out) {
+  const double tTokens = now();
+  int row = 0, accepted = 0;
+  for (const ScheduledSeq& s : plan.seqs) {
+    if (!s.needLogits) continue;
+    EngineRequest& er = *requests.at(s.request->id);
+    try {
+      if (s.numSpecTokens() == 0) processToken(er, result.row(row), tTokens, out);
+      else accepted += verifyDrafts(er, s, result, row, tTokens, out);
+    } catch (const std::exception& e) {
+      if (!er.req.isFinished()) finish(er, FinishReason::Error, out, std::string("sampling failed: ") + e.what());
+    }
+    row += 1 + s.numSpecTokens();
+  }
+  return accepted;
+}
+
 StepOutput Engine::step() {
   Impl& d = *impl_;
   StepOutput out = flushFinished();
   d.applyPendingConfig();
   const double t0 = d.now();
-  try {
-    d.propose();
-  } catch (const std::exception& e) {  // a draft model's forward pass failed: contained like the target's
-    out.error = std::string("speculative proposer failed: ") + e.what();
-    const std::vector<Request*> running = d.scheduler->running();
-    for (Request* r : running) d.finish(*d.requests.at(r->id), FinishReason::Error, out, out.error);
-  }
-  SchedulerOutput plan = d.scheduler->schedule(t0);
-  for (const RejectedRequest& rej : plan.rejected)
-    d.finish(*d.requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);
-  d.addPlanTotals(plan);
+  const SchedulerOutput plan = d.schedule(t0, out);
   if (plan.empty()) return out;
-
   ForwardResult& result = d.result;
-  try {
-    const ForwardBatch batch = plan.toForwardBatch(d.scheduler->kv());
-    if (d.beforeForward) d.beforeForward(batch);
-    d.executor->forward(batch, result);
-  } catch (const std::exception& e) {
-    d.scheduler->abortStep();  // no hash may point at blocks this pass did not write
-    d.failStep(plan, std::string("forward pass failed: ") + e.what(), out);
-    out.record = d.makeRecord(plan, t0, d.now());
-    d.recordStep(out.record);
-    return out;
-  }
-  d.scheduler->commitStep(plan);
-  const double tTokens = d.now();
-  StepRecord spec;  // acceptance counts, merged into the record below
-  int row = 0;
-  for (const ScheduledSeq& s : plan.seqs) {
-    if (!s.needLogits) continue;
-    EngineRequest& er = *d.requests.at(s.request->id);
-    try {
-      if (s.numSpecTokens() == 0) d.processToken(er, result.row(row), tTokens, out);
-      else d.verifyDrafts(er, s, result, row, tTokens, out, spec);
-    } catch (const std::exception& e) {
-      if (!er.req.isFinished()) d.finish(er, FinishReason::Error, out, std::string("sampling failed: ") + e.what());
-    }
-    row += 1 + s.numSpecTokens();
-  }
+  const int accepted = d.execute(plan, result, out) ? d.postprocess(plan, result, out) : 0;
   out.record = d.makeRecord(plan, t0, d.now());
-  out.record.numAcceptedSpecTokens = spec.numAcceptedSpecTokens;
+  out.record.numAcceptedSpecTokens = accepted;
   d.recordStep(out.record);
   return out;
 }
@@ -500,37 +438,6 @@ const std::vector<int>* Engine::outputTokenIds(RequestId id) const {
   return it == impl_->requests.end() ? nullptr : &it->second->req.tokenIds;
 }
 
-std::vector<KvBlockInfo> Engine::kvBlocks() const {
-  const KvCacheManager& kv = impl_->scheduler->kv();
-  const int bs = kv.blockSize();
-  std::vector<KvBlockInfo> out(size_t(kv.numBlocks()));
-  for (int i = 0; i < kv.numBlocks(); ++i) {
-    const KvBlock& b = kv.pool().block(i);
-    KvBlockInfo& info = out[size_t(i)];
-    info.refCount = b.refCount;
-    info.hasHash = b.hash.has_value();
-    info.hash = b.hash.value_or(0);
-    info.kind = b.refCount > 0 ? KvBlockInfo::Kind::Owned
-                : b.hash       ? KvBlockInfo::Kind::CachedFree
-                               : KvBlockInfo::Kind::Free;
-    if (b.hash) {
-      info.firstTokenPos = b.firstTokenPos;
-      info.numTokens = bs;
-    }
-  }
-  for (int64_t id : kv.requestIds()) {
-    const std::vector<int>& blocks = kv.blockIds(id);
-    const int numComputed = kv.numComputedTokens(id);
-    for (size_t j = 0; j < blocks.size(); ++j) {
-      KvBlockInfo& info = out[size_t(blocks[j])];
-      if (info.owners.empty()) {
-        info.firstTokenPos = int(j) * bs;
-        info.numTokens = std::clamp(numComputed - int(j) * bs, 0, bs);
-      }
-      info.owners.push_back(id);
-    }
-  }
-  return out;
-}
+std::vector<KvBlockInfo> Engine::kvBlocks() const { return listKvBlocks(impl_->scheduler->kv()); }
 
 }  // namespace lwb

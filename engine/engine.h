@@ -12,6 +12,7 @@
 #include "engine/config/engine_config.h"
 #include "engine/exec/executor.h"
 #include "engine/kv/kv_events.h"
+#include "engine/kv/block_listing.h"
 #include "engine/metrics/records.h"
 #include "engine/sample/sampling_params.h"
 
@@ -63,18 +64,6 @@ struct EngineTotals {
   SpecDecodeCounts specDecode;     // vllm:spec_decode_* (speculative decoding on)
 };
 
-// A live view of one KV block, for the block map.
-struct KvBlockInfo {
-  enum class Kind { Free, CachedFree, Owned };
-  Kind kind = Kind::Free;
-  int refCount = 0;
-  uint64_t hash = 0;               // valid when hasHash
-  bool hasHash = false;
-  std::vector<RequestId> owners;   // requests holding it
-  int firstTokenPos = 0;           // position of its first token in the owner's sequence
-  int numTokens = 0;               // filled slots
-};
-
 class Engine {
  public:
   Engine(std::shared_ptr<const Model> model, const EngineConfig& config);
@@ -121,7 +110,7 @@ class Engine {
   // Introspection for UIs and tests.
   const RequestTimeline* timeline(RequestId id) const;  // finished requests too, until released
   std::vector<RequestTimeline> allTimelines() const;
-  std::vector<KvBlockInfo> kvBlocks() const;
+  std::vector<KvBlockInfo> kvBlocks() const;  // listKvBlocks of the pool in use
   int numKvBlocks() const;
   const std::vector<StepRecord>& steps() const;
   // Output so far of a request (prompt and output ids, detokenized text).

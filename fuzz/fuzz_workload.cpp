@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string>
 
+#include "engine/bench/workload.h"
 #include "engine/common/error.h"
-#include "engine/metrics/workload.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   lwb::WorkloadOptions options;

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/random_model.h"
+#include "engine/bench/bench_runner.h"
 #include "engine/engine.h"
-#include "engine/metrics/bench_runner.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
 #include "engine/model/model.h"

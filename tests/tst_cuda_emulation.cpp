@@ -17,8 +17,8 @@
 #include <random>
 
 #include "engine/exec/cuda/batch_plan.h"
-#include "engine/exec/cuda/plugin_loader.h"
 #include "engine/exec/cuda/testing/kernel_parity.h"
+#include "engine/exec/cuda_loader.h"
 
 using namespace lwb;
 using namespace lwb::cuda;

@@ -19,7 +19,6 @@
 #include "engine/common/error.h"
 #include "engine/engine.h"
 #include "engine/exec/cpu/cpu_executor.h"
-#include "engine/exec/cuda/plugin_loader.h"
 #include "engine/exec/cuda_loader.h"
 #include "engine/model/model.h"
 #include "common/executor_driver.h"

@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "engine/exec/cuda/plugin_loader.h"
 #include "engine/exec/cuda/testing/kernel_parity.h"
+#include "engine/exec/cuda_loader.h"
 
 namespace {
 

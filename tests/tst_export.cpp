@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/metrics/bench_report.h"
+#include "engine/bench/bench_report.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
 

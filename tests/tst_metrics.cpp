@@ -8,7 +8,6 @@
 #include "engine/metrics/caching_metrics.h"
 #include "engine/metrics/histogram.h"
 #include "engine/metrics/records.h"
-#include "engine/metrics/ring_buffer.h"
 #include "engine/metrics/stats.h"
 
 using namespace lwb;
@@ -79,23 +78,6 @@ class TestMetrics : public QObject {
     QVERIFY_THROWS_EXCEPTION(Error, Histogram({1.0, 1.0}));
     QVERIFY_THROWS_EXCEPTION(Error, Histogram(std::vector<double>{}));
     QVERIFY(Histogram::ttftBuckets().size() > 10);
-  }
-
-  void ringBufferKeepsNewest() {
-    RingBuffer<int> r(3);
-    QVERIFY(r.empty());
-    for (int i = 1; i <= 5; ++i) r.push(i);
-    QVERIFY(r.full());
-    QCOMPARE(r.size(), size_t(3));
-    QCOMPARE(r.front(), 3);
-    QCOMPARE(r.back(), 5);
-    QCOMPARE(r.toVector(), (std::vector<int>{3, 4, 5}));
-    QCOMPARE(r.totalPushed(), size_t(5));
-    r.clear();
-    QVERIFY(r.empty());
-    r.push(9);
-    QCOMPARE(r.toVector(), (std::vector<int>{9}));
-    QVERIFY_THROWS_EXCEPTION(Error, RingBuffer<int>(0));
   }
 
   // arrival 1.0, scheduled 1.5, tokens at 2.0, 2.5, 3.5, 4.0, finished at 4.25.

@@ -93,7 +93,7 @@ class TestSchedulerScenarios : public QObject {
     SchedulerOutput s4 = h.step();
     QCOMPARE(tokensOf(s4, b), 8);
     QCOMPARE(h.blocks(b), (Ids{5, 6}));
-    QCOMPARE(h.sched.totals().preemptions, int64_t(0));
+    QVERIFY(s3.preempted.empty() && s4.preempted.empty());
   }
 
   void withoutTheReserveTheFirstChunkGetsInAndIsPreempted() {
@@ -134,9 +134,9 @@ class TestSchedulerScenarios : public QObject {
     QCOMPARE(h.freeQueue(), (Ids{2, 3, 4, 5, 6, 7, 1, 0}));
 
     Request* c = h.add(28, 5000);
-    h.step();
+    SchedulerOutput s2 = h.step();
     QCOMPARE(h.blocks(c), (Ids{2, 3, 4, 5, 6, 7, 1}));
-    QCOMPARE(h.sched.kv().pool().numEvictions(), int64_t(1));
+    QVERIFY(h.sched.kv().pool().block(0).hash.has_value());  // a's head block survived; block 1 was evicted
     h.sched.finishRequest(c, RequestState::Finished);
     QCOMPARE(h.freeQueue(), (Ids{0, 1, 7, 6, 5, 4, 3, 2}));
 
@@ -147,10 +147,9 @@ class TestSchedulerScenarios : public QObject {
     QCOMPARE(s3.prefixQueryRequests, int64_t(1));
     QCOMPARE(tokensOf(s3, d), 6);
     QCOMPARE(h.blocks(d), (Ids{0, 1, 7}));
-    QCOMPARE(h.sched.kv().pool().numEvictions(), int64_t(3));
-    QCOMPARE(h.sched.totals().prefixQueryRequests, int64_t(3));
-    QCOMPARE(h.sched.totals().prefixQueryTokens, int64_t(48));
-    QCOMPARE(h.sched.totals().prefixHitTokens, int64_t(4));
+    QCOMPARE(s1.prefixQueryRequests + s2.prefixQueryRequests + s3.prefixQueryRequests, int64_t(3));
+    QCOMPARE(s1.prefixQueryTokens + s2.prefixQueryTokens + s3.prefixQueryTokens, int64_t(48));
+    QCOMPARE(s1.prefixHitTokens + s2.prefixHitTokens + s3.prefixHitTokens, int64_t(4));
   }
 
   // Caching off: no lookups, so nothing counted (vLLM records no PrefixCacheStats).
@@ -164,7 +163,6 @@ class TestSchedulerScenarios : public QObject {
     QCOMPARE(int(s.seqs.size()), 2);
     QCOMPARE(s.prefixQueryRequests, int64_t(0));
     QCOMPARE(s.prefixQueryTokens, int64_t(0));
-    QCOMPARE(h.sched.totals().prefixQueryTokens, int64_t(0));
   }
 
   // Preemption and resumption: 4 blocks; a and b (8 tokens each) fill the pool, a's
@@ -190,11 +188,6 @@ class TestSchedulerScenarios : public QObject {
     QCOMPARE(s3.prefixQueryRequests, int64_t(0));
     QCOMPARE(s3.preemptedPrefixQueryTokens, int64_t(9));
     QCOMPARE(s3.preemptedPrefixHitTokens, int64_t(4));
-    const SchedulerTotals& t = h.sched.totals();
-    QCOMPARE(t.prefixQueryRequests, int64_t(2));
-    QCOMPARE(t.prefixQueryTokens, int64_t(16));
-    QCOMPARE(t.prefixHitTokens, int64_t(0));
-    QCOMPARE(t.preemptions, int64_t(1));
   }
 
   // Two requests computed the same prompt head before either registered it (here: the

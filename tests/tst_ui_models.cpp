@@ -5,6 +5,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "engine/metrics/record_json.h"
 #include "ui/bridge/run_data.h"
 #include "ui/bridge/throttle.h"
 #include "ui/models/requests_table_model.h"
@@ -49,6 +50,7 @@ class TestUiModels : public QObject {
   void kvMapCellStates();
   void runJsonRoundTrip();
   void runSummaryFollowsVllmDefinitions();
+  void runSavedInVersion1Opens();
   void throttleCoalescesAndShowsTheLastState();
 };
 
@@ -178,6 +180,46 @@ void TestUiModels::runJsonRoundTrip() {
   QVERIFY2(threw, "a document that is not a run must be refused with a message naming \"format\"");
 }
 
+// A run saved before the one record encoding (version 1: steps as arrays of 15 or 16
+// numbers) opens, and saving it again writes steps as objects that read back the same.
+void TestUiModels::runSavedInVersion1Opens() {
+  QFile f(QStringLiteral(LWB_TEST_DATA_DIR "/runs/run_v1.json"));
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  const RunData run = runFromJson(nlohmann::json::parse(f.readAll().toStdString()));
+  QCOMPARE(run.modelDir, std::string("/models/austen-11m"));
+  QCOMPARE(run.knobChanges.size(), size_t(1));
+  QCOMPARE(run.knobChanges[0].config.maxNumBatchedTokens, 512);
+  QCOMPARE(run.requests.size(), size_t(2));
+  QCOMPARE(run.requests[0].finishReason, FinishReason::Length);
+  QCOMPARE(run.requests[0].tokenTimes, (std::vector<double>{0.3, 0.45, 0.6}));
+  QCOMPARE(run.requests[1].finishReason, FinishReason::Abort);
+  QVERIFY(!run.requests[1].firstTokenTime.has_value());
+  QCOMPARE(run.requests[1].preemptionTimes, std::vector<double>{0.5});
+  QCOMPARE(run.tags.at(2), std::string("chat 1"));
+  QCOMPARE(run.steps.size(), size_t(3));
+  QCOMPARE(run.steps[0].numPrefillTokens, 40);        // 15 numbers: no prefix_query_requests
+  QCOMPARE(run.steps[0].prefixQueryRequests, int64_t(0));
+  QCOMPARE(run.steps[1].prefixHitTokens, int64_t(32));
+  QCOMPARE(run.steps[1].prefixQueryRequests, int64_t(1));
+  QCOMPARE(run.steps[2].tokenBudget, 512);
+  QCOMPARE(run.steps[2].numBlocksCachedFree, 2);
+  const nlohmann::json saved = runToJson(run);
+  QCOMPARE(saved["version"].get<int>(), 2);
+  QVERIFY(saved["steps"][1].is_object());
+  QCOMPARE(saved["steps"][1]["prefix_hit_tokens"].get<int64_t>(), int64_t(32));
+  const RunData again = runFromJson(nlohmann::json::parse(saved.dump()));
+  for (size_t i = 0; i < run.steps.size(); ++i)
+    QVERIFY(stepToJson(again.steps[i]) == stepToJson(run.steps[i]));
+  QVERIFY(timelineToJson(again.requests[1]) == timelineToJson(run.requests[1]));
+  bool threw = false;
+  try {
+    stepFromJson(nlohmann::json::array({1, 2, 3}));
+  } catch (const std::exception& e) {
+    threw = QString(e.what()).contains("found 3");
+  }
+  QVERIFY2(threw, "a step array of the wrong length must be refused naming its length");
+}
+
 void TestUiModels::runSummaryFollowsVllmDefinitions() {
   RunData run;
   run.requests = {timeline(0, true), timeline(1, true)};
@@ -185,11 +227,11 @@ void TestUiModels::runSummaryFollowsVllmDefinitions() {
   s.prefixQueryTokens = 100;
   s.prefixHitTokens = 25;
   run.steps.push_back(s);
-  const RunSummary sum = summarizeRun(run);
+  const BenchReport sum = summarizeRun(run);
   QCOMPARE(sum.completed, 2);
-  QCOMPARE(sum.meanTtftMs, 300.0);
-  QVERIFY(qAbs(sum.meanItlMs - 75.0) < 1e-9);  // gaps of 50 and 100 ms
-  QCOMPARE(sum.prefixHitRate, 0.25);
+  QCOMPARE(sum.ttftMs.mean, 300.0);
+  QVERIFY(qAbs(sum.itlMs.mean - 75.0) < 1e-9);  // gaps of 50 and 100 ms
+  QCOMPARE(sum.prefixCacheHitRate, 0.25);
   QVERIFY(qAbs(sum.duration - 1.45) < 1e-9);  // first arrival 0 → last token 1.45
 }
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <set>
 
+#include "engine/bench/workload.h"
 #include "engine/common/error.h"
-#include "engine/metrics/workload.h"
 
 using namespace lwb;
 

@@ -200,8 +200,8 @@ void MainWindow::buildStatusBar() {
 }
 
 void MainWindow::openModel(const QString& dir) {
-  EngineConfig config = bridge_->loop() ? bridge_->loop()->config() : options_.knobs;
-  if (!bridge_->loop()) {
+  EngineConfig config = bridge_->attached() ? bridge_->config() : options_.knobs;
+  if (!bridge_->attached()) {
     // A pool small enough that the block map shows every block and load can fill it.
     if (options_.demo) config.numGpuBlocksOverride = 1024;
   }
@@ -230,9 +230,9 @@ void MainWindow::onEngineAttached() {
                              .arg(model->config.numHiddenLayers)
                              .arg(QString::fromStdString(tokenizerKindName(model->tokenizer->kind()))));
   if (auto s = bridge_->lastSnapshot()) updateStatus(*s);
-  if (backendGroup_ && bridge_->loop())
+  if (backendGroup_ && bridge_->attached())
     for (auto* a : backendGroup_->actions())
-      a->setChecked(a->text() == QString::fromStdString(bridge_->loop()->config().executor.backend));
+      a->setChecked(a->text() == QString::fromStdString(bridge_->config().executor.backend));
   if (options_.demo) QTimer::singleShot(200, this, &MainWindow::startDemo);
 }
 
@@ -270,12 +270,12 @@ void MainWindow::startDemo() {
 // Output tokens per engine second while the window is open, from the load's start until
 // it is done or --measure-seconds have passed; printed to stderr, then the window closes.
 void MainWindow::startMeasurement() {
-  auto s0 = bridge_->loop()->snapshot();
+  auto s0 = bridge_->snapshot();
   measureStart_ = s0->time;
   measureTokens0_ = s0->totalGeneratedTokens;
   auto report = [this] {
     if (measureStart_ < 0) return;
-    auto s = bridge_->loop()->snapshot();
+    auto s = bridge_->snapshot();
     const double dt = s->time - measureStart_;
     const int64_t n = s->totalGeneratedTokens - measureTokens0_;
     std::fprintf(stderr, "gui_output_throughput_tok_s=%.1f over %.2f s (%lld tokens, window open)\n",

@@ -70,8 +70,8 @@ void MainWindow::buildMenus() {
     a->setChecked(options_.knobs.executor.backend == name);
     backendGroup_->addAction(a);
     connect(a, &QAction::triggered, this, [this, a] {
-      if (!bridge_->loop()) return;
-      EngineConfig c = bridge_->loop()->config();
+      if (!bridge_->attached()) return;
+      EngineConfig c = bridge_->config();
       c.executor.backend = a->text().toStdString();
       if (!knobs_->apply(c)) statusBar()->showMessage(knobs_->errorText(), 8000);
     });
@@ -81,11 +81,11 @@ void MainWindow::buildMenus() {
   pauseAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Space), QKeySequence(Qt::Key_Pause)});
   pauseAction_->setToolTip(tr("Stop stepping the engine to inspect the charts; requests keep their state"));
   connect(pauseAction_, &QAction::toggled, this, [this](bool on) {
-    if (bridge_->loop()) bridge_->loop()->setPaused(on);
+    bridge_->setPaused(on);
   });
   engine->addAction(tr("&Reset"), this, [this] {
-    if (!bridge_->loop()) return;
-    bridge_->loop()->abortAll();
+    if (!bridge_->attached()) return;
+    bridge_->abortAll();
     bridge_->clearHistory();
     batch_->clear();
     prefix_->clear();

@@ -10,7 +10,7 @@
 
 #include "app/cli/args.h"
 #include "engine/config/engine_config.h"
-#include "engine/metrics/workload.h"
+#include "engine/bench/workload.h"
 
 namespace lwb::app {
 

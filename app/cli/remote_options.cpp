@@ -8,8 +8,8 @@
 #include <set>
 
 #include "app/cli/args.h"
+#include "engine/bench/workload.h"
 #include "engine/config/knobs.h"
-#include "engine/metrics/workload.h"
 
 namespace lwb::app {
 namespace {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "engine/common/error.h"
-#include "engine/exec/cuda/plugin_loader.h"
 #include "engine/model/model.h"
 
 namespace lwb {

@@ -67,7 +67,6 @@ void BlockPool::unlink(int id) {
 void BlockPool::evict(KvBlock& b) {
   if (!b.hash) return;
   uncacheBlock(b.id);
-  ++numEvictions_;
 }
 
 std::vector<int> BlockPool::getNewBlocks(int n) {

@@ -61,7 +61,7 @@ class BlockPool {
                   std::optional<uint64_t> parentHash = std::nullopt);
   // How many blocks carry `hash` (duplicates included); for tests and the block map.
   int numBlocksWithHash(uint64_t hash) const;
-  // Drops block `id`'s hash (no eviction counted): its contents were never written.
+  // Drops block `id`'s hash: its contents were never written.
   void uncacheBlock(int id);
 
   // KV events (kv_events.h) go to `log` from now on (nullptr: nowhere). The log outlives
@@ -70,7 +70,6 @@ class BlockPool {
   // One BlockStored per block cached now: a reader that starts late learns the state.
   void announceCachedBlocks() const;
 
-  int64_t numEvictions() const { return numEvictions_; }
   std::vector<int> freeQueueOrder() const;  // front (next handed out) first; for tests
 
  private:
@@ -82,7 +81,6 @@ class BlockPool {
   std::vector<KvBlock> blocks_;
   int head_ = -1, tail_ = -1, numFree_ = 0;
   std::unordered_map<uint64_t, std::vector<int>> cached_;  // hash → block ids, oldest first
-  int64_t numEvictions_ = 0;
   KvEventLog* eventLog_ = nullptr;
 };
 

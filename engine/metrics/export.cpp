@@ -14,14 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-json optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-// vLLM records every request that reached the engine and finished, aborted ones
-// included (a rejected request never ran); each metric where it is defined.
-bool isRecorded(const RequestTimeline& t) {
-  return t.finishReason != FinishReason::None && t.finishReason != FinishReason::Rejected;
-}
-
 // A histogram plus the summary statistics vLLM's bench prints, over samples in seconds.
 json histogramJson(const std::vector<double>& samples, std::vector<double> bounds) {
   Histogram h(std::move(bounds));
@@ -39,7 +31,7 @@ template <typename Metric>
 std::vector<double> collect(const std::vector<RequestTimeline>& timelines, Metric metric) {
   std::vector<double> out;
   for (const auto& t : timelines)
-    if (isRecorded(t))
+    if (t.recorded())  // each metric where it is defined
       if (auto v = (t.*metric)()) out.push_back(*v);
   return out;
 }
@@ -61,56 +53,6 @@ std::string csvText(const std::string& s) {
 }
 
 }  // namespace
-
-namespace {
-json timelineFields(const RequestTimeline& t);
-}  // namespace
-
-double kvCacheUsage(const StepRecord& s) {
-  const int total = s.numBlocksUsed + s.numBlocksCachedFree + s.numBlocksFree;
-  return total > 0 ? static_cast<double>(s.numBlocksUsed) / total : 0.0;
-}
-
-json specDecodeJson(const SpecDecodeCounts& c, const std::string& prefix) {
-  return {{prefix + "num_drafts", c.numDrafts},
-          {prefix + "num_draft_tokens", c.numDraftTokens},
-          {prefix + "num_accepted_tokens", c.numAcceptedTokens},
-          {prefix + "num_accepted_tokens_per_pos", c.numAcceptedTokensPerPos},
-          {prefix + "acceptance_rate", c.acceptanceRate()},
-          {prefix + "mean_acceptance_length", c.meanAcceptanceLength()}};
-}
-
-json timelineToJson(const RequestTimeline& t) {
-  json j = timelineFields(t);
-  j.update(specDecodeJson(t.specDecode, "spec_decode_"));
-  return j;
-}
-
-namespace {
-json timelineFields(const RequestTimeline& t) {
-  return {{"id", t.id}, {"priority", t.priority}, {"num_prompt_tokens", t.numPromptTokens},
-          {"num_output_tokens", t.numOutputTokens}, {"num_cached_prompt_tokens", t.numCachedPromptTokens},
-          {"num_preemptions", t.numPreemptions}, {"arrival_time", t.arrivalTime},
-          {"first_scheduled_time", optional(t.firstScheduledTime)}, {"first_token_time", optional(t.firstTokenTime)},
-          {"finish_time", optional(t.finishTime)}, {"queue_time", optional(t.queueTime())},
-          {"ttft", optional(t.ttft())}, {"tpot", optional(t.tpot())}, {"e2e", optional(t.e2e())},
-          {"prefill_time", optional(t.prefillTime())}, {"decode_time", optional(t.decodeTime())},
-          {"inference_time", optional(t.inferenceTime())}, {"token_times", t.tokenTimes}, {"preemption_times", t.preemptionTimes},
-          {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error}};
-}
-}  // namespace
-
-json stepToJson(const StepRecord& s) {
-  return {{"step", s.step}, {"start_time", s.startTime}, {"duration", s.duration},
-          {"num_prefill_tokens", s.numPrefillTokens}, {"num_decode_tokens", s.numDecodeTokens},
-          {"num_scheduled_seqs", s.numScheduledSeqs}, {"num_running", s.numRunning}, {"num_waiting", s.numWaiting},
-          {"num_blocks_used", s.numBlocksUsed}, {"num_blocks_cached_free", s.numBlocksCachedFree},
-          {"num_blocks_free", s.numBlocksFree}, {"kv_cache_usage", kvCacheUsage(s)},
-          {"prefix_query_tokens", s.prefixQueryTokens}, {"prefix_hit_tokens", s.prefixHitTokens},
-          {"num_preemptions", s.numPreemptions}, {"token_budget", s.tokenBudget},
-          {"num_spec_tokens", s.numSpecTokens}, {"num_accepted_spec_tokens", s.numAcceptedSpecTokens},
-          {"num_spec_drafts", s.numSpecDrafts}};
-}
 
 json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std::vector<StepRecord>& steps) {
   int64_t queries = 0, hits = 0, preemptions = 0, promptTokens = 0, generationTokens = 0;

@@ -7,24 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/metrics/record_json.h"
 #include "engine/metrics/records.h"
 
 namespace lwb {
-
-// Fraction of KV blocks held by requests (vLLM's kv_cache_usage_perc, in [0, 1]):
-// evictable cached blocks count as free. 0 when the record knows of no blocks.
-double kvCacheUsage(const StepRecord& step);
-
-// Derived metrics are present (null when undefined): queue_time, ttft, tpot, e2e,
-// prefill_time, decode_time; plus the raw stamps and token_times.
-nlohmann::json timelineToJson(const RequestTimeline& t);
-// Speculative decoding counters under `prefix` + vLLM's names: num_drafts,
-// num_draft_tokens, num_accepted_tokens, num_accepted_tokens_per_pos (a list), and the
-// derived acceptance_rate (accepted / draft tokens) and mean_acceptance_length
-// (1 + accepted / drafts). Prefix "vllm:spec_decode_" for metrics, "spec_decode_" for
-// bench, request and generate JSON.
-nlohmann::json specDecodeJson(const SpecDecodeCounts& c, const std::string& prefix);
-nlohmann::json stepToJson(const StepRecord& s);
 
 // Keys (counters are totals over `steps`, gauges their last value, histograms over the
 // finished requests' samples in seconds, with count/sum/buckets/mean/median/p90/p99):

@@ -1,64 +1,11 @@
 #pragma once
-// What the engine records: per-request timelines and per-step records. Times are
-// seconds on the engine's steady clock since the engine started (EngineClock).
+// What the engine records: per-step records, beside each request's timeline (the
+// request's own header). Times are seconds on the engine's steady clock.
 #include <cstdint>
-#include <optional>
-#include <string>
-#include <vector>
+
+#include "engine/sched/request_timeline.h"
 
 namespace lwb {
-
-using RequestId = int64_t;
-
-enum class RequestState { Waiting, Running, Preempted, Finished, Rejected };
-enum class FinishReason { None, Stop, Length, Abort, Error, Rejected };
-inline constexpr int kNumFinishReasons = 6;
-std::string requestStateName(RequestState s);   // "waiting", ...
-std::string finishReasonName(FinishReason r);   // "stop", "length", "abort", "error", "rejected"
-
-// Speculative decoding counters as vLLM's SpecDecodingStats (vllm:spec_decode_*): a
-// "draft" is one request's verification in one step with at least one draft token.
-struct SpecDecodeCounts {
-  int64_t numDrafts = 0;
-  int64_t numDraftTokens = 0;
-  int64_t numAcceptedTokens = 0;
-  std::vector<int64_t> numAcceptedTokensPerPos;  // [position]: drafts accepted at it
-
-  void observe(int numDraftTokens, int numAccepted);
-  void add(const SpecDecodeCounts& other);
-  double acceptanceRate() const;        // accepted / draft tokens; 0 without drafts
-  double meanAcceptanceLength() const;  // 1 + accepted / drafts (tokens per verification); 1 without drafts
-};
-
-struct RequestTimeline {
-  RequestId id = 0;
-  int priority = 0;
-  int numPromptTokens = 0;
-  int numOutputTokens = 0;
-  int numCachedPromptTokens = 0;       // prefix-cache hit on (first) admission
-  int numPreemptions = 0;
-  double arrivalTime = 0;
-  std::optional<double> firstScheduledTime, firstTokenTime, finishTime;
-  std::vector<double> tokenTimes;      // one per output token
-  std::vector<double> preemptionTimes;
-  FinishReason finishReason = FinishReason::None;
-  std::string error;                   // reason when rejected / error
-  SpecDecodeCounts specDecode;         // speculative decoding, when on
-
-  // The metric definitions, as vLLM V1's IterationStats / FinishedRequestStats; every
-  // view, export, the bench JSON and the HTTP /metrics read these and nothing else.
-  // nullopt = not defined (yet). arrival = when a front-end submitted the request (on
-  // its thread), or the bench's intended arrival.
-  std::optional<double> queueTime() const;      // first scheduled − arrival
-  std::optional<double> ttft() const;           // first token − arrival (at the first token)
-  std::optional<double> e2e() const;            // finish − arrival (finished requests, aborted too)
-  std::optional<double> tpot() const;           // finished: decode time / (n − 1); 0 when n <= 1
-  std::optional<double> prefillTime() const;    // first token − first scheduled
-  std::optional<double> decodeTime() const;     // last token − first token
-  std::optional<double> inferenceTime() const;  // last token − first scheduled
-  std::vector<double> itls() const;             // every gap between successive tokens
-  int numTokensOut() const;                     // n: output tokens with a time, else the count
-};
 
 struct StepRecord {
   int64_t step = 0;

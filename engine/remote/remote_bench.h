@@ -1,6 +1,6 @@
 #pragma once
 // `llm-workbench bench --endpoint URL`: the same synthetic workload as the local bench
-// (engine/metrics/workload.h: prompts, Poisson arrival times, seed), sent as token-id
+// (engine/bench/workload.h: prompts, Poisson arrival times, seed), sent as token-id
 // prompts to a remote server's streaming /v1/completions over many concurrent streams.
 // Each request is timed on the client: arrival = when it was sent, a token time per
 // streamed chunk that carried text (as `vllm bench serve` does), output tokens from the
@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/metrics/bench_report.h"
-#include "engine/metrics/bench_runner.h"
-#include "engine/metrics/workload.h"
+#include "engine/bench/bench_report.h"
+#include "engine/bench/bench_runner.h"
+#include "engine/bench/workload.h"
 #include "engine/remote/metrics_scraper.h"
 #include "engine/remote/openai_client.h"
 #include "engine/remote/server_config.h"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/metrics/records.h"
 #include "engine/sample/sampling_params.h"
+#include "engine/sched/request_timeline.h"
 
 namespace lwb {
 

@@ -64,12 +64,6 @@ SchedulerOutput Scheduler::schedule(double now) {
     out.numSpecTokens += s.numSpecTokens();
   }
   out.numDecodeTokens = out.numScheduledTokens - out.numPrefillTokens - out.numSpecTokens;
-  totals_.prefixQueryRequests += out.prefixQueryRequests;
-  totals_.prefixQueryTokens += out.prefixQueryTokens;
-  totals_.prefixHitTokens += out.prefixHitTokens;
-  totals_.preemptedPrefixQueryTokens += out.preemptedPrefixQueryTokens;
-  totals_.preemptedPrefixHitTokens += out.preemptedPrefixHitTokens;
-  totals_.preemptions += int64_t(out.preempted.size());
   return out;
 }
 

@@ -20,17 +20,6 @@
 
 namespace lwb {
 
-// Prefix-cache counters as vLLM's PrefixCacheStats: lookups of never-preempted
-// requests with caching on; resumed requests' lookups counted apart.
-struct SchedulerTotals {
-  int64_t prefixQueryRequests = 0;
-  int64_t prefixQueryTokens = 0;
-  int64_t prefixHitTokens = 0;
-  int64_t preemptedPrefixQueryTokens = 0;
-  int64_t preemptedPrefixHitTokens = 0;
-  int64_t preemptions = 0;
-};
-
 class Scheduler {
  public:
   // `maxModelLen` is the effective one (EngineConfig::effectiveMaxModelLen, computed by the engine).
@@ -67,7 +56,6 @@ class Scheduler {
   int numWaiting() const { return int(waiting_.size()); }
   bool hasRequests() const { return !running_.empty() || !waiting_.empty(); }
   const KvCacheManager& kv() const { return *kv_; }
-  const SchedulerTotals& totals() const { return totals_; }
 
  private:
   std::string neverSchedulableReason(const Request& r) const;
@@ -86,7 +74,6 @@ class Scheduler {
   std::deque<Request*> waiting_;   // arrival order; preempted ones at the front
   int64_t nextArrivalSeq_ = 0;
   int budgetLeft_ = 0;
-  SchedulerTotals totals_;
 };
 
 }  // namespace lwb

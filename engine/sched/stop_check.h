@@ -5,8 +5,7 @@
 // over a length finish.
 #include <vector>
 
-#include "engine/metrics/records.h"
-#include "engine/sched/output_text.h"
+#include "engine/model/output_text.h"
 #include "engine/sched/request.h"
 
 namespace lwb {

@@ -40,6 +40,31 @@ RequestId EngineBridge::submit(RequestInput input) {
   return id;
 }
 
+void EngineBridge::abort(RequestId id) {
+  if (loop_) loop_->abort(id);
+}
+
+void EngineBridge::abortAll() {
+  if (loop_) loop_->abortAll();
+}
+
+void EngineBridge::setPaused(bool paused) {
+  if (loop_) loop_->setPaused(paused);
+}
+
+void EngineBridge::setConfig(const EngineConfig& config, bool abortInFlight) {
+  check(loop_ != nullptr, "no model is loaded yet");
+  loop_->setConfig(config, abortInFlight);
+}
+
+EngineConfig EngineBridge::config() const { return loop_ ? loop_->config() : EngineConfig{}; }
+
+int EngineBridge::maxModelLen() const { return loop_ ? loop_->maxModelLen() : 0; }
+
+std::shared_ptr<const EngineSnapshot> EngineBridge::snapshot() const {
+  return loop_ ? loop_->snapshot() : nullptr;
+}
+
 QString EngineBridge::tag(RequestId id) const {
   if (auto it = liveTags_.find(id); it != liveTags_.end()) return QString::fromStdString(it->second);
   if (auto it = run_.tags.find(id); it != run_.tags.end()) return QString::fromStdString(it->second);

@@ -31,21 +31,30 @@ class EngineBridge : public QObject {
   // its requests. Views get engineAttached() and restart their time axes.
   void attach(std::shared_ptr<const Model> model, std::shared_ptr<EngineLoop> loop);
   bool attached() const { return loop_ != nullptr; }
+  // The views' one door to the engine thread is this class's methods below; loop() is
+  // for tests only.
   EngineLoop* loop() const { return loop_.get(); }
   std::shared_ptr<EngineLoop> sharedLoop() const { return loop_; }  // for a second front-end (the API)
   const Model* model() const { return model_.get(); }
-  std::shared_ptr<const Model> sharedModel() const { return model_; }
   std::shared_ptr<const EngineSnapshot> lastSnapshot() const { return lastSnapshot_; }
 
   // Submits and remembers the tag for the requests table; throws lwb::Error.
   RequestId submit(RequestInput input);
+  // No-ops when no engine is attached.
+  void abort(RequestId id);
+  void abortAll();
+  void setPaused(bool paused);
+  // Throws lwb::Error on an invalid config or when no engine is attached.
+  void setConfig(const EngineConfig& config, bool abortInFlight = false);
+  // The knobs in force (EngineConfig{} before a model is attached).
+  EngineConfig config() const;
+  int maxModelLen() const;  // the effective max_model_len in force; 0 when none
+  std::shared_ptr<const EngineSnapshot> snapshot() const;  // the loop's latest, not this tick's
   QString tag(RequestId id) const;
   void setWorkload(const WorkloadOptions& w);
 
   const RunData& run() const { return run_; }
   void clearHistory();  // Engine ▸ Reset: forget finished requests and steps
-
-  void setPollInterval(int ms) { timer_.setInterval(ms); }
 
  public slots:
   void poll();  // one tick; also called by tests

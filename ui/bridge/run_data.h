@@ -9,9 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/bench/bench_report.h"
+#include "engine/bench/workload.h"
 #include "engine/config/config_json.h"  // the knobs, as saved runs hold them
 #include "engine/engine_loop.h"
-#include "engine/metrics/workload.h"
 
 namespace lwb::ui {
 
@@ -37,28 +38,17 @@ struct RunData {
   void clear();
 };
 
-// Headline numbers of a run, named as `vllm bench serve` prints them.
-struct RunSummary {
-  int completed = 0;
-  double duration = 0;  // s, first arrival → last finish
-  double requestThroughput = 0, outputThroughput = 0;
-  double meanTtftMs = 0, p50TtftMs = 0, p99TtftMs = 0;
-  double meanItlMs = 0, p50ItlMs = 0, p99ItlMs = 0;
-  double meanTpotMs = 0, p50TpotMs = 0, p99TpotMs = 0;
-  double meanE2eMs = 0, p50E2eMs = 0, p99E2eMs = 0;
-  double prefixHitRate = 0;  // hit tokens / queried tokens over all steps
-};
-RunSummary summarizeRun(const RunData& run);
+// The run's headline numbers, as `llm-workbench bench` reports them (completed =
+// stop|length); duration = first arrival → last finish of the completed requests.
+BenchReport summarizeRun(const RunData& run);
 
-// Per-metric samples in milliseconds over completed (stop/length) requests.
+// Per-metric samples in milliseconds over every recorded request (aborted ones too, as
+// vLLM's histograms), for the latency table and CDFs.
 std::vector<double> ttftSamplesMs(const RunData& run);
 std::vector<double> itlSamplesMs(const RunData& run);
 
-nlohmann::json timelineToJson(const RequestTimeline& t);
-RequestTimeline timelineFromJson(const nlohmann::json& j);
-nlohmann::json stepToJson(const StepRecord& s);
-StepRecord stepFromJson(const nlohmann::json& j);
-
+// Requests and steps in the engine's one record encoding (engine/metrics/record_json.h);
+// version 2. Version 1 files (steps as arrays) still open.
 nlohmann::json runToJson(const RunData& run);
 // Throws lwb::Error naming the field when the document is not a workbench run.
 RunData runFromJson(const nlohmann::json& j);

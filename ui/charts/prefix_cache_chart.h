@@ -18,7 +18,6 @@ class PrefixCacheChart : public TimeChart {
   void clear() override;
   int numPoints() const { return cumulative_->data()->size(); }
 
-  double recentHitRate() const { return recent_.hitRate(); }
 
  private:
   QCPGraph *recentGraph_, *cumulative_, *queried_, *hit_;

@@ -56,10 +56,7 @@ QCPGraph* addLineGraph(QCPAxisRect* rect, const QColor& color, const QString& na
 }
 
 TimeChart::TimeChart(const QString& hint, QWidget* parent)
-    : QWidget(parent), plot_(new QCustomPlot(this)), pendingReplot_(new QTimer(this)) {
-  pendingReplot_->setSingleShot(true);
-  connect(pendingReplot_, &QTimer::timeout, this, &TimeChart::replotSoon);
-  lastReplot_.start();
+    : QWidget(parent), plot_(new QCustomPlot(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->setSpacing(2);
@@ -98,15 +95,7 @@ TimeChart::TimeChart(const QString& hint, QWidget* parent)
 }
 
 void TimeChart::replotSoon() {
-  constexpr qint64 kMinIntervalMs = 80;
-  if (!isVisible()) return;
-  const qint64 since = lastReplot_.elapsed();
-  if (since < kMinIntervalMs) {
-    if (!pendingReplot_->isActive()) pendingReplot_->start(int(kMinIntervalMs - since));
-    return;
-  }
-  lastReplot_.restart();
-  plot_->replot(QCustomPlot::rpQueuedReplot);
+  if (isVisible()) replot_.request();  // hidden charts skip; showEvent replots
 }
 
 void TimeChart::showEvent(QShowEvent* e) {

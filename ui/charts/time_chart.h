@@ -3,10 +3,10 @@
 // stacked axis rects sharing the x range, a live window that follows "now" until the
 // user drags or zooms (double-click or Live returns to it), and knob-change markers
 // drawn on every rect so cause and effect line up across charts.
-#include <QElapsedTimer>
-#include <QTimer>
 #include <QWidget>
 #include <qcustomplot.h>
+
+#include "ui/bridge/throttle.h"
 
 class QToolButton;
 class QLabel;
@@ -67,8 +67,10 @@ class TimeChart : public QWidget {
   QList<QCPAbstractItem*> markers_;
   double now_ = 0, windowSeconds_ = 60;
   bool follow_ = true, syncing_ = false;
-  QElapsedTimer lastReplot_;
-  QTimer* pendingReplot_;
+  // At most one replot per 80 ms; the trailing one shows the last data.
+  Throttle replot_{80, [this] {
+    if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
+  }};
 };
 
 }  // namespace lwb::ui

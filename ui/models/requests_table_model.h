@@ -38,7 +38,6 @@ class RequestsTableModel : public QAbstractTableModel {
   void clear();
   int rowOf(RequestId id) const;
   RequestId idAt(int row) const;
-  const Row& rowAt(int row) const { return rows_[size_t(row)]; }
 
  private:
   void upsert(const RequestTimeline& t, const QString& state, const QString& tag, int* lo, int* hi);

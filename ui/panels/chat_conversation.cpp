@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 #include <numeric>
 
+#include "engine/common/error.h"
 #include "engine/model/model.h"
 #include "ui/bridge/engine_bridge.h"
 #include "ui/theme.h"
@@ -155,33 +156,13 @@ QString ChatConversation::systemPrompt() const { return system_->toPlainText(); 
 void ChatConversation::setSystemPrompt(const QString& s) { system_->setPlainText(s); }
 void ChatConversation::setInput(const QString& s) { input_->setPlainText(s); }
 
-// The conversation as the chat template sees it, from user turn `firstTurn` on.
-std::vector<ChatMessage> ChatConversation::history(size_t firstTurn) const {
-  std::vector<ChatMessage> out;
-  if (!systemPrompt().trimmed().isEmpty()) out.push_back({"system", systemPrompt().toStdString()});
-  size_t turn = 0;
-  for (const auto& m : messages_) {
-    if (m.role == QLatin1String("user")) ++turn;
-    if (turn <= firstTurn || m.role == QLatin1String("notice")) continue;
-    out.push_back({m.role.toStdString(), m.content.toStdString()});
-  }
-  return out;
-}
-
-std::optional<std::vector<int>> ChatConversation::fitPrompt(int maxTokens, int* droppedTurns, QString* error) const {
+// The history through the chat template, oldest turns dropped to fit max_model_len.
+std::optional<ChatSession::FittedPrompt> ChatConversation::fitPrompt() {
   const Model* model = bridge_->model();
-  const int maxLen = bridge_->loop()->maxModelLen();
-  const size_t numTurns = size_t(std::count_if(messages_.begin(), messages_.end(),
-                                               [](const Message& m) { return m.role == QLatin1String("user"); }));
-  for (size_t first = firstTurn_; first < numTurns; ++first) {
-    auto ids = model->encodeChat(history(first), true, templateKwargs());
-    if (int(ids.size()) + std::min(maxTokens, 16) <= maxLen) {
-      *droppedTurns = int(first - firstTurn_);
-      return ids;
-    }
-  }
-  *error = tr("The message alone is longer than max_model_len (%1 tokens).").arg(maxLen);
-  return std::nullopt;
+  session_.setSystemPrompt(systemPrompt().toStdString());
+  const nlohmann::json kwargs = templateKwargs();
+  auto encode = [&](const std::vector<ChatMessage>& m) { return model->encodeChat(m, true, kwargs); };
+  return session_.fit(encode, bridge_->maxModelLen(), maxTokens_->value());
 }
 
 bool ChatConversation::send() {
@@ -191,42 +172,25 @@ bool ChatConversation::send() {
     notice(tr("No model is loaded yet."));
     return false;
   }
-  messages_.push_back({QStringLiteral("user"), text, {}});
-  int dropped = 0;
-  QString error;
-  auto ids = fitPrompt(maxTokens_->value(), &dropped, &error);
-  if (!ids) {
-    messages_.pop_back();
-    notice(error);
+  session_.addUser(text.toStdString());
+  auto fitted = fitPrompt();
+  if (!fitted) {
+    session_.removeLast();
+    notice(tr("The message alone is longer than max_model_len (%1 tokens).").arg(bridge_->maxModelLen()));
     return false;
   }
-  if (dropped > 0) {
-    firstTurn_ += size_t(dropped);
+  if (!submit(*fitted)) return false;
+  if (fitted->numDroppedTurns > 0) {
+    session_.commitFit(*fitted);
     notice(tr("The conversation outgrew max_model_len: dropped the oldest %n turn(s); the system prompt is kept.",
-              nullptr, dropped));
-  }
-  RequestInput in;
-  in.promptTokenIds = *ids;
-  in.sampling = samplingBase_;  // top_k, min_p, repetition_penalty: the model's defaults
-  in.sampling.temperature = float(temperature_->value());
-  in.sampling.topP = float(topP_->value());
-  const int maxLen = bridge_->loop()->maxModelLen();
-  in.sampling.maxTokens = std::max(1, std::min(maxTokens_->value(), maxLen - int(ids->size())));
-  if (seed_->value() >= 0) in.sampling.seed = uint64_t(seed_->value());
-  in.tag = windowTitle().isEmpty() ? "chat" : windowTitle().toStdString();
-  try {
-    active_ = bridge_->submit(std::move(in));
-  } catch (const std::exception& e) {
-    messages_.pop_back();
-    notice(tr("The engine refused the request: %1").arg(QString::fromUtf8(e.what())));
-    return false;
+              nullptr, fitted->numDroppedTurns));
   }
   // A template that failed (or did not parse) gives plain text: the chat says so once.
   const QString templateNotice = QString::fromStdString(bridge_->model()->chatTemplate.notice());
   if (templateNotice != lastTemplateNotice_ && !templateNotice.isEmpty()) notice(templateNotice);
   lastTemplateNotice_ = templateNotice;
-  lastPrompt_ = *ids;
-  messages_.push_back({QStringLiteral("assistant"), {}, {}});
+  lastPrompt_ = fitted->ids;
+  session_.beginAnswer();
   input_->clear();
   setBusy(true);
   render();
@@ -235,8 +199,28 @@ bool ChatConversation::send() {
   return true;
 }
 
+// Submits through the bridge; on refusal the user turn is taken back and a notice says why.
+bool ChatConversation::submit(const ChatSession::FittedPrompt& prompt) {
+  RequestInput in;
+  in.promptTokenIds = prompt.ids;
+  in.sampling = samplingBase_;  // top_k, min_p, repetition_penalty: the model's defaults
+  in.sampling.temperature = float(temperature_->value());
+  in.sampling.topP = float(topP_->value());
+  in.sampling.maxTokens = prompt.maxTokens;
+  if (seed_->value() >= 0) in.sampling.seed = uint64_t(seed_->value());
+  in.tag = windowTitle().isEmpty() ? "chat" : windowTitle().toStdString();
+  try {
+    active_ = bridge_->submit(std::move(in));
+    return true;
+  } catch (const std::exception& e) {
+    session_.removeLast();
+    notice(tr("The engine refused the request: %1").arg(QString::fromUtf8(e.what())));
+    return false;
+  }
+}
+
 void ChatConversation::stop() {
-  if (busy() && bridge_->loop()) bridge_->loop()->abort(active_);
+  if (busy()) bridge_->abort(active_);
 }
 
 void ChatConversation::setBusy(bool busy) {
@@ -246,7 +230,7 @@ void ChatConversation::setBusy(bool busy) {
 }
 
 void ChatConversation::notice(const QString& text) {
-  messages_.push_back({QStringLiteral("notice"), text, {}});
+  session_.addNotice(text.toStdString());
   render();
   emit changed();
 }
@@ -256,7 +240,7 @@ void ChatConversation::onFrame(const Frame& frame) {
   bool grew = false;
   for (const auto& d : frame.deltas)
     if (d.id == active_ && !d.newText.empty()) {
-      messages_.back().content += QString::fromStdString(d.newText);
+      session_.appendAnswer(d.newText);
       grew = true;
     }
   for (const auto& f : frame.finished)
@@ -283,9 +267,9 @@ void ChatConversation::finish(const RequestFinishedEvent& e) {
   parts << tr("%1 output tokens").arg(t.numOutputTokens);
   parts << tr("finish: %1").arg(QString::fromStdString(finishReasonName(t.finishReason)));
   if (!t.error.empty()) parts << QString::fromStdString(t.error);
-  messages_.back().stats = parts.join(QStringLiteral(" · "));
-  if (messages_.back().content.isEmpty() && t.finishReason == FinishReason::Abort)
-    messages_.back().content = tr("(stopped)");
+  if (session_.lastAnswer()->content.empty() && t.finishReason == FinishReason::Abort)
+    session_.appendAnswer(tr("(stopped)").toStdString());
+  session_.finishAnswer(parts.join(QStringLiteral(" · ")).toStdString());
   setBusy(false);
   render();
   emit changed();
@@ -293,25 +277,26 @@ void ChatConversation::finish(const RequestFinishedEvent& e) {
 
 void ChatConversation::render() {
   QString html = QStringLiteral("<html><body style='font-size:10.5pt'>");
-  if (messages_.empty())
+  if (session_.empty())
     html += tr("<p style='color:%1'>Ask the model something. Each answer shows its TTFT, inter-token latency, "
                "speed and how many prompt tokens the prefix cache saved.</p>")
                 .arg(theme::htmlColor(theme::kMutedText));
-  for (const auto& m : messages_) {
-    if (m.role == QLatin1String("notice")) {
-      html += QStringLiteral("<p style='color:%1'><i>%2</i></p>").arg(theme::htmlColor(theme::kMarker), escapeText(m.content));
+  for (const ChatTurn& m : session_.turns()) {
+    const QString content = QString::fromStdString(m.content);
+    if (m.role == ChatTurn::Role::Notice) {
+      html += QStringLiteral("<p style='color:%1'><i>%2</i></p>").arg(theme::htmlColor(theme::kMarker), escapeText(content));
       continue;
     }
-    const bool user = m.role == QLatin1String("user");
+    const bool user = m.role == ChatTurn::Role::User;
     const QColor c = user ? theme::kAccent : theme::kRunning;
     html += QStringLiteral("<p><b style='color:%1'>%2</b><br>%3")
-                .arg(theme::htmlColor(c), user ? tr("You") : tr("Assistant"), escapeText(m.content));
-    if (!user && m.stats.isEmpty() && busy() && &m == &messages_.back())
+                .arg(theme::htmlColor(c), user ? tr("You") : tr("Assistant"), escapeText(content));
+    if (!user && m.stats.empty() && busy() && &m == &session_.turns().back())
       html += QStringLiteral("<span style='color:%1'> ▍</span>").arg(theme::htmlColor(theme::kDecode));
     html += QStringLiteral("</p>");
-    if (!m.stats.isEmpty())
+    if (!m.stats.empty())
       html += QStringLiteral("<p style='color:%1; font-size:9pt'>%2</p>")
-                  .arg(theme::htmlColor(theme::kMutedText), m.stats.toHtmlEscaped());
+                  .arg(theme::htmlColor(theme::kMutedText), QString::fromStdString(m.stats).toHtmlEscaped());
   }
   html += QStringLiteral("</body></html>");
   transcript_->setHtml(html);
@@ -366,10 +351,12 @@ void ChatConversation::setSamplingDefaults(const SamplingParams& defaults) {
 
 QJsonObject ChatConversation::toJson() const {
   QJsonArray msgs;
-  for (const auto& m : messages_)
-    msgs.append(QJsonObject{{"role", m.role}, {"content", m.content}, {"stats", m.stats}});
+  for (const ChatTurn& m : session_.turns())
+    msgs.append(QJsonObject{{"role", QString::fromStdString(chatRoleName(m.role))},
+                            {"content", QString::fromStdString(m.content)},
+                            {"stats", QString::fromStdString(m.stats)}});
   return QJsonObject{{"title", windowTitle()},     {"system", systemPrompt()},
-                     {"messages", msgs},           {"first_turn", qint64(firstTurn_)},
+                     {"messages", msgs},           {"first_turn", qint64(session_.firstTurn())},
                      {"temperature", temperature_->value()}, {"top_p", topP_->value()},
                      {"max_tokens", maxTokens_->value()},    {"seed", seed_->value()},
                      {"enable_thinking", thinking_->isChecked()}};
@@ -378,16 +365,19 @@ QJsonObject ChatConversation::toJson() const {
 void ChatConversation::fromJson(const QJsonObject& o) {
   setWindowTitle(o.value("title").toString(windowTitle()));
   system_->setPlainText(o.value("system").toString(systemPrompt()));
-  messages_.clear();
+  std::vector<ChatTurn> turns;
   for (const auto& v : o.value("messages").toArray()) {
     const auto m = v.toObject();
-    messages_.push_back({m.value("role").toString(), m.value("content").toString(), m.value("stats").toString()});
+    try {
+      turns.push_back({chatRoleFromName(m.value("role").toString().toStdString()),
+                       m.value("content").toString().toStdString(), m.value("stats").toString().toStdString()});
+    } catch (const Error&) {  // a role this version does not know: not shown
+    }
   }
   // An answer saved while it was still streaming (the app closed or was killed) keeps
   // its text and says so.
-  if (!messages_.empty() && messages_.back().role == QLatin1String("assistant") && messages_.back().stats.isEmpty())
-    messages_.back().stats = tr("interrupted: the workbench closed before this answer finished");
-  firstTurn_ = size_t(o.value("first_turn").toInteger());
+  session_.restore(std::move(turns), size_t(o.value("first_turn").toInteger()),
+                   tr("interrupted: the workbench closed before this answer finished").toStdString());
   temperature_->setValue(o.value("temperature").toDouble(temperature_->value()));
   topP_->setValue(o.value("top_p").toDouble(topP_->value()));
   maxTokens_->setValue(o.value("max_tokens").toInt(maxTokens_->value()));

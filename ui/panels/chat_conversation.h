@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "engine/model/chat_template.h"
+#include "engine/model/chat_session.h"
 #include "engine/sample/sampling_params.h"
 #include "ui/bridge/frame.h"
 
@@ -27,18 +27,12 @@ class EngineBridge;
 class ChatConversation : public QWidget {
   Q_OBJECT
  public:
-  struct Message {
-    QString role;     // system notices use "notice"
-    QString content;
-    QString stats;    // assistant: metrics line once finished
-  };
-
   ChatConversation(EngineBridge* bridge, QWidget* parent = nullptr);
 
   void onFrame(const Frame& frame);
   bool busy() const { return active_ >= 0; }
   RequestId activeRequest() const { return active_; }
-  const std::vector<Message>& messages() const { return messages_; }
+  const std::vector<ChatTurn>& messages() const { return session_.turns(); }
   QString systemPrompt() const;
   void setSystemPrompt(const QString& s);
   void setInput(const QString& s);
@@ -61,8 +55,8 @@ class ChatConversation : public QWidget {
   void changed();  // content changed: autosave
 
  private:
-  std::vector<ChatMessage> history(size_t firstTurn) const;
-  std::optional<std::vector<int>> fitPrompt(int maxTokens, int* droppedTurns, QString* error) const;
+  std::optional<ChatSession::FittedPrompt> fitPrompt();
+  bool submit(const ChatSession::FittedPrompt& prompt);
   void finish(const RequestFinishedEvent& e);
   void render();
   void renderTokens();
@@ -81,10 +75,9 @@ class ChatConversation : public QWidget {
   QDoubleSpinBox *temperature_, *topP_;
   QSpinBox *maxTokens_, *seed_;
   SamplingParams samplingBase_ = builtInSampling();
-  std::vector<Message> messages_;
+  ChatSession session_;  // the system prompt lives in system_ and is copied in before each fit
   std::vector<int> lastPrompt_;
   RequestId active_ = -1;
-  size_t firstTurn_ = 0;  // turns before this were dropped to fit max_model_len
 };
 
 }  // namespace lwb::ui

@@ -160,7 +160,7 @@ KnobsPanel::KnobsPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent),
 }
 
 EngineConfig KnobsPanel::configInForce() const {
-  return bridge_->loop() ? bridge_->loop()->config() : EngineConfig{};
+  return bridge_->config();
 }
 
 QStringList KnobsPanel::knobNames() const {
@@ -196,7 +196,7 @@ EngineConfig KnobsPanel::withPreset(EngineConfig c, Preset p) {
 }
 
 void KnobsPanel::showBatchDefaults() {
-  const auto snap = bridge_->loop() ? bridge_->loop()->snapshot() : nullptr;
+  const auto snap = bridge_->snapshot();
   const BatchDefaults d = vllmBatchDefaults(snap ? snap->device : DeviceInfo{});
   if (auto* s = qobject_cast<QSpinBox*>(field(qs(knob::kMaxNumBatchedTokens))))
     s->setSpecialValueText(tr("default (%1)").arg(d.maxNumBatchedTokens));
@@ -255,10 +255,9 @@ EngineConfig KnobsPanel::collect() const {
 QString KnobsPanel::errorText() const { return error_->text(); }
 
 bool KnobsPanel::apply(const EngineConfig& c, bool ask) {
-  EngineLoop* loop = bridge_->loop();
-  if (!loop) return false;
+  if (!bridge_->attached()) return false;
   bool abortInFlight = false;
-  if (c.structuralDiffers(loop->config()) && ask) {
+  if (c.structuralDiffers(bridge_->config()) && ask) {
     QStringList structural;
     for (const Knob& k : knobTable())
       if (k.rebuilds(loop->config(), c)) structural << qs(k.name);
@@ -274,7 +273,7 @@ bool KnobsPanel::apply(const EngineConfig& c, bool ask) {
     abortInFlight = box.clickedButton() == abort;
   }
   try {
-    loop->setConfig(c, abortInFlight);
+    bridge_->setConfig(c, abortInFlight);
   } catch (const std::exception& e) {
     error_->setText(QString::fromUtf8(e.what()));
     return false;

@@ -101,6 +101,7 @@ LoadPanel::LoadPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent), b
   connect(bridge_, &EngineBridge::engineAttached, this, [this] {
     timer_.stop();
     plan_.clear();
+    pacer_ = ArrivalPacer();
     inFlight_.clear();
     updateProgress();
   });
@@ -146,7 +147,7 @@ bool LoadPanel::start() {
     return false;
   }
   bridge_->setWorkload(options());
-  next_ = 0;
+  pacer_ = ArrivalPacer(plan_);
   numFinished_ = 0;
   clock_.start();
   start_->setEnabled(false);
@@ -159,8 +160,9 @@ bool LoadPanel::start() {
 
 void LoadPanel::submitDue() {
   const double elapsed = clock_.elapsed() / 1000.0;
-  while (next_ < plan_.size() && plan_[next_].arrivalTime <= elapsed) {
-    const auto& r = plan_[next_++];
+  const ArrivalPacer::Range due = pacer_.takeDue(elapsed);
+  for (size_t i = due.first; i < due.last; ++i) {
+    const SyntheticRequest& r = plan_[i];
     RequestInput in;
     in.promptTokenIds = r.promptTokenIds;
     in.sampling = r.sampling;
@@ -168,21 +170,19 @@ void LoadPanel::submitDue() {
     try {
       inFlight_.insert(bridge_->submit(std::move(in)));
     } catch (const std::exception& e) {
-      status_->setText(tr("Request %1 refused: %2").arg(next_).arg(QString::fromUtf8(e.what())));
+      status_->setText(tr("Request %1 refused: %2").arg(i + 1).arg(QString::fromUtf8(e.what())));
       ++numFinished_;
     }
   }
-  if (next_ < plan_.size())
-    timer_.start(std::max(0, int(std::ceil((plan_[next_].arrivalTime - elapsed) * 1000.0))));
+  if (auto wait = pacer_.timeUntilNext(elapsed)) timer_.start(int(std::ceil(*wait * 1000.0)));
   updateProgress();
 }
 
 void LoadPanel::stop() {
   timer_.stop();
-  if (bridge_->loop())
-    for (RequestId id : inFlight_) bridge_->loop()->abort(id);
+  for (RequestId id : inFlight_) bridge_->abort(id);
   const bool was = !plan_.empty();
-  next_ = plan_.size();
+  pacer_.finish();
   if (was) status_->setText(tr("Stopped."));
   start_->setEnabled(true);
   stop_->setEnabled(false);
@@ -195,7 +195,7 @@ void LoadPanel::onFrame(const Frame& frame) {
   for (const auto& f : frame.finished)
     if (inFlight_.erase(f.timeline.id)) ++numFinished_;
   if (numFinished_ != before) updateProgress();  // submissions update it themselves
-  if (!plan_.empty() && next_ >= plan_.size() && inFlight_.empty() && stop_->isEnabled()) {
+  if (!plan_.empty() && pacer_.allTaken() && inFlight_.empty() && stop_->isEnabled()) {
     status_->setText(tr("Done: %1 requests.").arg(numFinished_));
     start_->setEnabled(true);
     stop_->setEnabled(false);
@@ -206,8 +206,8 @@ void LoadPanel::onFrame(const Frame& frame) {
 void LoadPanel::updateProgress() {
   progress_->setMaximum(std::max<int>(1, int(plan_.size())));
   progress_->setValue(numFinished_);
-  if (!plan_.empty() && next_ < plan_.size())
-    progress_->setFormat(tr("%1 submitted · %v / %m finished").arg(next_));
+  if (!plan_.empty() && !pacer_.allTaken())
+    progress_->setFormat(tr("%1 submitted · %v / %m finished").arg(pacer_.numTaken()));
   else
     progress_->setFormat(tr("%v / %m finished"));
 }

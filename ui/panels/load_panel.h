@@ -7,7 +7,8 @@
 #include <QWidget>
 #include <unordered_set>
 
-#include "engine/metrics/workload.h"
+#include "engine/bench/arrival_pacer.h"
+#include "engine/bench/workload.h"
 #include "ui/bridge/frame.h"
 
 class QSpinBox;
@@ -30,8 +31,7 @@ class LoadPanel : public QWidget {
   void setOptions(const WorkloadOptions& w);
   bool start();  // false with a message when the options are invalid or no model
   void stop();
-  bool running() const { return !plan_.empty() && (next_ < plan_.size() || !inFlight_.empty()); }
-  int numSubmitted() const { return int(next_); }
+  bool running() const { return !plan_.empty() && (!pacer_.allTaken() || !inFlight_.empty()); }
   int numFinished() const { return numFinished_; }
   void onFrame(const Frame& frame);
 
@@ -52,7 +52,7 @@ class LoadPanel : public QWidget {
   QLabel* status_;
 
   std::vector<SyntheticRequest> plan_;
-  size_t next_ = 0;
+  ArrivalPacer pacer_;
   int numFinished_ = 0;
   std::unordered_set<RequestId> inFlight_;
   QElapsedTimer clock_;

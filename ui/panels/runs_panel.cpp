@@ -139,7 +139,7 @@ void RunsPanel::refresh() {
                       .arg(theme::htmlColor(theme::kRunA), names_[0].toHtmlEscaped(), theme::htmlColor(theme::kRunB),
                            names_[1].toHtmlEscaped()));
   plot_->clearGraphs();
-  RunSummary s[2];
+  BenchReport s[2];
   double maxTtft = 1, maxItl = 1;
   for (int slot = 0; slot < 2; ++slot) {
     const auto ttft = ttftSamplesMs(runs_[slot]), itl = itlSamplesMs(runs_[slot]);
@@ -154,29 +154,34 @@ void RunsPanel::refresh() {
   plot_->axisRect(1)->axis(QCPAxis::atBottom)->setRange(0, maxItl * 1.05);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 
+  using Field = double (*)(const BenchReport&);
   struct Line {
     QString name;
-    double RunSummary::*field;
+    Field field;  // null: the completed count
     bool lowerIsBetter;
   };
   const std::vector<Line> lines{
       {"completed", nullptr, false},
-      {"request_throughput (req/s)", &RunSummary::requestThroughput, false},
-      {"output_throughput (tok/s)", &RunSummary::outputThroughput, false},
-      {"mean_ttft_ms", &RunSummary::meanTtftMs, true},       {"median_ttft_ms", &RunSummary::p50TtftMs, true},
-      {"p99_ttft_ms", &RunSummary::p99TtftMs, true},         {"mean_itl_ms", &RunSummary::meanItlMs, true},
-      {"median_itl_ms", &RunSummary::p50ItlMs, true},        {"p99_itl_ms", &RunSummary::p99ItlMs, true},
-      {"mean_tpot_ms", &RunSummary::meanTpotMs, true},       {"p99_tpot_ms", &RunSummary::p99TpotMs, true},
-      {"mean_e2el_ms", &RunSummary::meanE2eMs, true},        {"p99_e2el_ms", &RunSummary::p99E2eMs, true},
-      {"prefix_cache_hit_rate (%)", &RunSummary::prefixHitRate, false}};
+      {"request_throughput (req/s)", [](const BenchReport& r) { return r.requestThroughput; }, false},
+      {"output_throughput (tok/s)", [](const BenchReport& r) { return r.outputThroughput; }, false},
+      {"mean_ttft_ms", [](const BenchReport& r) { return r.ttftMs.mean; }, true},
+      {"median_ttft_ms", [](const BenchReport& r) { return r.ttftMs.median; }, true},
+      {"p99_ttft_ms", [](const BenchReport& r) { return r.ttftMs.p99; }, true},
+      {"mean_itl_ms", [](const BenchReport& r) { return r.itlMs.mean; }, true},
+      {"median_itl_ms", [](const BenchReport& r) { return r.itlMs.median; }, true},
+      {"p99_itl_ms", [](const BenchReport& r) { return r.itlMs.p99; }, true},
+      {"mean_tpot_ms", [](const BenchReport& r) { return r.tpotMs.mean; }, true},
+      {"p99_tpot_ms", [](const BenchReport& r) { return r.tpotMs.p99; }, true},
+      {"mean_e2el_ms", [](const BenchReport& r) { return r.e2elMs.mean; }, true},
+      {"p99_e2el_ms", [](const BenchReport& r) { return r.e2elMs.p99; }, true},
+      {"prefix_cache_hit_rate (%)", [](const BenchReport& r) { return 100.0 * r.prefixCacheHitRate; }, false}};
   table_->setRowCount(int(lines.size()));
   for (int i = 0; i < int(lines.size()); ++i) {
     const auto& l = lines[size_t(i)];
     table_->setVerticalHeaderItem(i, new QTableWidgetItem(l.name));
     double v[2];
     for (int slot = 0; slot < 2; ++slot) {
-      v[slot] = l.field ? s[slot].*l.field : double(s[slot].completed);
-      if (l.field == &RunSummary::prefixHitRate) v[slot] *= 100.0;
+      v[slot] = l.field ? l.field(s[slot]) : double(s[slot].completed);
       auto* item = new QTableWidgetItem(QString::number(v[slot], 'f', l.field ? 2 : 0));
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(i, slot, item);

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "engine/common/error.h"
+#include "engine/exec/batch_check.h"
 #include "engine/exec/cpu/attention.h"
-#include "engine/exec/cpu/batch_check.h"
 #include "engine/exec/cpu/cpu_system_info.h"
 #include "engine/exec/cpu/gemm.h"
 #include "engine/exec/cpu/gemm_quant.h"
@@ -332,7 +332,7 @@ bool CpuExecutor::setBatchLimits(const BatchLimits& limits) {
 }
 
 void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {
-  validateBatch(batch, cfg_, numBlocks_, blockSize_);
+  validateBatch(batch, {cfg_.vocabSize, cfg_.maxPositionEmbeddings, numBlocks_, blockSize_});
   const int n = batch.numRows();
   const size_t rows = size_t(n), half = size_t(cfg_.headDim / 2);
   std::vector<RowPosition> positions(rows);

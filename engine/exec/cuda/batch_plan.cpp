@@ -5,43 +5,10 @@
 #include <string>
 
 #include "engine/common/error.h"
+#include "engine/exec/batch_check.h"
 
 namespace lwb::cuda {
 namespace {
-
-std::string sliceName(size_t i, const SeqSlice& s) {
-  return "CUDA forward: seq " + std::to_string(i) + " (request " + std::to_string(s.requestId) + ")";
-}
-
-void validateSlice(size_t i, const SeqSlice& s, int expectedFirstRow, const ForwardBatch& batch,
-                   const PlanLimits& lim) {
-  const std::string name = sliceName(i, s);
-  check(s.firstRow == expectedFirstRow, name + ": firstRow " + std::to_string(s.firstRow) + ", expected " +
-                                            std::to_string(expectedFirstRow) + " (slices must be in row order)");
-  check(s.numTokens >= 1 && s.firstRow + s.numTokens <= batch.numRows(),
-        name + ": numTokens " + std::to_string(s.numTokens) + " out of range for " +
-            std::to_string(batch.numRows()) + " rows");
-  check(s.numCachedTokens >= 0, name + ": negative numCachedTokens");
-  check(!s.needLogits || (s.numLogits >= 1 && s.numLogits <= s.numTokens),
-        name + ": numLogits " + std::to_string(s.numLogits) + " out of range 1.." + std::to_string(s.numTokens));
-  const int64_t ctx = int64_t(s.numCachedTokens) + s.numTokens;
-  check(ctx <= lim.maxPositions, name + ": positions up to " + std::to_string(ctx - 1) +
-                                     " exceed max_position_embeddings " + std::to_string(lim.maxPositions));
-  const int64_t needBlocks = (ctx + lim.blockSize - 1) / lim.blockSize;
-  check(int64_t(s.blockTable.size()) >= needBlocks, name + ": block table has " +
-                                                        std::to_string(s.blockTable.size()) + " blocks, " +
-                                                        std::to_string(needBlocks) + " needed");
-  for (int64_t b = 0; b < needBlocks; ++b) {
-    const int32_t id = s.blockTable[size_t(b)];
-    check(id >= 0 && id < lim.numBlocks, name + ": block id " + std::to_string(id) + " out of range [0, " +
-                                             std::to_string(lim.numBlocks) + ")");
-  }
-  for (int r = s.firstRow; r < s.firstRow + s.numTokens; ++r) {
-    const int32_t t = batch.tokenIds[size_t(r)];
-    check(t >= 0 && t < lim.vocabSize, name + ": token id " + std::to_string(t) + " at row " + std::to_string(r) +
-                                           " out of range [0, " + std::to_string(lim.vocabSize) + ")");
-  }
-}
 
 void addAttentionWork(const SeqSlice& s, int32_t btOffset, const PlanLimits& lim, BatchPlan& plan) {
   const int32_t p0 = s.numCachedTokens, ctx = p0 + s.numTokens;
@@ -73,13 +40,7 @@ BatchPlan planBatch(const ForwardBatch& batch, const PlanLimits& lim) {
   check(lim.blockSize > 0 && lim.rowsPerTile > 0 && lim.partitionSize > 0, "CUDA forward: bad plan limits");
   BatchPlan plan;
   plan.numRows = batch.numRows();
-  int row = 0;
-  for (size_t i = 0; i < batch.seqs.size(); ++i) {
-    validateSlice(i, batch.seqs[i], row, batch, lim);
-    row += batch.seqs[i].numTokens;
-  }
-  check(row == plan.numRows, "CUDA forward: slices cover " + std::to_string(row) + " of " +
-                                 std::to_string(plan.numRows) + " rows");
+  validateBatch(batch, {lim.vocabSize, lim.maxPositions, lim.numBlocks, lim.blockSize});
 
   plan.decodeOnly = !batch.seqs.empty();
   for (const SeqSlice& s : batch.seqs) {

@@ -51,8 +51,9 @@ struct BatchPlan {
   bool decodeOnly = false;  // every slice is one token that needs logits (graph-eligible)
 };
 
-// Throws lwb::Error naming the slice and the value (token id, block id, position) when
-// the batch is invalid; nothing has touched the device then.
+// Throws lwb::Error (validateBatch, shared with the CPU executor) naming the request and
+// the value (token id, block id, position) when the batch is invalid; nothing has
+// touched the device then.
 BatchPlan planBatch(const ForwardBatch& batch, const PlanLimits& limits);
 
 // Capacities of the metadata buffer and the offsets (in int32) of its sections.

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "engine/common/error.h"
-#include "engine/exec/cuda/plugin_loader.h"
 #include "engine/exec/cuda/testing/host_llama.h"
+#include "engine/exec/cuda_loader.h"
 #include "engine/exec/executor.h"
 
 namespace lwb::devcheck {

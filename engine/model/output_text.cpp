@@ -1,4 +1,4 @@
-#include "engine/sched/output_text.h"
+#include "engine/model/output_text.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "engine/metrics/workload.h"
+#include "engine/bench/workload.h"
 
 #include <algorithm>
 #include <cmath>

@@ -38,8 +38,11 @@ struct BenchReport {
   std::vector<BenchRequestRecord> requests;          // in submission order
 };
 
+// `duration` in seconds; 0 leaves the throughputs 0.
 BenchReport makeBenchReport(std::vector<BenchRequestRecord> requests, const std::vector<StepRecord>& steps,
                             double duration);
+// Adds one step to the engine-side totals (for step histories kept in other containers).
+void addStep(BenchReport& report, const StepRecord& step);
 
 // The "============ Serving Benchmark Result ============" block.
 std::string formatBenchSummary(const BenchReport& report);

@@ -1,4 +1,4 @@
-#include "engine/exec/cpu/batch_check.h"
+#include "engine/exec/batch_check.h"
 
 #include <string>
 
@@ -9,16 +9,17 @@ namespace {
 
 std::string where(const SeqSlice& s) { return "forward batch: request " + std::to_string(s.requestId) + ": "; }
 
-void checkSlice(const SeqSlice& s, const ModelConfig& config, int numBlocks, int blockSize) {
+void checkSlice(const SeqSlice& s, const BatchBounds& bounds) {
+  const int numBlocks = bounds.numBlocks, blockSize = bounds.blockSize;
   check(s.numTokens >= 1, where(s) + "numTokens must be >= 1, found " + std::to_string(s.numTokens));
   check(s.numCachedTokens >= 0, where(s) + "numCachedTokens must be >= 0, found " + std::to_string(s.numCachedTokens));
   check(!s.needLogits || (s.numLogits >= 1 && s.numLogits <= s.numTokens),
         where(s) + "numLogits must be in 1..numTokens (" + std::to_string(s.numTokens) + "), found " +
             std::to_string(s.numLogits));
   const int64_t end = int64_t(s.numCachedTokens) + s.numTokens;
-  check(end <= config.maxPositionEmbeddings,
+  check(end <= bounds.maxPositions,
         where(s) + "position " + std::to_string(end - 1) + " is past max_position_embeddings (" +
-            std::to_string(config.maxPositionEmbeddings) + ")");
+            std::to_string(bounds.maxPositions) + ")");
   const int64_t blocksNeeded = (end + blockSize - 1) / blockSize;
   check(int64_t(s.blockTable.size()) >= blocksNeeded,
         where(s) + "block table has " + std::to_string(s.blockTable.size()) + " blocks, positions [0, " +
@@ -31,13 +32,13 @@ void checkSlice(const SeqSlice& s, const ModelConfig& config, int numBlocks, int
 
 }  // namespace
 
-void validateBatch(const ForwardBatch& batch, const ModelConfig& config, int numBlocks, int blockSize) {
-  check(numBlocks > 0 && blockSize > 0, "forward batch: no KV cache allocated (call allocateKvCache first)");
+void validateBatch(const ForwardBatch& batch, const BatchBounds& bounds) {
+  check(bounds.numBlocks > 0 && bounds.blockSize > 0, "forward batch: no KV cache allocated (call allocateKvCache first)");
   int row = 0;
   for (const SeqSlice& s : batch.seqs) {
     check(s.firstRow == row, where(s) + "firstRow is " + std::to_string(s.firstRow) + ", expected " +
                                  std::to_string(row) + " (slices must cover the rows in order)");
-    checkSlice(s, config, numBlocks, blockSize);
+    checkSlice(s, bounds);
     row += s.numTokens;
     check(row <= batch.numRows(), where(s) + "rows [" + std::to_string(s.firstRow) + ", " + std::to_string(row) +
                                       ") run past the batch's " + std::to_string(batch.numRows()) + " tokens");
@@ -45,9 +46,9 @@ void validateBatch(const ForwardBatch& batch, const ModelConfig& config, int num
   check(row == batch.numRows(), "forward batch: slices cover " + std::to_string(row) + " rows, the batch has " +
                                     std::to_string(batch.numRows()) + " tokens");
   for (size_t i = 0; i < batch.tokenIds.size(); ++i)
-    check(batch.tokenIds[i] >= 0 && batch.tokenIds[i] < config.vocabSize,
+    check(batch.tokenIds[i] >= 0 && batch.tokenIds[i] < bounds.vocabSize,
           "forward batch: token id " + std::to_string(batch.tokenIds[i]) + " at row " + std::to_string(i) +
-              " is outside the vocabulary [0, " + std::to_string(config.vocabSize) + ")");
+              " is outside the vocabulary [0, " + std::to_string(bounds.vocabSize) + ")");
 }
 
 }  // namespace lwb

@@ -2,13 +2,12 @@
 // Runs a synthetic workload through an in-process Engine: the caller's thread calls
 // engine.step() in a loop and adds each request once its arrival time has passed (no
 // EngineLoop thread, so no hand-off overhead in the numbers). Shared by
-// `llm-workbench bench` and bench/bench_serving.
-// Unlike the rest of metrics/, this file depends on the engine itself.
+// `llm-workbench bench` and bench/bench_serving; arrivals paced by ArrivalPacer.
 #include <functional>
 #include <vector>
 
-#include "engine/metrics/bench_report.h"
-#include "engine/metrics/workload.h"
+#include "engine/bench/bench_report.h"
+#include "engine/bench/workload.h"
 
 namespace lwb {
 

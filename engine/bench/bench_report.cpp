@@ -1,4 +1,4 @@
-#include "engine/metrics/bench_report.h"
+#include "engine/bench/bench_report.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,10 +9,6 @@ namespace lwb {
 namespace {
 
 using nlohmann::json;
-
-bool isSuccess(const RequestTimeline& t) {
-  return t.finishReason == FinishReason::Stop || t.finishReason == FinishReason::Length;
-}
 
 std::vector<double> toMs(const std::vector<double>& seconds) {
   std::vector<double> out;
@@ -31,17 +27,6 @@ void addSamples(const RequestTimeline& t, Samples& s) {
   if (auto v = t.e2e()) s.e2el.push_back(*v);
   const auto gaps = t.itls();
   s.itl.insert(s.itl.end(), gaps.begin(), gaps.end());
-}
-
-void addSteps(const std::vector<StepRecord>& steps, BenchReport& r) {
-  for (const auto& s : steps) {
-    r.prefixQueryTokens += s.prefixQueryTokens;
-    r.prefixHitTokens += s.prefixHitTokens;
-    r.numPreemptions += s.numPreemptions;
-    r.maxKvCacheUsage = std::max(r.maxKvCacheUsage, kvCacheUsage(s));
-  }
-  r.numSteps = static_cast<int64_t>(steps.size());
-  r.prefixCacheHitRate = r.prefixQueryTokens > 0 ? double(r.prefixHitTokens) / double(r.prefixQueryTokens) : 0.0;
 }
 
 void addStats(json& j, const std::string& name, const Summary& s) {
@@ -81,7 +66,7 @@ BenchReport makeBenchReport(std::vector<BenchRequestRecord> requests, const std:
   Samples s;
   for (const auto& req : requests) {
     r.specDecode.add(req.timeline.specDecode);
-    if (!isSuccess(req.timeline)) {
+    if (!req.timeline.completed()) {
       ++r.numFailed;
       continue;
     }
@@ -99,9 +84,18 @@ BenchReport makeBenchReport(std::vector<BenchRequestRecord> requests, const std:
   r.tpotMs = summarize(toMs(s.tpot));
   r.itlMs = summarize(toMs(s.itl));
   r.e2elMs = summarize(toMs(s.e2el));
-  addSteps(steps, r);
   r.requests = std::move(requests);
+  for (const StepRecord& step : steps) addStep(r, step);
   return r;
+}
+
+void addStep(BenchReport& r, const StepRecord& s) {
+  r.prefixQueryTokens += s.prefixQueryTokens;
+  r.prefixHitTokens += s.prefixHitTokens;
+  r.numPreemptions += s.numPreemptions;
+  r.maxKvCacheUsage = std::max(r.maxKvCacheUsage, kvCacheUsage(s));
+  ++r.numSteps;
+  r.prefixCacheHitRate = r.prefixQueryTokens > 0 ? double(r.prefixHitTokens) / double(r.prefixQueryTokens) : 0.0;
 }
 
 std::string formatBenchSummary(const BenchReport& r) {

@@ -1,4 +1,4 @@
-#include "engine/metrics/records.h"
+#include "engine/sched/request_timeline.h"
 
 #include <algorithm>
 

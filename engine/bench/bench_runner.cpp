@@ -1,10 +1,11 @@
-#include "engine/metrics/bench_runner.h"
+#include "engine/bench/bench_runner.h"
 
 #include <algorithm>
 #include <chrono>
 #include <thread>
 #include <unordered_map>
 
+#include "engine/bench/arrival_pacer.h"
 #include "engine/engine.h"
 
 namespace lwb {
@@ -21,8 +22,9 @@ void warmUp(Engine& engine, const SyntheticRequest& sample) {
   while (engine.hasUnfinishedRequests()) engine.step();
 }
 
-void sleepUntil(const Engine& engine, double time) {
-  const double wait = std::min(time - engine.now(), 0.1);
+// Short sleeps: a request that arrives meanwhile is never added much later than due.
+void sleepFor(double seconds) {
+  const double wait = std::min(seconds, 0.1);
   if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
 }
 
@@ -36,15 +38,16 @@ BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>
   const int total = static_cast<int>(workload.size());
   std::vector<RequestId> ids;
   std::unordered_map<RequestId, std::vector<int>> outputs;
-  size_t next = 0;
+  ArrivalPacer pacer(workload);
   int numFinished = 0;
-  while (next < workload.size() || engine.hasUnfinishedRequests()) {
-    for (; next < workload.size() && t0 + workload[next].arrivalTime <= engine.now(); ++next) {
-      const SyntheticRequest& r = workload[next];
+  while (!pacer.allTaken() || engine.hasUnfinishedRequests()) {
+    const ArrivalPacer::Range due = pacer.takeDue(engine.now() - t0);
+    for (size_t i = due.first; i < due.last; ++i) {
+      const SyntheticRequest& r = workload[i];
       ids.push_back(engine.addRequest({r.promptTokenIds, r.sampling, 0, "bench"}));
     }
     if (!engine.hasUnfinishedRequests()) {
-      if (next < workload.size()) sleepUntil(engine, t0 + workload[next].arrivalTime);
+      if (auto wait = pacer.timeUntilNext(engine.now() - t0)) sleepFor(*wait);
       continue;
     }
     const StepOutput out = engine.step();

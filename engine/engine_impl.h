@@ -1,0 +1,99 @@
+#pragma once
+// Engine::Impl, the engine's private state, apart from engine.cpp so the step pipeline and
+// the request lifecycle read on their own there. Included by engine.cpp only.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/metrics/caching_metrics.h"
+#include "engine/model/model.h"
+#include "engine/model/output_text.h"
+#include "engine/sample/sampler.h"
+#include "engine/sched/request.h"
+#include "engine/sched/scheduler.h"
+#include "engine/spec/proposer.h"
+
+namespace lwb {
+
+// Engine-side state of one request: the scheduler's Request plus sampling and text.
+struct EngineRequest {
+  Request req;
+  std::string tag;
+  std::unique_ptr<RequestSampler> sampler;
+  std::unique_ptr<OutputText> text;
+};
+
+struct Engine::Impl {
+  std::shared_ptr<const Model> model;
+  EngineConfig config;          // the knobs in force (live ones: from the next step on)
+  bool configPending = false;   // a live change waiting for the next step
+  int pendingMaxModelLen = 0;   // its effective max_model_len
+  int maxModelLen = 0;          // effective: computed once per change, read by all
+  std::unique_ptr<Executor> executor;
+  DeviceInfo device;            // the executor's, when it was created (resolves 0 knobs)
+  std::unique_ptr<Scheduler> scheduler;
+  std::map<RequestId, std::unique_ptr<EngineRequest>> requests;  // finished ones kept until released
+  StepOutput pending;           // finishes outside a step, reported by the next one
+  KvEventLog kvEvents;          // outlives the pools buildKv() makes
+  std::vector<StepRecord> steps;  // when keepStepHistory
+  bool keepStepHistory = true;
+  int64_t numSteps = 0;
+  EngineTotals totals;
+  CachingMetrics recentPrefix;  // vLLM's logged (recent) prefix-cache hit rate
+  std::vector<int> modelStopIds;
+  RequestId nextId = 1;
+  uint64_t seedBase = std::random_device{}();
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::vector<float> scratch;
+  ForwardResult result;  // kept across steps: a decode batch's logits are not reallocated every step
+  std::function<void(const ForwardBatch&)> beforeForward;
+  std::unique_ptr<Proposer> proposer;  // speculative decoding; null when off
+  SpeculativeConfig proposerConfig;    // what `proposer` was built for
+
+  int modelMaxLen() const { return model->config.maxPositionEmbeddings; }
+  double now() const { return timeOf(std::chrono::steady_clock::now()); }
+  double timeOf(std::chrono::steady_clock::time_point t) const {
+    return std::chrono::duration<double>(t - start).count();
+  }
+  void buildKv();
+  void createExecutorFor(const EngineConfig& c) {
+    executor = createExecutor(model, c.executor);
+    device = executor->deviceInfo();
+  }
+  // The knobs in force: 0 in max_num_batched_tokens / max_num_seqs = vLLM's default
+  // for this device.
+  EngineConfig effective() const { return config.resolvedFor(device); }
+  BatchLimits batchLimits() const {
+    const EngineConfig e = effective();
+    return {e.maxNumBatchedTokens, e.maxNumSeqs, maxModelLen};
+  }
+  void recordStep(const StepRecord& r) {
+    ++numSteps;
+    if (keepStepHistory) steps.push_back(r);
+  }
+  void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
+  void abortAll(StepOutput& out);
+  void applyPendingConfig();
+  bool processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken = -1,
+                    const std::vector<double>* draftProbs = nullptr);
+  int verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow, double t,
+                   StepOutput& out);
+  void buildProposer();
+  void propose();
+  void recordToken(Request& r, double t);
+  void addPlanTotals(const SchedulerOutput& plan);
+  void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
+  // step() = schedule (drafts, plan) → execute → postprocess (sample or verify, append,
+  // finish) → record.
+  SchedulerOutput schedule(double t0, StepOutput& out);
+  bool execute(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out);
+  int postprocess(const SchedulerOutput& plan, const ForwardResult& result, StepOutput& out);
+  StepRecord makeRecord(const SchedulerOutput& plan, double t0, double t1) const;
+};
+
+}  // namespace lwb

@@ -1,0 +1,133 @@
+#include "engine/metrics/record_json.h"
+
+#include <string>
+
+#include "engine/common/error.h"
+
+namespace lwb {
+namespace {
+
+using nlohmann::json;
+
+json optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<double> optionalFrom(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+FinishReason finishReasonFrom(const std::string& s) {
+  for (auto r : {FinishReason::Stop, FinishReason::Length, FinishReason::Abort, FinishReason::Error,
+                 FinishReason::Rejected})
+    if (finishReasonName(r) == s) return r;
+  return FinishReason::None;
+}
+
+// The encoding of saved runs before there was one: a positional array.
+StepRecord stepFromArray(const json& j) {
+  // 16 since prefix_query_requests (vLLM's recent hit rate); older files have 15.
+  check(j.size() == 15 || j.size() == 16,
+        "run file: a step saved as an array must have 16 numbers (15 in older files); found " +
+            std::to_string(j.size()));
+  StepRecord s;
+  s.step = j[0];
+  s.startTime = j[1];
+  s.duration = j[2];
+  s.numPrefillTokens = j[3];
+  s.numDecodeTokens = j[4];
+  s.numScheduledSeqs = j[5];
+  s.numRunning = j[6];
+  s.numWaiting = j[7];
+  s.numBlocksUsed = j[8];
+  s.numBlocksCachedFree = j[9];
+  s.numBlocksFree = j[10];
+  s.prefixQueryTokens = j[11];
+  s.prefixHitTokens = j[12];
+  s.numPreemptions = j[13];
+  s.tokenBudget = j[14];
+  if (j.size() == 16) s.prefixQueryRequests = j[15];
+  return s;
+}
+
+}  // namespace
+
+double kvCacheUsage(const StepRecord& s) {
+  const int total = s.numBlocksUsed + s.numBlocksCachedFree + s.numBlocksFree;
+  return total > 0 ? static_cast<double>(s.numBlocksUsed) / total : 0.0;
+}
+
+json timelineToJson(const RequestTimeline& t) {
+  return {{"id", t.id}, {"priority", t.priority}, {"num_prompt_tokens", t.numPromptTokens},
+          {"num_output_tokens", t.numOutputTokens}, {"num_cached_prompt_tokens", t.numCachedPromptTokens},
+          {"num_preemptions", t.numPreemptions}, {"arrival_time", t.arrivalTime},
+          {"first_scheduled_time", optional(t.firstScheduledTime)}, {"first_token_time", optional(t.firstTokenTime)},
+          {"finish_time", optional(t.finishTime)}, {"queue_time", optional(t.queueTime())},
+          {"ttft", optional(t.ttft())}, {"tpot", optional(t.tpot())}, {"e2e", optional(t.e2e())},
+          {"prefill_time", optional(t.prefillTime())}, {"decode_time", optional(t.decodeTime())},
+          {"inference_time", optional(t.inferenceTime())}, {"token_times", t.tokenTimes}, {"preemption_times", t.preemptionTimes},
+          {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error}};
+}
+
+json stepToJson(const StepRecord& s) {
+  return {{"step", s.step}, {"start_time", s.startTime}, {"duration", s.duration},
+          {"num_prefill_tokens", s.numPrefillTokens}, {"num_decode_tokens", s.numDecodeTokens},
+          {"num_scheduled_seqs", s.numScheduledSeqs}, {"num_running", s.numRunning}, {"num_waiting", s.numWaiting},
+          {"num_blocks_used", s.numBlocksUsed}, {"num_blocks_cached_free", s.numBlocksCachedFree},
+          {"num_blocks_free", s.numBlocksFree}, {"kv_cache_usage", kvCacheUsage(s)},
+          {"prefix_query_requests", s.prefixQueryRequests}, {"prefix_query_tokens", s.prefixQueryTokens},
+          {"prefix_hit_tokens", s.prefixHitTokens},
+          {"num_preemptions", s.numPreemptions}, {"token_budget", s.tokenBudget}};
+}
+
+RequestTimeline timelineFromJson(const json& j) {
+  check(j.is_object() && j.contains("id"), "request record: expected an object with an \"id\"");
+  RequestTimeline t;
+  try {
+    t.id = j.at("id").get<RequestId>();
+    t.priority = j.value("priority", 0);
+    t.numPromptTokens = j.value("num_prompt_tokens", 0);
+    t.numOutputTokens = j.value("num_output_tokens", 0);
+    t.numCachedPromptTokens = j.value("num_cached_prompt_tokens", 0);
+    t.numPreemptions = j.value("num_preemptions", 0);
+    t.arrivalTime = j.value("arrival_time", 0.0);
+    t.firstScheduledTime = optionalFrom(j, "first_scheduled_time");
+    t.firstTokenTime = optionalFrom(j, "first_token_time");
+    t.finishTime = optionalFrom(j, "finish_time");
+    t.tokenTimes = j.value("token_times", std::vector<double>{});
+    t.preemptionTimes = j.value("preemption_times", std::vector<double>{});
+    t.finishReason = finishReasonFrom(j.value("finish_reason", std::string()));
+    t.error = j.value("error", std::string());
+  } catch (const json::exception& e) {
+    throw Error("request record " + j["id"].dump() + ": malformed field: " + e.what());
+  }
+  return t;
+}
+
+StepRecord stepFromJson(const json& j) {
+  if (j.is_array()) return stepFromArray(j);
+  check(j.is_object(), "step record: expected an object (or an array of 15 or 16 numbers in older run files)");
+  StepRecord s;
+  try {
+    s.step = j.value("step", int64_t(0));
+    s.startTime = j.value("start_time", 0.0);
+    s.duration = j.value("duration", 0.0);
+    s.numPrefillTokens = j.value("num_prefill_tokens", 0);
+    s.numDecodeTokens = j.value("num_decode_tokens", 0);
+    s.numScheduledSeqs = j.value("num_scheduled_seqs", 0);
+    s.numRunning = j.value("num_running", 0);
+    s.numWaiting = j.value("num_waiting", 0);
+    s.numBlocksUsed = j.value("num_blocks_used", 0);
+    s.numBlocksCachedFree = j.value("num_blocks_cached_free", 0);
+    s.numBlocksFree = j.value("num_blocks_free", 0);
+    s.prefixQueryRequests = j.value("prefix_query_requests", int64_t(0));
+    s.prefixQueryTokens = j.value("prefix_query_tokens", int64_t(0));
+    s.prefixHitTokens = j.value("prefix_hit_tokens", int64_t(0));
+    s.numPreemptions = j.value("num_preemptions", 0);
+    s.tokenBudget = j.value("token_budget", 0);
+  } catch (const json::exception& e) {
+    throw Error("step record " + j.value("step", json(nullptr)).dump() + ": malformed field: " + e.what());
+  }
+  return s;
+}
+
+}  // namespace lwb

@@ -1,0 +1,28 @@
+#pragma once
+// The one JSON encoding of a request's timeline and of a step record, used by the
+// exports (bench --json, run exports) and by saved runs, and read back by both.
+// Times are seconds on the engine clock, as recorded.
+#include <nlohmann/json.hpp>
+
+#include "engine/metrics/records.h"
+
+namespace lwb {
+
+// Fraction of KV blocks held by requests (vLLM's kv_cache_usage_perc, in [0, 1]):
+// evictable cached blocks count as free. 0 when the record knows of no blocks.
+double kvCacheUsage(const StepRecord& step);
+
+// Derived metrics are present (null when undefined): queue_time, ttft, tpot, e2e,
+// prefill_time, decode_time, inference_time; plus the raw stamps and token_times.
+nlohmann::json timelineToJson(const RequestTimeline& t);
+// Reads the raw stamps back (derived metrics are recomputed, not read). Throws
+// lwb::Error naming the field when one has the wrong type.
+RequestTimeline timelineFromJson(const nlohmann::json& j);
+
+// An object with the StepRecord's fields under snake_case names, plus kv_cache_usage.
+nlohmann::json stepToJson(const StepRecord& s);
+// Reads stepToJson's object, and also the array of 15 or 16 numbers that runs saved by
+// workbench versions before the one encoding used.
+StepRecord stepFromJson(const nlohmann::json& j);
+
+}  // namespace lwb

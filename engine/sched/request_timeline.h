@@ -1,0 +1,54 @@
+#pragma once
+// A request's vocabulary (id, state, finish reason) and its timeline: the timestamps the
+// scheduler and engine stamp, and the metric definitions computed from them. Times are
+// seconds on the engine's steady clock since the engine started (EngineClock).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lwb {
+
+using RequestId = int64_t;
+
+enum class RequestState { Waiting, Running, Preempted, Finished, Rejected };
+enum class FinishReason { None, Stop, Length, Abort, Error, Rejected };
+inline constexpr int kNumFinishReasons = 6;
+std::string requestStateName(RequestState s);   // "waiting", ...
+std::string finishReasonName(FinishReason r);   // "stop", "length", "abort", "error", "rejected"
+
+struct RequestTimeline {
+  RequestId id = 0;
+  int priority = 0;
+  int numPromptTokens = 0;
+  int numOutputTokens = 0;
+  int numCachedPromptTokens = 0;       // prefix-cache hit on (first) admission
+  int numPreemptions = 0;
+  double arrivalTime = 0;
+  std::optional<double> firstScheduledTime, firstTokenTime, finishTime;
+  std::vector<double> tokenTimes;      // one per output token
+  std::vector<double> preemptionTimes;
+  FinishReason finishReason = FinishReason::None;
+  std::string error;                   // reason when rejected / error
+
+  // The metric definitions, as vLLM V1's IterationStats / FinishedRequestStats; every
+  // view, export, the bench JSON and the HTTP /metrics read these and nothing else.
+  // nullopt = not defined (yet). arrival = when a front-end submitted the request (on
+  // its thread), or the bench's intended arrival.
+  std::optional<double> queueTime() const;      // first scheduled − arrival
+  std::optional<double> ttft() const;           // first token − arrival (at the first token)
+  std::optional<double> e2e() const;            // finish − arrival (finished requests, aborted too)
+  std::optional<double> tpot() const;           // finished: decode time / (n − 1); 0 when n <= 1
+  std::optional<double> prefillTime() const;    // first token − first scheduled
+  std::optional<double> decodeTime() const;     // last token − first token
+  std::optional<double> inferenceTime() const;  // last token − first scheduled
+  std::vector<double> itls() const;             // every gap between successive tokens
+  int numTokensOut() const;                     // n: output tokens with a time, else the count
+  // `vllm bench serve`'s "completed": finished with stop or length.
+  bool completed() const { return finishReason == FinishReason::Stop || finishReason == FinishReason::Length; }
+  // What vLLM records a metric for: every request that reached the engine and finished,
+  // aborted ones included (a rejected request never ran).
+  bool recorded() const { return finishReason != FinishReason::None && finishReason != FinishReason::Rejected; }
+};
+
+}  // namespace lwb
