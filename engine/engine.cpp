@@ -8,8 +8,6 @@
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/model/model.h"
 #include "engine/sched/stop_check.h"
-#include "engine/spec/draft_proposer.h"
-#include "engine/spec/proposer.h"
 
 namespace lwb {
 
@@ -217,47 +215,6 @@ bool Engine::Impl::processToken(EngineRequest& er, const float* logits, double t
   delta.newText += er.text->take(false);
   if (reason != FinishReason::None) finish(er, reason, out);
   return accepted;
-}
-
-// The target's rows for the real token and each draft: drafts are accepted in order
-// until one is rejected (its replacement is kept) or all are (a bonus token follows);
-// then the rejected drafts' positions roll back.
-int Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow,
-                               double t, StepOutput& out) {
-  Request& r = er.req;
-  const int k = s.numSpecTokens();
-  int numAccepted = 0;
-  for (int i = 0; i <= k && !r.isFinished(); ++i) {
-    const std::vector<double>* q = size_t(i) < r.specDraftProbs.size() ? &r.specDraftProbs[size_t(i)] : nullptr;
-    const bool accepted =
-        processToken(er, result.row(firstRow + i), t, out, i < k ? s.specTokenIds[size_t(i)] : -1, q);
-    if (i == k || !accepted) break;
-    ++numAccepted;
-  }
-  r.timeline.specDecode.observe(k, numAccepted);
-  totals.specDecode.observe(k, numAccepted);
-  scheduler->acceptDrafts(&r, numAccepted);
-  return numAccepted;
-}
-
-// After the KV pool: a draft model gets as many blocks as the target (its blocks are smaller).
-void Engine::Impl::buildProposer() {
-  proposer.reset();
-  proposerConfig = config.speculative;
-  if (!config.speculative.enabled()) return;
-  if (config.speculative.method == SpecMethod::Ngram) proposer = createNgramProposer(config.speculative);
-  else
-    proposer = createDraftModelProposer(config.speculative, *model, config.executor, scheduler->kv().numBlocks(),
-                                        config.blockSize);
-}
-
-void Engine::Impl::propose() {
-  if (proposer) proposer->propose(scheduler->running(), maxModelLen);
-  else
-    for (Request* r : scheduler->running()) {
-      r->specTokenIds.clear();
-      r->specDraftProbs.clear();
-    }
 }
 
 void Engine::Impl::addPlanTotals(const SchedulerOutput& plan) {

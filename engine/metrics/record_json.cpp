@@ -56,8 +56,17 @@ double kvCacheUsage(const StepRecord& s) {
   return total > 0 ? static_cast<double>(s.numBlocksUsed) / total : 0.0;
 }
 
+json specDecodeJson(const SpecDecodeCounts& c, const std::string& prefix) {
+  return {{prefix + "num_drafts", c.numDrafts},
+          {prefix + "num_draft_tokens", c.numDraftTokens},
+          {prefix + "num_accepted_tokens", c.numAcceptedTokens},
+          {prefix + "num_accepted_tokens_per_pos", c.numAcceptedTokensPerPos},
+          {prefix + "acceptance_rate", c.acceptanceRate()},
+          {prefix + "mean_acceptance_length", c.meanAcceptanceLength()}};
+}
+
 json timelineToJson(const RequestTimeline& t) {
-  return {{"id", t.id}, {"priority", t.priority}, {"num_prompt_tokens", t.numPromptTokens},
+  json j = {{"id", t.id}, {"priority", t.priority}, {"num_prompt_tokens", t.numPromptTokens},
           {"num_output_tokens", t.numOutputTokens}, {"num_cached_prompt_tokens", t.numCachedPromptTokens},
           {"num_preemptions", t.numPreemptions}, {"arrival_time", t.arrivalTime},
           {"first_scheduled_time", optional(t.firstScheduledTime)}, {"first_token_time", optional(t.firstTokenTime)},
@@ -66,6 +75,8 @@ json timelineToJson(const RequestTimeline& t) {
           {"prefill_time", optional(t.prefillTime())}, {"decode_time", optional(t.decodeTime())},
           {"inference_time", optional(t.inferenceTime())}, {"token_times", t.tokenTimes}, {"preemption_times", t.preemptionTimes},
           {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error}};
+  j.update(specDecodeJson(t.specDecode, "spec_decode_"));
+  return j;
 }
 
 json stepToJson(const StepRecord& s) {
@@ -76,7 +87,9 @@ json stepToJson(const StepRecord& s) {
           {"num_blocks_free", s.numBlocksFree}, {"kv_cache_usage", kvCacheUsage(s)},
           {"prefix_query_requests", s.prefixQueryRequests}, {"prefix_query_tokens", s.prefixQueryTokens},
           {"prefix_hit_tokens", s.prefixHitTokens},
-          {"num_preemptions", s.numPreemptions}, {"token_budget", s.tokenBudget}};
+          {"num_preemptions", s.numPreemptions}, {"token_budget", s.tokenBudget},
+          {"num_spec_tokens", s.numSpecTokens}, {"num_accepted_spec_tokens", s.numAcceptedSpecTokens},
+          {"num_spec_drafts", s.numSpecDrafts}};
 }
 
 RequestTimeline timelineFromJson(const json& j) {
@@ -97,6 +110,10 @@ RequestTimeline timelineFromJson(const json& j) {
     t.preemptionTimes = j.value("preemption_times", std::vector<double>{});
     t.finishReason = finishReasonFrom(j.value("finish_reason", std::string()));
     t.error = j.value("error", std::string());
+    t.specDecode.numDrafts = j.value("spec_decode_num_drafts", int64_t(0));  // absent before speculation
+    t.specDecode.numDraftTokens = j.value("spec_decode_num_draft_tokens", int64_t(0));
+    t.specDecode.numAcceptedTokens = j.value("spec_decode_num_accepted_tokens", int64_t(0));
+    t.specDecode.numAcceptedTokensPerPos = j.value("spec_decode_num_accepted_tokens_per_pos", std::vector<int64_t>{});
   } catch (const json::exception& e) {
     throw Error("request record " + j["id"].dump() + ": malformed field: " + e.what());
   }
@@ -124,6 +141,9 @@ StepRecord stepFromJson(const json& j) {
     s.prefixHitTokens = j.value("prefix_hit_tokens", int64_t(0));
     s.numPreemptions = j.value("num_preemptions", 0);
     s.tokenBudget = j.value("token_budget", 0);
+    s.numSpecTokens = j.value("num_spec_tokens", 0);  // absent before speculation
+    s.numAcceptedSpecTokens = j.value("num_accepted_spec_tokens", 0);
+    s.numSpecDrafts = j.value("num_spec_drafts", 0);
   } catch (const json::exception& e) {
     throw Error("step record " + j.value("step", json(nullptr)).dump() + ": malformed field: " + e.what());
   }

@@ -13,11 +13,19 @@ namespace lwb {
 double kvCacheUsage(const StepRecord& step);
 
 // Derived metrics are present (null when undefined): queue_time, ttft, tpot, e2e,
-// prefill_time, decode_time, inference_time; plus the raw stamps and token_times.
+// prefill_time, decode_time, inference_time; plus the raw stamps, token_times and the
+// spec_decode_* counters.
 nlohmann::json timelineToJson(const RequestTimeline& t);
 // Reads the raw stamps back (derived metrics are recomputed, not read). Throws
 // lwb::Error naming the field when one has the wrong type.
 RequestTimeline timelineFromJson(const nlohmann::json& j);
+
+// Speculative decoding counters under `prefix` + vLLM's names: num_drafts,
+// num_draft_tokens, num_accepted_tokens, num_accepted_tokens_per_pos (a list), and the
+// derived acceptance_rate (accepted / draft tokens) and mean_acceptance_length
+// (1 + accepted / drafts). Prefix "vllm:spec_decode_" for metrics, "spec_decode_" for
+// bench, request and generate JSON.
+nlohmann::json specDecodeJson(const SpecDecodeCounts& c, const std::string& prefix);
 
 // An object with the StepRecord's fields under snake_case names, plus kv_cache_usage.
 nlohmann::json stepToJson(const StepRecord& s);

@@ -17,6 +17,20 @@ inline constexpr int kNumFinishReasons = 6;
 std::string requestStateName(RequestState s);   // "waiting", ...
 std::string finishReasonName(FinishReason r);   // "stop", "length", "abort", "error", "rejected"
 
+// Speculative decoding counters as vLLM's SpecDecodingStats (vllm:spec_decode_*): a
+// "draft" is one request's verification in one step with at least one draft token.
+struct SpecDecodeCounts {
+  int64_t numDrafts = 0;
+  int64_t numDraftTokens = 0;
+  int64_t numAcceptedTokens = 0;
+  std::vector<int64_t> numAcceptedTokensPerPos;  // [position]: drafts accepted at it
+
+  void observe(int numDraftTokens, int numAccepted);
+  void add(const SpecDecodeCounts& other);
+  double acceptanceRate() const;        // accepted / draft tokens; 0 without drafts
+  double meanAcceptanceLength() const;  // 1 + accepted / drafts (tokens per verification); 1 without drafts
+};
+
 struct RequestTimeline {
   RequestId id = 0;
   int priority = 0;
@@ -30,6 +44,7 @@ struct RequestTimeline {
   std::vector<double> preemptionTimes;
   FinishReason finishReason = FinishReason::None;
   std::string error;                   // reason when rejected / error
+  SpecDecodeCounts specDecode;         // speculative decoding, when on
 
   // The metric definitions, as vLLM V1's IterationStats / FinishedRequestStats; every
   // view, export, the bench JSON and the HTTP /metrics read these and nothing else.

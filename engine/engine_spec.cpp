@@ -1,0 +1,50 @@
+// Speculative decoding inside Engine::step(): the proposer guesses drafts before the
+// schedule, the target's rows verify them after the forward pass (engine.cpp).
+#include "engine/engine_impl.h"
+#include "engine/spec/draft_proposer.h"
+#include "engine/spec/proposer.h"
+
+namespace lwb {
+
+// The target's rows for the real token and each draft: drafts are accepted in order
+// until one is rejected (its replacement is kept) or all are (a bonus token follows);
+// then the rejected drafts' positions roll back.
+int Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow,
+                               double t, StepOutput& out) {
+  Request& r = er.req;
+  const int k = s.numSpecTokens();
+  int numAccepted = 0;
+  for (int i = 0; i <= k && !r.isFinished(); ++i) {
+    const std::vector<double>* q = size_t(i) < r.specDraftProbs.size() ? &r.specDraftProbs[size_t(i)] : nullptr;
+    const bool accepted =
+        processToken(er, result.row(firstRow + i), t, out, i < k ? s.specTokenIds[size_t(i)] : -1, q);
+    if (i == k || !accepted) break;
+    ++numAccepted;
+  }
+  r.timeline.specDecode.observe(k, numAccepted);
+  totals.specDecode.observe(k, numAccepted);
+  scheduler->acceptDrafts(&r, numAccepted);
+  return numAccepted;
+}
+
+// After the KV pool: a draft model gets as many blocks as the target (its blocks are smaller).
+void Engine::Impl::buildProposer() {
+  proposer.reset();
+  proposerConfig = config.speculative;
+  if (!config.speculative.enabled()) return;
+  if (config.speculative.method == SpecMethod::Ngram) proposer = createNgramProposer(config.speculative);
+  else
+    proposer = createDraftModelProposer(config.speculative, *model, config.executor, scheduler->kv().numBlocks(),
+                                        config.blockSize);
+}
+
+void Engine::Impl::propose() {
+  if (proposer) proposer->propose(scheduler->running(), maxModelLen);
+  else
+    for (Request* r : scheduler->running()) {
+      r->specTokenIds.clear();
+      r->specDraftProbs.clear();
+    }
+}
+
+}  // namespace lwb
