@@ -22,6 +22,9 @@ if [ -x "$nvcc" ]; then
   cuda_args+=(-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc")
 fi
 
+echo "== layer check: no include runs up the house's layer order (README, Architecture)"
+python3 tools/check-layers.py
+
 echo "== main build (Release) and tests"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}" "${launcher[@]}"
 cmake --build build -j"$jobs"
