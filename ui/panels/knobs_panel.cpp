@@ -260,7 +260,7 @@ bool KnobsPanel::apply(const EngineConfig& c, bool ask) {
   if (c.structuralDiffers(bridge_->config()) && ask) {
     QStringList structural;
     for (const Knob& k : knobTable())
-      if (k.rebuilds(loop->config(), c)) structural << qs(k.name);
+      if (k.rebuilds(bridge_->config(), c)) structural << qs(k.name);
     QMessageBox box(QMessageBox::Question, tr("Rebuild the KV cache?"),
                     tr("Changing %1 rebuilds the engine's KV cache. Let running requests finish first, "
                        "or abort them?")
