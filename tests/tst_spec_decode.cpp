@@ -12,7 +12,7 @@
 #include "engine/engine.h"
 #include "engine/model/model.h"
 #include "engine/common/error.h"
-#include "engine/metrics/bench_report.h"
+#include "engine/bench/bench_report.h"
 #include "engine/metrics/export.h"
 #include "engine/spec/ngram_proposer.h"
 #include "engine/spec/proposer.h"
