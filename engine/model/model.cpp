@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/model/json_file.h"
 #include "engine/model/generation_config.h"
 #include "engine/model/gguf.h"
 #include "engine/model/gguf_llama.h"
@@ -23,22 +24,6 @@ using json = nlohmann::json;
 
 constexpr const char* kDefaultModelName = "austen-chat-11m";
 constexpr const char* kDraftModelName = "austen-chat-draft";
-
-// Optional JSON file: nullopt when absent; invalid JSON is an error naming the file.
-std::optional<json> readOptionalJson(const fs::path& path) {
-  if (!fs::exists(path)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  check(bool(in), path.string() + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  try {
-    json j = json::parse(ss.str());
-    check(j.is_object(), path.string() + ": must be a JSON object, found " + std::string(j.type_name()));
-    return j;
-  } catch (const json::exception& e) {
-    throw Error(path.string() + ": not valid JSON: " + e.what());
-  }
-}
 
 template <typename T>
 void readNumber(const json& j, const char* key, std::optional<T>* out, const fs::path& file) {

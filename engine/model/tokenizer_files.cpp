@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/model/json_file.h"
 #include "engine/model/gguf_tokenizer.h"
 #include "engine/model/hf_tokenizer.h"
 
@@ -17,21 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-std::optional<json> readOptionalJson(const fs::path& path) {
-  if (!fs::exists(path)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  check(bool(in), path.string() + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  try {
-    json j = json::parse(ss.str());
-    check(j.is_object(), path.string() + ": must be a JSON object, found " + std::string(j.type_name()));
-    return j;
-  } catch (const json::exception& e) {
-    throw Error(path.string() + ": not valid JSON: " + e.what());
-  }
-}
 
 // Special tokens are written as "<s>" or as an AddedToken object {"content": "<s>", ...}.
 std::string tokenSpelling(const json& j, const char* key, const std::string& fallback, const std::string& file) {
