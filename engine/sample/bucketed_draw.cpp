@@ -152,17 +152,6 @@ uint64_t rankKey(float z, int id) {
   return (uint64_t(~ordered) << 32) | uint32_t(id);
 }
 
-// Per block of 32 tokens, a mask of those in bucket b: packed compares, so a scan of the
-// whole row touches only the blocks and bits that hit.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void blockMasks(
-    const uint16_t* slots, int numBlocks, int b, uint32_t* masks) {
-  for (int k = 0; k < numBlocks; ++k) {
-    uint32_t m = 0;
-    for (int i = 0; i < 32; ++i) m |= uint32_t(slots[k * 32 + i] == b) << i;
-    masks[k] = m;
-  }
-}
-
 // The row as the walks see it.
 struct Row {
   const float* z;
@@ -176,7 +165,7 @@ void collectBucket(const Row& row, int b, uint64_t lastKey, DrawScratch& s) {
   s.keys.clear();
   const int numBlocks = row.n / 32;
   s.masks.resize(size_t(numBlocks));
-  blockMasks(row.slots, numBlocks, b, s.masks.data());
+  equalMasks(row.slots, numBlocks, uint16_t(b), s.masks.data());
   auto add = [&](int i) {
     const uint64_t key = rankKey(row.z[i], i);
     if (key <= lastKey) s.keys.push_back(key);

@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/sample/row_scan.h"
+
 namespace lwb {
 
 struct FilterSettings {
@@ -39,13 +41,6 @@ struct DrawScratch {
   std::vector<uint32_t> masks;
   std::vector<uint16_t> bucketOf;  // [vocabSize]: each token's bucket, many-candidate path
 };
-
-// The largest value of a row (NaN ignored; -inf when there is none) and the lowest id
-// holding it (0 when every value is NaN): packed scans, for a 152k-entry row.
-float rowMax(const float* z, int n);
-int rowArgmax(const float* z, int n);
-// z[i] *= factor (1/temperature), packed: the same products on every CPU.
-void scaleRow(float* z, int n, float factor);
 
 // `z`: temperature-scaled logits [vocabSize] (read only). `u`: uniform in [0, 1).
 int filteredDraw(const float* z, int vocabSize, const FilterSettings& f, double u, DrawScratch& scratch);
