@@ -67,20 +67,20 @@ inline int subBucket(float z, float zMax, int b) {
   return std::min(kNumSubBuckets - 1, int((bucketPosition(z, zMax) - float(b)) * float(kNumSubBuckets)));
 }
 
-// The bucket of each token of z[0, n) (kDropped below `floor` or NaN), branch-free so it
-// runs packed; the weighing pass and the rank-order scans share it, so they agree token
-// by token. Clamped before the conversion: no float-to-int overflow.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void bucketSlots(
-    const float* z, int n, float zMax, float floor, int* slot) {
-  for (int j = 0; j < n; ++j) slot[j] = z[j] >= floor ? int(bucketPosition(z[j], zMax)) : kDropped;
-}
-
-// e[j] = e^(x + b·w) for each token of a chunk (slot kDropped: bucket 0's formula, a
-// value that is never read). The same arithmetic in every clone (contraction into FMA
-// is off for this file), so the result does not depend on the CPU.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void expInBuckets(
-    const float* z, const int* slot, int n, float zMax, double* e) {
+// For each token of a chunk: its bucket (kDropped below `floor` or NaN) into `slot` and
+// `slots`, and e^(x + b·w) into `e` (slot kDropped: bucket 0's formula, a value never
+// read). Branch-free so it runs packed; clamped before the float-to-int conversion. The
+// same arithmetic in every clone (contraction into FMA is off for this file), so the
+// result does not depend on the CPU.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void weighChunk(
+    const float* __restrict z, int n, float zMax, float floor, int* __restrict slot, uint16_t* __restrict slots,
+    double* __restrict e) {
   static_assert((kNumBuckets & (kNumBuckets - 1)) == 0 && (kDropped & (kNumBuckets - 1)) == 0);
+  for (int j = 0; j < n; ++j) {
+    const float d = bucketPosition(z[j], zMax);
+    slot[j] = z[j] >= floor ? int(d) : kDropped;
+  }
+  for (int j = 0; j < n; ++j) slots[j] = uint16_t(slot[j]);
   for (int j = 0; j < n; ++j) e[j] = expInBucket(z[j], zMax, slot[j] & (kNumBuckets - 1));  // a mask, not a branch
 }
 
@@ -97,11 +97,11 @@ Masses weighRow(const float* z, int n, float zMax, float floor, float minP, uint
   alignas(64) int slot[kChunk];
   for (int c0 = 0; c0 < n; c0 += kChunk) {
     const int len = std::min(kChunk, n - c0);
-    bucketSlots(z + c0, len, zMax, floor, slot);
-    expInBuckets(z + c0, slot, len, zMax, e);
+    weighChunk(z + c0, len, zMax, floor, slot, slots + c0, e);
     if (minP > 0.0f)
       for (int j = 0; j < len; ++j)
-        if (slot[j] < kNumBuckets && kBucketScale[size_t(slot[j])] * e[j] < double(minP)) slot[j] = kDropped;
+        if (slot[j] < kNumBuckets && kBucketScale[size_t(slot[j])] * e[j] < double(minP))
+          slot[j] = kDropped, slots[c0 + j] = kDropped;
     int j = 0;
     for (; j + 4 <= len; j += 4) {
       copies[0][size_t(slot[j])] += e[j];
@@ -110,7 +110,6 @@ Masses weighRow(const float* z, int n, float zMax, float floor, float minP, uint
       copies[3][size_t(slot[j + 3])] += e[j + 3];
     }
     for (; j < len; ++j) copies[0][size_t(slot[j])] += e[j];
-    for (j = 0; j < len; ++j) slots[c0 + j] = uint16_t(slot[j]);
   }
   Masses mass{};
   for (int b = 0; b < kNumBuckets; ++b)
