@@ -159,20 +159,36 @@ struct Row {
   float zMax;
 };
 
-// The rank keys of bucket b's tokens ranked no later than `lastKey`, into s.keys (id order).
+// The rank keys of bucket b's tokens ranked no later than `lastKey` into s.keys, their
+// values into s.keyValues (id order); written branch-free, sized by the masks' counts.
 void collectBucket(const Row& row, int b, uint64_t lastKey, DrawScratch& s) {
-  s.keys.clear();
   const int numBlocks = row.n / 32;
   s.masks.resize(size_t(numBlocks));
   equalMasks(row.slots, numBlocks, uint16_t(b), s.masks.data());
+  size_t bound = size_t(row.n - numBlocks * 32);
+  for (uint32_t m : s.masks) bound += size_t(std::popcount(m));
+  s.keys.resize(bound);
+  s.keyValues.resize(bound);
+  size_t count = 0;
   auto add = [&](int i) {
     const uint64_t key = rankKey(row.z[i], i);
-    if (key <= lastKey) s.keys.push_back(key);
+    s.keys[count] = key;
+    s.keyValues[count] = row.z[i];
+    count += size_t(key <= lastKey);
   };
   for (int k = 0; k < numBlocks; ++k)
     for (uint32_t m = s.masks[size_t(k)]; m != 0; m &= m - 1) add(k * 32 + std::countr_zero(m));
   for (int i = numBlocks * 32; i < row.n; ++i)
     if (row.slots[i] == b) add(i);
+  s.keys.resize(count);
+  s.keyValues.resize(count);
+}
+
+// Each token's sub-bucket and p, for n tokens of bucket b: packed.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void weighBucket(
+    const float* __restrict z, int n, float zMax, int b, uint8_t* __restrict sub, double* __restrict p) {
+  for (int j = 0; j < n; ++j) sub[j] = uint8_t(subBucket(z[j], zMax, b));
+  for (int j = 0; j < n; ++j) p[j] = tokenP(z[j], zMax, b);
 }
 
 // Where a running sum walking bucket b's tokens in rank order reaches its target.
@@ -187,13 +203,11 @@ struct Stop {
 // bucket's mass, the bucket's last token. The bucket must hold a token.
 Stop walkBucket(const Row& row, int b, double cum, double target, bool strict, uint64_t lastKey, DrawScratch& s) {
   collectBucket(row, b, lastKey, s);
-  std::array<double, kNumSubBuckets> subMass{};
   s.subOf.resize(s.keys.size());
-  for (size_t i = 0; i < s.keys.size(); ++i) {
-    const float z = row.z[uint32_t(s.keys[i])];
-    s.subOf[i] = uint8_t(subBucket(z, row.zMax, b));
-    subMass[s.subOf[i]] += tokenP(z, row.zMax, b);
-  }
+  s.keyProbs.resize(s.keys.size());
+  weighBucket(s.keyValues.data(), int(s.keys.size()), row.zMax, b, s.subOf.data(), s.keyProbs.data());
+  std::array<double, kNumSubBuckets> subMass{};
+  for (size_t i = 0; i < s.keys.size(); ++i) subMass[s.subOf[i]] += s.keyProbs[i];
   int sub = 0, last = 0;
   double beforeLast = cum;
   for (; sub < kNumSubBuckets; ++sub) {

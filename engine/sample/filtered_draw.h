@@ -36,6 +36,8 @@ struct DrawScratch {
   std::vector<float> values;  // z of ids, for the many-candidate path
   std::vector<double> probs;
   std::vector<uint64_t> keys;     // rank keys of one bucket's tokens, many-candidate path
+  std::vector<float> keyValues;   // [keys.size()]: their z
+  std::vector<double> keyProbs;   // [keys.size()]: their p
   std::vector<uint64_t> subKeys;  // those of one sub-bucket
   std::vector<uint8_t> subOf;     // [keys.size()]: each one's sub-bucket
   std::vector<uint32_t> masks;
