@@ -164,9 +164,7 @@ struct Row {
 void collectBucket(const Row& row, int b, uint64_t lastKey, DrawScratch& s) {
   const int numBlocks = row.n / 32;
   s.masks.resize(size_t(numBlocks));
-  equalMasks(row.slots, numBlocks, uint16_t(b), s.masks.data());
-  size_t bound = size_t(row.n - numBlocks * 32);
-  for (uint32_t m : s.masks) bound += size_t(std::popcount(m));
+  const size_t bound = size_t(equalMasks(row.slots, numBlocks, uint16_t(b), s.masks.data()) + row.n % 32);
   s.keys.resize(bound);
   s.keyValues.resize(bound);
   size_t count = 0;

@@ -91,7 +91,10 @@ int sortedDraw(const float* z, float zMax, const FilterSettings& f, double u, Dr
 }  // namespace
 
 int filteredDraw(const float* z, int vocabSize, const FilterSettings& f, double u, DrawScratch& s) {
-  const float zMax = rowMax(z, vocabSize);
+  return filteredDraw(z, vocabSize, rowMax(z, vocabSize), f, u, s);
+}
+
+int filteredDraw(const float* z, int vocabSize, float zMax, const FilterSettings& f, double u, DrawScratch& s) {
   if (!std::isfinite(zMax)) return rowArgmax(z, vocabSize);  // all -inf (or an +inf): nothing to weigh
   const float floor = candidateFloor(zMax, f.minP);
   const int numCandidates = f.topK > 0 ? 0 : countAtLeast(z, vocabSize, floor);

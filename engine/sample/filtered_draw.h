@@ -46,5 +46,7 @@ struct DrawScratch {
 
 // `z`: temperature-scaled logits [vocabSize] (read only). `u`: uniform in [0, 1).
 int filteredDraw(const float* z, int vocabSize, const FilterSettings& f, double u, DrawScratch& scratch);
+// The same when the caller has rowMax(z) (scaleRowMax's result).
+int filteredDraw(const float* z, int vocabSize, float zMax, const FilterSettings& f, double u, DrawScratch& scratch);
 
 }  // namespace lwb

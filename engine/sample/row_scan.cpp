@@ -44,19 +44,22 @@ int gatherPortable(const float* z, int begin, int end, float floor, int* out) {
   return count;
 }
 
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void equalMasksPortable(const uint16_t* v, int numBlocks,
-                                                                                    uint16_t value, uint32_t* masks) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) int equalMasksPortable(const uint16_t* v, int numBlocks,
+                                                                                   uint16_t value, uint32_t* masks) {
+  int count = 0;
   for (int k = 0; k < numBlocks; ++k) {
     uint32_t m = 0;
     for (int i = 0; i < 32; ++i) m |= uint32_t(v[k * 32 + i] == value) << i;
     masks[k] = m;
+    count += std::popcount(m);
   }
+  return count;
 }
 
 #if defined(__x86_64__)
 bool detectAvx512() {
   __builtin_cpu_init();  // this runs as a static initializer, possibly before libgcc's
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("popcnt");
 }
 const bool kHasAvx512 = detectAvx512();
 
@@ -76,6 +79,26 @@ __attribute__((target("avx512f"))) float rowMaxAvx512(const float* z, int n) {
   return m;
 }
 
+// The product and the max in one pass over the row.
+__attribute__((target("avx512f"))) float scaleRowMaxAvx512(float* z, int n, float factor) {
+  const __m512 f = _mm512_set1_ps(factor);
+  __m512 m0 = _mm512_set1_ps(kNegInf), m1 = m0;
+  int i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 a = _mm512_mul_ps(_mm512_loadu_ps(z + i), f), b = _mm512_mul_ps(_mm512_loadu_ps(z + i + 16), f);
+    _mm512_storeu_ps(z + i, a);
+    _mm512_storeu_ps(z + i + 16, b);
+    m0 = _mm512_max_ps(a, m0);
+    m1 = _mm512_max_ps(b, m1);
+  }
+  float m = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+  for (; i < n; ++i) {
+    z[i] *= factor;
+    m = z[i] > m ? z[i] : m;
+  }
+  return m;
+}
+
 __attribute__((target("avx512f"))) int firstEqualAvx512(const float* z, int n, float value) {
   const __m512 v = _mm512_set1_ps(value);
   int i = 0;
@@ -89,7 +112,7 @@ __attribute__((target("avx512f"))) int firstEqualAvx512(const float* z, int n, f
 
 // 16 ids per compare, compressed and stored full width (the slack takes the lanes past
 // the count), without a branch: rows where blocks hit at random would mispredict it.
-__attribute__((target("avx512f"))) int gatherAvx512(const float* z, int begin, int end, float floor, int* out) {
+__attribute__((target("avx512f,popcnt"))) int gatherAvx512(const float* z, int begin, int end, float floor, int* out) {
   const __m512 bound = _mm512_set1_ps(floor);
   __m512i ids = _mm512_add_epi32(_mm512_set1_epi32(begin),
                                  _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
@@ -102,10 +125,15 @@ __attribute__((target("avx512f"))) int gatherAvx512(const float* z, int begin, i
   return count + gatherPortable(z, i, end, floor, out + count);
 }
 
-__attribute__((target("avx512f,avx512bw"))) void equalMasksAvx512(const uint16_t* v, int numBlocks, uint16_t value,
-                                                                  uint32_t* masks) {
+__attribute__((target("avx512f,avx512bw,popcnt"))) int equalMasksAvx512(const uint16_t* v, int numBlocks, uint16_t value,
+                                                                        uint32_t* masks) {
   const __m512i x = _mm512_set1_epi16(short(value));
-  for (int k = 0; k < numBlocks; ++k) masks[k] = _mm512_cmpeq_epi16_mask(_mm512_loadu_si512(v + 32 * k), x);
+  int count = 0;
+  for (int k = 0; k < numBlocks; ++k) {
+    masks[k] = _mm512_cmpeq_epi16_mask(_mm512_loadu_si512(v + 32 * k), x);
+    count += std::popcount(masks[k]);
+  }
+  return count;
 }
 #else
 constexpr bool kHasAvx512 = false;
@@ -141,6 +169,14 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
   for (int i = 0; i < n; ++i) z[i] *= factor;
 }
 
+float scaleRowMax(float* z, int n, float factor) {
+#if defined(__x86_64__)
+  if (kHasAvx512) return scaleRowMaxAvx512(z, n, factor);
+#endif
+  scaleRow(z, n, factor);
+  return rowMaxPortable(z, n);
+}
+
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) int countAtLeast(const float* z, int n,
                                                                                              float floor) {
   int count = 0;
@@ -155,11 +191,11 @@ int gatherAtLeast(const float* z, int begin, int end, float floor, int* out) {
   return gatherPortable(z, begin, end, floor, out);
 }
 
-void equalMasks(const uint16_t* v, int numBlocks, uint16_t value, uint32_t* masks) {
+int equalMasks(const uint16_t* v, int numBlocks, uint16_t value, uint32_t* masks) {
 #if defined(__x86_64__)
   if (kHasAvx512) return equalMasksAvx512(v, numBlocks, value, masks);
 #endif
-  equalMasksPortable(v, numBlocks, value, masks);
+  return equalMasksPortable(v, numBlocks, value, masks);
 }
 
 }  // namespace lwb

@@ -14,8 +14,9 @@ constexpr int kScanLanes = 16;
 float rowMax(const float* z, int n);
 int rowArgmax(const float* z, int n);
 
-// z[i] *= factor (1/temperature).
+// z[i] *= factor (1/temperature); scaleRowMax returns rowMax of the result, in one pass.
 void scaleRow(float* z, int n, float factor);
+float scaleRowMax(float* z, int n, float factor);
 
 // How many of z[0, n) are >= floor (NaN: none).
 int countAtLeast(const float* z, int n, float floor);
@@ -24,7 +25,8 @@ int countAtLeast(const float* z, int n, float floor);
 // have kScanLanes entries of slack past end - begin); returns their count.
 int gatherAtLeast(const float* z, int begin, int end, float floor, int* out);
 
-// For each block of 32 entries of v, a mask of those equal to `value` (bit i: v[32k + i]).
-void equalMasks(const uint16_t* v, int numBlocks, uint16_t value, uint32_t* masks);
+// For each block of 32 entries of v, a mask of those equal to `value` (bit i: v[32k + i]);
+// returns how many there are.
+int equalMasks(const uint16_t* v, int numBlocks, uint16_t value, uint32_t* masks);
 
 }  // namespace lwb

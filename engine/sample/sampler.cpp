@@ -121,10 +121,9 @@ void samplingProbs(const SamplingParams& params, float* logits, int vocabSize, c
 // then one draw.
 int RequestSampler::sampleFiltered(float* logits, int vocabSize) {
   const float invT = 1.0f / params_.temperature;
-  if (invT != 1.0f)
-    scaleRow(logits, vocabSize, invT);
+  const float zMax = invT != 1.0f ? scaleRowMax(logits, vocabSize, invT) : rowMax(logits, vocabSize);
   const FilterSettings filters{params_.minP, params_.topK, params_.topP};
-  return filteredDraw(logits, vocabSize, filters, uniform01(rng_), scratch_);
+  return filteredDraw(logits, vocabSize, zMax, filters, uniform01(rng_), scratch_);
 }
 
 }  // namespace lwb
