@@ -5,7 +5,6 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 // A sampled token must not depend on the CPU: compilers contract a*b+c into an FMA by
 // default in C++, which the AVX2/AVX-512 clones below would do and the baseline clone
@@ -198,9 +197,12 @@ struct Stop {
 // The walk in one bucket: `cum` is the mass before it; tokens after `lastKey` are out
 // (top-p's cut). The bucket's tokens are weighed into sub-buckets, and only the one
 // where the sum reaches `target` is sorted; when rounding leaves the target past the
-// bucket's mass, the bucket's last token. The bucket must hold a token.
+// bucket's mass, the bucket's last token; kNoToken when it holds none (crossing() never
+// picks such a bucket).
+constexpr uint64_t kNoToken = ~uint64_t(0);
 Stop walkBucket(const Row& row, int b, double cum, double target, bool strict, uint64_t lastKey, DrawScratch& s) {
   collectBucket(row, b, lastKey, s);
+  if (s.keys.empty()) return {kNoToken, cum};
   s.subOf.resize(s.keys.size());
   s.keyProbs.resize(s.keys.size());
   weighBucket(s.keyValues.data(), int(s.keys.size()), row.zMax, b, s.subOf.data(), s.keyProbs.data());
@@ -230,7 +232,7 @@ int bucketedDraw(const float* z, int n, float zMax, float floor, const FilterSet
   const Row row{z, s.bucketOf.data(), n, zMax};
   Masses mass = weighRow(z, n, zMax, floor, f.minP, s.bucketOf.data());
   int cutBucket = kNumBuckets;  // top-p keeps the buckets before it, and its tokens up to cutKey
-  uint64_t cutKey = std::numeric_limits<uint64_t>::max();
+  uint64_t cutKey = kNoToken;  // every key ranks before it
   double cum = 0.0;
   if (f.topP < 1.0f) {  // the smallest rank prefix whose mass reaches top_p of the kept mass
     const double target = f.topP * total(mass);
@@ -242,7 +244,8 @@ int bucketedDraw(const float* z, int n, float zMax, float floor, const FilterSet
   }
   const double r = u * total(mass);
   const int b = crossing(mass, r, true, cum);  // never past the cut: later masses are 0
-  return int(uint32_t(walkBucket(row, b, cum, r, true, b == cutBucket ? cutKey : ~uint64_t(0), s).key));
+  const Stop draw = walkBucket(row, b, cum, r, true, b == cutBucket ? cutKey : kNoToken, s);
+  return draw.key == kNoToken ? rowArgmax(z, n) : int(uint32_t(draw.key));
 }
 
 }  // namespace lwb
