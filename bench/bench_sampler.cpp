@@ -1,6 +1,6 @@
 // Sampling cost per token over a 151,936-entry vocabulary (Qwen 2.5 / Qwen 3), one
 // thread, against the 0.5 ms bound of issue 13. Never part of the test suite.
-//   bench_sampler [--tokens N]
+//   bench_sampler [--tokens N] [--only TEXT]   (TEXT: settings whose name contains it)
 // Rows: "peaked" logits shaped like a language model's (a bulk N(-8, 3) and 300
 // plausible tokens N(14, 3)), and "flat" N(0, 1) logits where every token is within
 // reach (the worst case: the many-candidate path). Each sample includes the copy of the
@@ -99,10 +99,12 @@ double fullSortMicros(const std::vector<float>& row, int reps) {
 
 int main(int argc, char** argv) {
   int tokens = 400;
+  const char* only = "";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--tokens") == 0 && i + 1 < argc) tokens = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_sampler [--tokens N]\n");
+      std::fprintf(stderr, "usage: bench_sampler [--tokens N] [--only TEXT]\n");
       return 2;
     }
   }
@@ -119,10 +121,12 @@ int main(int argc, char** argv) {
   std::printf("sampling over %d logits, one thread, %d tokens per line; bound 500 us/token\n", kVocab, tokens);
   std::printf("%-50s %22s %22s\n", "setting (CPU us/token, % of bound, wall)", "peaked logits", "flat logits");
   for (const Setting& s : settings) {
+    if (!std::strstr(s.name, only)) continue;
     const Cost a = microsPerToken(s.params, peaked, tokens), b = microsPerToken(s.params, flat, tokens);
     std::printf("%-50s %8.1f %4.0f%% %7.1f %8.1f %4.0f%% %7.1f\n", s.name, a.cpuUs, a.cpuUs / 5.0, a.wallUs, b.cpuUs,
                 b.cpuUs / 5.0, b.wallUs);
   }
+  if (*only) return 0;
   std::printf("for comparison, one full sort of the vocabulary (CPU): %.1f us\n", fullSortMicros(flat[0], 10));
   return 0;
 }

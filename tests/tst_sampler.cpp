@@ -191,16 +191,21 @@ class TestSampler : public QObject {
     QTest::addColumn<int>("topK");
     QTest::addColumn<float>("topP");
     QTest::addColumn<bool>("flat");
-    QTest::newRow("qwen2.5 defaults: T 0.7, top-k 20, top-p 0.8") << 0.7f << 0.0f << 20 << 0.8f << false;
-    QTest::newRow("qwen3 thinking: T 0.6, top-k 20, top-p 0.95") << 0.6f << 0.0f << 20 << 0.95f << false;
-    QTest::newRow("top-p 0.9 alone") << 0.7f << 0.0f << 0 << 0.9f << false;
-    QTest::newRow("min-p 0.05 alone, T 1") << 1.0f << 0.05f << 0 << 1.0f << false;
-    QTest::newRow("temperature alone, T 0.5") << 0.5f << 0.0f << 0 << 1.0f << false;
-    QTest::newRow("all three, T 1.2") << 1.2f << 0.02f << 40 << 0.9f << false;
-    QTest::newRow("flat: top-k 50") << 1.0f << 0.0f << 50 << 1.0f << true;
-    QTest::newRow("flat: temperature alone") << 1.0f << 0.0f << 0 << 1.0f << true;
-    QTest::newRow("flat: top-p 0.5") << 1.0f << 0.0f << 0 << 0.5f << true;
-    QTest::newRow("flat: min-p 0.02, top-p 0.8") << 1.0f << 0.02f << 0 << 0.8f << true;
+    QTest::addColumn<int>("flatVocab");
+    QTest::newRow("qwen2.5 defaults: T 0.7, top-k 20, top-p 0.8") << 0.7f << 0.0f << 20 << 0.8f << false << 40000;
+    QTest::newRow("qwen3 thinking: T 0.6, top-k 20, top-p 0.95") << 0.6f << 0.0f << 20 << 0.95f << false << 40000;
+    QTest::newRow("top-p 0.9 alone") << 0.7f << 0.0f << 0 << 0.9f << false << 40000;
+    QTest::newRow("min-p 0.05 alone, T 1") << 1.0f << 0.05f << 0 << 1.0f << false << 40000;
+    QTest::newRow("temperature alone, T 0.5") << 0.5f << 0.0f << 0 << 1.0f << false << 40000;
+    QTest::newRow("all three, T 1.2") << 1.2f << 0.02f << 40 << 0.9f << false << 40000;
+    QTest::newRow("flat: top-k 50") << 1.0f << 0.0f << 50 << 1.0f << true << 40000;
+    QTest::newRow("flat: temperature alone") << 1.0f << 0.0f << 0 << 1.0f << true << 40000;
+    QTest::newRow("flat: top-p 0.5") << 1.0f << 0.0f << 0 << 0.5f << true << 40000;
+    QTest::newRow("flat: min-p 0.02, top-p 0.8") << 1.0f << 0.02f << 0 << 0.8f << true << 40000;
+    // A tenth of 152k tokens pass min-p: weighed on their gathered values, not the row.
+    QTest::newRow("flat 152k: min-p 0.05") << 1.0f << 0.05f << 0 << 1.0f << true << 151936;
+    QTest::newRow("flat 152k: min-p 0.05, top-p 0.9") << 1.0f << 0.05f << 0 << 0.9f << true << 151936;
+    QTest::newRow("flat 152k: top-p 0.9") << 1.0f << 0.0f << 0 << 0.9f << true << 151936;
   }
   void largeVocabularyMatchesTheFullSort() {
     QFETCH(float, temperature);
@@ -208,11 +213,12 @@ class TestSampler : public QObject {
     QFETCH(int, topK);
     QFETCH(float, topP);
     QFETCH(bool, flat);
+    QFETCH(int, flatVocab);
     const FilterSettings f{minP, topK, topP};
     DrawScratch scratch;
     std::mt19937_64 rng(5);
     for (unsigned row = 0; row < 2; ++row) {
-      const std::vector<float> z = flat ? flatLogits(row) : lmLikeLogits(row, temperature);
+      const std::vector<float> z = flat ? flatLogits(row, flatVocab) : lmLikeLogits(row, temperature);
       const FullSort oracle(z, f);
       if (flat && topK == 0) QVERIFY(oracle.numKept() > 1000);  // the many-candidate path
       for (int i = 0; i < 600; ++i) {

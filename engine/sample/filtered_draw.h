@@ -11,15 +11,13 @@
 // threshold), top-k keeps a running threshold while scanning, and only the survivors
 // are sorted: the result is bit-identical to the full sort. When more than
 // kMaxSortedCandidates survive and no top-k bounds them (flat distributions, high
-// temperature), one pass over the row adds each token's p into a histogram of 1024
-// buckets of z, and the rank-order walks of top-p and of the draw go bucket by bucket and
-// sort only the bucket where they stop (found by a scan of the row); p is evaluated
-// relative to its bucket (a table factor times a short polynomial): the same token as the
-// full sort unless u lands within rounding (~1e-15 of the mass) of a boundary between
-// two tokens.
+// temperature), the bucketed path (bucketed_draw.h) weighs them in a histogram and sorts
+// only the few tokens where top-p's cut and the draw stop.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "engine/sample/row_scan.h"
 
 namespace lwb {
 
@@ -37,18 +35,18 @@ struct DrawScratch {
   std::vector<int> ids;
   std::vector<float> values;  // z of ids, for the many-candidate path
   std::vector<double> probs;
-  std::vector<int> bucketIds;
-  std::vector<uint64_t> keys;
+  std::vector<uint64_t> keys;     // rank keys of one bucket's tokens, many-candidate path
+  std::vector<float> keyValues;   // [keys.size()]: their z
+  std::vector<double> keyProbs;   // [keys.size()]: their p
+  std::vector<uint64_t> subKeys;  // those of one sub-bucket
+  std::vector<uint8_t> subOf;     // [keys.size()]: each one's sub-bucket
   std::vector<uint32_t> masks;
   std::vector<uint16_t> bucketOf;  // [vocabSize]: each token's bucket, many-candidate path
 };
 
-// The largest value of a row (NaN ignored; -inf when there is none) and the lowest id
-// holding it (0 when every value is NaN): packed scans, for a 152k-entry row.
-float rowMax(const float* z, int n);
-int rowArgmax(const float* z, int n);
-
 // `z`: temperature-scaled logits [vocabSize] (read only). `u`: uniform in [0, 1).
 int filteredDraw(const float* z, int vocabSize, const FilterSettings& f, double u, DrawScratch& scratch);
+// The same when the caller has rowMax(z) (scaleRowMax's result).
+int filteredDraw(const float* z, int vocabSize, float zMax, const FilterSettings& f, double u, DrawScratch& scratch);
 
 }  // namespace lwb

@@ -94,7 +94,7 @@ SampleResult RequestSampler::choose(float* logits, int vocabSize, const std::vec
 int RequestSampler::verifyFiltered(float* logits, int vocabSize, int draftToken, const std::vector<double>* draftProbs,
                                    bool* accepted) {
   const float invT = 1.0f / params_.temperature;
-  for (int i = 0; i < vocabSize; ++i) logits[i] *= invT;
+  scaleRow(logits, vocabSize, invT);
   std::vector<double> p;
   filteredProbs(logits, vocabSize, {params_.minP, params_.topK, params_.topP}, p);
   const double uAccept = uniform01(rng_);
@@ -113,7 +113,7 @@ void samplingProbs(const SamplingParams& params, float* logits, int vocabSize, c
     return;
   }
   const float invT = 1.0f / params.temperature;
-  for (int i = 0; i < vocabSize; ++i) logits[i] *= invT;
+  scaleRow(logits, vocabSize, invT);
   filteredProbs(logits, vocabSize, {params.minP, params.topK, params.topP}, probs);
 }
 
@@ -121,10 +121,9 @@ void samplingProbs(const SamplingParams& params, float* logits, int vocabSize, c
 // then one draw.
 int RequestSampler::sampleFiltered(float* logits, int vocabSize) {
   const float invT = 1.0f / params_.temperature;
-  if (invT != 1.0f)
-    for (int i = 0; i < vocabSize; ++i) logits[i] *= invT;
+  const float zMax = invT != 1.0f ? scaleRowMax(logits, vocabSize, invT) : rowMax(logits, vocabSize);
   const FilterSettings filters{params_.minP, params_.topK, params_.topP};
-  return filteredDraw(logits, vocabSize, filters, uniform01(rng_), scratch_);
+  return filteredDraw(logits, vocabSize, zMax, filters, uniform01(rng_), scratch_);
 }
 
 }  // namespace lwb
