@@ -23,7 +23,7 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 std::vector<float> awkwardRow(unsigned seed, int n) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> d(0.0f, 3.0f);
-  std::vector<float> z(size_t(n));
+  std::vector<float> z(static_cast<size_t>(n));
   for (float& v : z) v = std::round(d(rng) * 4.0f) / 4.0f;
   for (int i = 0; i < n / 50; ++i) z[rng() % unsigned(n)] = kNaN;
   for (int i = 0; i < n / 70; ++i) z[rng() % unsigned(n)] = -kInf;
@@ -68,7 +68,7 @@ class TestRowScan : public QObject {
       QCOMPARE(countAtLeast(z.data(), n, floor), want);
       // A gather of [begin, end) with the slack the contract asks for, poisoned past it.
       const int begin = n / 3, end = n;
-      std::vector<int> out(size_t(end - begin + kScanLanes), -7);
+      std::vector<int> out(static_cast<size_t>(end - begin + kScanLanes), -7);
       const int count = gatherAtLeast(z.data(), begin, end, floor, out.data());
       std::vector<int> wantRange;
       for (int id : wantIds)
@@ -94,9 +94,9 @@ class TestRowScan : public QObject {
   void equalMasksMarkAndCountTheValue() {
     std::mt19937 rng(3);
     const int numBlocks = 4748;  // 151,936 / 32
-    std::vector<uint16_t> v(size_t(numBlocks) * 32);
+    std::vector<uint16_t> v(static_cast<size_t>(numBlocks) * 32);
     for (uint16_t& x : v) x = uint16_t(rng() % 40);
-    std::vector<uint32_t> masks(size_t(numBlocks));
+    std::vector<uint32_t> masks(static_cast<size_t>(numBlocks));
     for (uint16_t value : {uint16_t(0), uint16_t(17), uint16_t(39), uint16_t(1024)}) {
       const int count = equalMasks(v.data(), numBlocks, value, masks.data());
       int want = 0;
