@@ -16,6 +16,7 @@
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
 #include "engine/remote/kv_event_codec.h"
+#include "engine/remote/remote_block_layout.h"
 #include "engine/remote/server_knobs.h"
 #include "server/api_server.h"
 #include "server/kv_event_publisher.h"
@@ -205,6 +206,30 @@ class TestUiRemoteViews : public QObject {
     chart.addState(3, stateOf(withValue(first, "vllm:num_preemptions_total", "0")));
     QCOMPARE(chart.numPreemptionPoints(), points);
     QVERIFY(chart.notExportedText().isEmpty());
+  }
+
+  // The drawing groups blocks by prefix tree, depth first: a shared head, then each
+  // continuation; a block whose parent is gone heads a tree of its own; copies repeat.
+  void layoutGroupsPrefixTrees() {
+    remote::RemoteBlockMap map;
+    auto stored = [&](std::vector<std::string> hashes, std::optional<std::string> parent) {
+      remote::RemoteKvEvent e;
+      e.kind = remote::RemoteKvEvent::Kind::BlockStored;
+      e.blockHashes = std::move(hashes);
+      e.parentBlockHash = std::move(parent);
+      e.blockSize = 2;
+      e.tokenIds.assign(e.blockHashes.size() * 2, 7);
+      map.apply(e);
+    };
+    stored({"h1", "h2"}, std::nullopt);  // a system prompt and one continuation
+    stored({"h3"}, "h1");                // a second continuation of the same head
+    stored({"z9"}, "gone");              // its parent was evicted before we joined
+    stored({"h3"}, "h1");                // a second copy of h3
+    const auto cells = remote::layoutRemoteBlocks(map);
+    QCOMPARE(int(cells.size()), map.numBlocks());
+    QStringList order;
+    for (const auto& c : cells) order << QStringLiteral("%1/%2/%3").arg(QString::fromStdString(c.hash)).arg(c.tree).arg(c.depth);
+    QCOMPARE(order.join(' '), QStringLiteral("h1/0/0 h2/0/1 h3/0/1 h3/0/1 z9/1/0"));
   }
 
   // llama.cpp's /props fill max_num_seqs (total_slots) and max_model_len (n_ctx); a value
