@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 
+#include <algorithm>
 #include <climits>
 
 namespace lwb::ui {
