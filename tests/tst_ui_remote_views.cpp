@@ -6,6 +6,7 @@
 // SGLang and llama.cpp, the charts draw what those export and say what they do not.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QSpinBox>
 #include <QtTest>
 
@@ -46,6 +47,13 @@ std::string withValue(std::string text, const std::string& sampleStart, const st
   const size_t end = std::min(text.find('\n', at + 1), text.size());
   const size_t space = text.rfind(' ', end);
   return text.replace(space + 1, end - space - 1, value);
+}
+
+// For a human to look at (tst_ui_window does the same for the local window).
+void saveShot(QWidget* w, const QString& name) {
+  const QString dir = qEnvironmentVariable("LWB_TEST_ARTIFACTS", QDir::tempPath() + "/lwb-test-artifacts");
+  QDir().mkpath(dir);
+  QVERIFY(w->grab().save(dir + "/" + name + ".png", "PNG"));
 }
 
 remote::RemoteServerState stateOf(const std::string& text) {
@@ -153,6 +161,12 @@ class TestUiRemoteViews : public QObject {
     QVERIFY(knobs->valueText("max_num_seqs").startsWith("unknown"));
     QVERIFY(knobs->field("max_num_seqs")->isHidden());
     QVERIFY(knobs->noteText().contains("start-up flags"));
+    w.resize(1600, 1000);
+    saveShot(&w, "remote_window");
+    for (QWidget* view : {static_cast<QWidget*>(chart), static_cast<QWidget*>(kv), static_cast<QWidget*>(knobs)}) {
+      view->resize(700, 600);
+      saveShot(view, "remote_" + QString(view->metaObject()->className()).section("::", -1));
+    }
   }
 
   // SGLang: prompt and cached tokens counters give the hit rate; no step or preemption
@@ -189,6 +203,8 @@ class TestUiRemoteViews : public QObject {
     QVERIFY(qAbs(*chart.lastTokensPerIteration() - 11.0) < 1e-9);  // (100 + 10) tokens / 10 calls
     QCOMPARE(chart.numHitRatePoints(), 0);
     QCOMPARE(chart.numPreemptionPoints(), 0);
+    chart.resize(700, 500);
+    saveShot(&chart, "remote_counters_llamacpp");
     const QString text = chart.notExportedText();
     QVERIFY2(text.contains("llama.cpp does not export the prefix-cache hit rate"), qPrintable(text));
     QVERIFY(text.contains("llama.cpp does not export preemptions"));
