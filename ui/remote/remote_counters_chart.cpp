@@ -30,6 +30,9 @@ RemoteCountersChart::RemoteCountersChart(QWidget* parent)
   bottom->axis(QCPAxis::atLeft)->setLabel(tr("preemptions"));
   preemptions_ = addLineGraph(bottom, theme::kPreempt, tr("preemptions in the interval"));
   preemptions_->setLineStyle(QCPGraph::lsStepLeft);
+  // A point per scrape interval at most: dots, so a lone interval with steps still shows.
+  for (auto* g : {tokensPerIteration_, hitRate_, hitRateCumulative_, preemptions_})
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
   plot()->legend->setVisible(false);
   addLegendInside(top, {tokensPerIteration_});
   addLegendInside(middle, {hitRate_, hitRateCumulative_});

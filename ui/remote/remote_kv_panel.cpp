@@ -80,6 +80,8 @@ RemoteKvPanel::RemoteKvPanel(Source source, QWidget* parent)
   layout->addWidget(caption_);
   layout->addWidget(map_, 1);
   layout->addWidget(legend_);
+  // Queued: the note changes inside setRemoteBlocks(), which refresh() itself calls.
+  connect(map_, &KvBlockMap::noteChanged, this, &RemoteKvPanel::refresh, Qt::QueuedConnection);
   timer_.setInterval(kRefreshMs);
   connect(&timer_, &QTimer::timeout, this, &RemoteKvPanel::refresh);
   timer_.start();
@@ -125,6 +127,8 @@ void RemoteKvPanel::showCaption(const remote::KvEventSubscriberStats* stats) {
   QString text = tr("%1 blocks stored by the server (from %2 event batches)").arg(map_->numStoredCells()).arg(stats->numBatches);
   text += numPoolBlocks_ > 0 ? tr(" of %1 in its pool (num_gpu_blocks)").arg(numPoolBlocks_)
                              : tr("; the pool size is not reported");
+  if (!map_->note().isEmpty())  // a big pool is drawn only a little past the stored blocks
+    text += tr(" (drawn up to a margin past the stored blocks)");
   if (kvUsage_) text += tr("; KV cache usage %1% (/metrics)").arg(100 * *kvUsage_, 0, 'f', 1);
   if (stats->numMissed || stats->numMalformed)
     text += tr("; %1 batches missed, %2 malformed").arg(stats->numMissed).arg(stats->numMalformed);
