@@ -13,73 +13,26 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include <climits>
 #include <optional>
 
 #include "engine/config/knobs.h"
 #include "ui/bridge/engine_bridge.h"
+#include "ui/panels/knob_fields.h"
 #include "ui/theme.h"
 
 namespace lwb::ui {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), int(s.size())); }
-
-bool inMiB(const Knob& k) { return k.unit == "bytes"; }  // a byte count is edited in MiB
-
-QString tooltipOf(const Knob& k) {
-  return qs(k.help) + ".\n" + QObject::tr("Accepts %1.").arg(QString::fromStdString(k.expectation())) +
-         (k.structural()       ? QObject::tr("\nStructural: applies with a rebuild of the KV cache.")
-          : k.structuralWhen ? QObject::tr("\nLive: applies at the next step; %1 rebuilds the KV cache.")
-                                   .arg(qs(k.whenStructural))
-                             : QObject::tr("\nLive: applies at the next step."));
-}
 
 }  // namespace
 
-QWidget* KnobsPanel::makeField(const Knob& k) {
-  if (k.kind == KnobKind::Bool) return new QCheckBox(this);
-  if (k.kind == KnobKind::Json) {  // JSON text; empty = off
-    auto* edit = new QLineEdit(this);
-    edit->setPlaceholderText(tr("off"));
-    edit->setClearButtonEnabled(true);
-    return edit;
-  }
-  if (k.kind == KnobKind::Choice || (k.kind == KnobKind::Int && k.powerOfTwo)) {
-    auto* box = new QComboBox(this);
-    if (k.kind == KnobKind::Choice)
-      for (std::string_view c : k.choices) box->addItem(qs(c), qs(c));
-    else
-      for (int64_t v = k.min; v <= k.max; v *= 2) box->addItem(QString::number(v), qlonglong(v));
-    return box;
-  }
-  if (k.kind == KnobKind::Real || inMiB(k)) {
-    auto* d = new QDoubleSpinBox(this);
-    if (inMiB(k)) {
-      d->setRange(double(k.min) / kMiB, double(k.max) / kMiB);
-      d->setDecimals(0);
-      d->setSuffix(tr(" MiB"));
-      d->setSpecialValueText(qs(k.zeroLabel));
-    } else {
-      d->setRange(k.realMin + 0.01, k.realMax);  // (min, max]: the smallest step above min
-      d->setDecimals(2);
-      d->setSingleStep(0.05);
-    }
-    return d;
-  }
-  auto* s = new QSpinBox(this);
-  s->setRange(int(std::max<int64_t>(k.min, INT_MIN)), int(std::min<int64_t>(k.max, INT_MAX)));
-  if (k.min == 0) s->setSpecialValueText(qs(k.zeroLabel));
-  s->setAccelerated(true);
-  return s;
-}
+QWidget* KnobsPanel::makeField(const Knob& k) { return makeKnobField(k, this); }
 
 void KnobsPanel::addRow(const Knob& k, QWidget* field) {
   auto* label = new QLabel(qs(k.name), this);
-  const QString tip = tooltipOf(k);
+  const QString tip = knobTooltip(k);
   label->setToolTip(tip);
   field->setToolTip(tip);
   label->setStyleSheet(QStringLiteral("font-family: monospace;"));
@@ -208,20 +161,7 @@ void KnobsPanel::showBatchDefaults() {
                              .arg(d.maxNumSeqs));
 }
 
-void KnobsPanel::showValue(const Knob& k, QWidget* f, const EngineConfig& c) {
-  const KnobValue v = k.get(c);
-  if (auto* box = qobject_cast<QCheckBox*>(f)) return box->setChecked(std::get<bool>(v));
-  if (auto* edit = qobject_cast<QLineEdit*>(f)) return edit->setText(QString::fromStdString(std::get<std::string>(v)));
-  if (auto* combo = qobject_cast<QComboBox*>(f)) {
-    const QVariant data = k.kind == KnobKind::Choice ? QVariant(QString::fromStdString(std::get<std::string>(v)))
-                                                     : QVariant(qlonglong(std::get<int64_t>(v)));
-    if (const int i = combo->findData(data); i >= 0) combo->setCurrentIndex(i);
-    return;
-  }
-  if (auto* d = qobject_cast<QDoubleSpinBox*>(f))
-    return d->setValue(inMiB(k) ? double(std::get<int64_t>(v)) / kMiB : std::get<double>(v));
-  if (auto* s = qobject_cast<QSpinBox*>(f)) s->setValue(int(std::get<int64_t>(v)));
-}
+void KnobsPanel::showValue(const Knob& k, QWidget* f, const EngineConfig& c) { showKnobValue(k, f, k.get(c)); }
 
 void KnobsPanel::collectValue(const Knob& k, const QWidget* f, EngineConfig& c) const {
   if (auto* box = qobject_cast<const QCheckBox*>(f)) return k.set(c, box->isChecked());
@@ -232,10 +172,10 @@ void KnobsPanel::collectValue(const Knob& k, const QWidget* f, EngineConfig& c) 
     return k.set(c, int64_t(combo->currentData().toLongLong()));
   }
   if (auto* d = qobject_cast<const QDoubleSpinBox*>(f)) {
-    if (!inMiB(k)) return k.set(c, d->value());
-    const int64_t bytes = int64_t(d->value() * kMiB);
+    if (!knobInMiB(k)) return k.set(c, d->value());
+    const int64_t bytes = int64_t(d->value() * kKnobMiB);
     // Keep the exact byte count when the MiB field was not edited.
-    if (std::llabs(bytes - std::get<int64_t>(k.get(c))) >= int64_t(kMiB / 2)) k.set(c, bytes);
+    if (std::llabs(bytes - std::get<int64_t>(k.get(c))) >= int64_t(kKnobMiB / 2)) k.set(c, bytes);
     return;
   }
   if (auto* s = qobject_cast<const QSpinBox*>(f)) k.set(c, int64_t(s->value()));

@@ -157,11 +157,13 @@ void KvBlockMap::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), theme::kWindow);
   if (blocks_.empty()) {
     p.setPen(theme::kMutedText);
-    p.drawText(rect(), Qt::AlignCenter, tr("No KV cache yet: load a model."));
+    p.drawText(rect(), Qt::AlignCenter, emptyText());
     return;
   }
   for (int i = 0; i < numShown_; ++i) paintCell(p, i, cellRect(i));
 }
+
+QString KvBlockMap::emptyText() const { return tr("No KV cache yet: load a model."); }
 
 QString KvBlockMap::describeBlock(int block) const {
   const auto& b = blocks_.at(size_t(block));

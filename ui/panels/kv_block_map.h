@@ -26,7 +26,7 @@ class KvBlockMap : public QWidget {
   CellState cellState(int block) const;
   QRect cellRect(int block) const;  // where the block is drawn (empty when not shown)
   int blockAt(const QPoint& pos) const;
-  QString describeBlock(int block) const;  // the tooltip text
+  virtual QString describeBlock(int block) const;  // the tooltip text
   int numFlashing() const;
   // Which blocks are not drawn and why ("" when all are): the panel shows it in its caption
   // rather than over the cells.
@@ -41,6 +41,8 @@ class KvBlockMap : public QWidget {
   void paintEvent(QPaintEvent*) override;
   void resizeEvent(QResizeEvent*) override;
   bool event(QEvent* e) override;  // tooltips
+  // What an empty map says (the remote map has no model to load).
+  virtual QString emptyText() const;
 
  private:
   void layoutGrid();

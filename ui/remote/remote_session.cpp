@@ -151,6 +151,7 @@ void scrapeOnce(const Shared& d, remote::OpenAiClient& client) {
   if (!error.isEmpty()) return;
   const remote::ServerSample sample{t, state.numRunning, state.numWaiting, state.kvCacheUsage, std::nullopt};
   d->post([sample](RemoteSession* s) { emit s->sampled(sample); });
+  d->post([t, state](RemoteSession* s) { emit s->scraped(t, state); });
 }
 
 void monitor(Shared d) {
@@ -190,6 +191,7 @@ RemoteSession::RemoteSession(const remote::ClientOptions& client, const QString&
   qRegisterMetaType<RemoteChatResult>();
   qRegisterMetaType<remote::ServerSample>();
   qRegisterMetaType<remote::RemoteServerConfig>();
+  qRegisterMetaType<remote::RemoteServerState>();
   d_->client = client;
   d_->servedModelName = servedModelName;
   d_->status.address = QString::fromStdString(remote::parseEndpoint(client.url).url());

@@ -14,6 +14,7 @@
 
 #include "engine/remote/metrics_scraper.h"
 #include "engine/remote/openai_client.h"
+#include "engine/remote/remote_metrics.h"
 #include "engine/remote/server_config.h"
 
 namespace lwb::ui {
@@ -60,6 +61,8 @@ class RemoteSession : public QObject {
   void statusChanged(const lwb::ui::RemoteStatus& status);
   void configRead(const lwb::remote::RemoteServerConfig& config);
   void sampled(const lwb::remote::ServerSample& sample);  // time: seconds since start()
+  // Every good scrape whole (counters too), for views that plot their differences.
+  void scraped(double time, const lwb::remote::RemoteServerState& state);
   void chatText(int id, const QString& text);
   void chatFinished(int id, const lwb::ui::RemoteChatResult& result);
 
@@ -77,3 +80,4 @@ Q_DECLARE_METATYPE(lwb::ui::RemoteStatus)
 Q_DECLARE_METATYPE(lwb::ui::RemoteChatResult)
 Q_DECLARE_METATYPE(lwb::remote::ServerSample)
 Q_DECLARE_METATYPE(lwb::remote::RemoteServerConfig)
+Q_DECLARE_METATYPE(lwb::remote::RemoteServerState)

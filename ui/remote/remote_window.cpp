@@ -16,6 +16,7 @@
 
 #include "engine/common/error.h"
 #include "ui/remote/remote_metrics_chart.h"
+#include "ui/remote/remote_server_views.h"
 
 namespace lwb::ui {
 
@@ -92,6 +93,7 @@ void RemoteWindow::buildUi() {
   stateLabel_ = new QLabel(this);
   statusBar()->addWidget(serverLabel_, 1);
   statusBar()->addPermanentWidget(stateLabel_);
+  serverViews_ = new RemoteServerViews(this, [this] { return kvEvents_.get(); });
   auto* kvTimer = new QTimer(this);  // the subscriber's counters are read under its mutex: cheap
   connect(kvTimer, &QTimer::timeout, this, &RemoteWindow::showKvEvents);
   kvTimer->start(250);
@@ -174,6 +176,7 @@ bool RemoteWindow::connectTo(const RemoteOptions& options) {
   connect(session_.get(), &RemoteSession::sampled, chart_, &RemoteMetricsChart::addSample);
   connect(session_.get(), &RemoteSession::chatText, this, &RemoteWindow::onChatText);
   connect(session_.get(), &RemoteSession::chatFinished, this, &RemoteWindow::onChatFinished);
+  serverViews_->attach(session_.get());
   session_->start();
   startKvEvents(options);
   return true;

@@ -8,9 +8,12 @@
 // With a KV-event address (vLLM's --kv-events-config endpoint) it also keeps the
 // server's prefix-cache block map from those events and shows its counts.
 //
+// Docks show the server's inside as far as it exports it (RemoteServerViews): batches
+// and prefix cache from its counters, the drawn block map, its knobs read-only.
+//
 // Not yet here (the in-process window's views are built on EngineBridge): the load
-// generator, requests table, latency and timeline views, saved runs, and a block-map
-// drawing of the event-fed map. `bench --endpoint` covers load runs meanwhile.
+// generator, requests table, latency and timeline views, saved runs. `bench --endpoint`
+// covers load runs meanwhile.
 #include <QMainWindow>
 
 #include <memory>
@@ -27,6 +30,7 @@ class QTableWidget;
 namespace lwb::ui {
 
 class RemoteMetricsChart;
+class RemoteServerViews;
 
 struct RemoteOptions {
   QString url;
@@ -59,6 +63,7 @@ class RemoteWindow : public QMainWindow {
   QString kvEventsText() const;
   // The event-fed block map (nullptr without an event address).
   const remote::KvEventSubscriber* kvEvents() const { return kvEvents_.get(); }
+  RemoteServerViews* serverViews() const { return serverViews_; }
 
  private:
   void buildUi();
@@ -80,6 +85,7 @@ class RemoteWindow : public QMainWindow {
   QTableWidget* config_;
   RemoteMetricsChart* chart_;
   QLabel* kvEventsLabel_;
+  RemoteServerViews* serverViews_;
   std::unique_ptr<remote::KvEventSubscriber> kvEvents_;
   nlohmann::json messages_ = nlohmann::json::array();
   int activeChat_ = 0;

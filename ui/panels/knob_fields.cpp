@@ -1,0 +1,79 @@
+#include "ui/panels/knob_fields.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QSpinBox>
+
+#include <algorithm>
+#include <climits>
+
+namespace lwb::ui {
+
+namespace {
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), int(s.size())); }
+}  // namespace
+
+bool knobInMiB(const Knob& k) { return k.unit == "bytes"; }
+
+QString knobTooltip(const Knob& k) {
+  return qs(k.help) + ".\n" + QObject::tr("Accepts %1.").arg(QString::fromStdString(k.expectation())) +
+         (k.structural()       ? QObject::tr("\nStructural: applies with a rebuild of the KV cache.")
+          : k.structuralWhen ? QObject::tr("\nLive: applies at the next step; %1 rebuilds the KV cache.")
+                                   .arg(qs(k.whenStructural))
+                             : QObject::tr("\nLive: applies at the next step."));
+}
+
+QWidget* makeKnobField(const Knob& k, QWidget* parent) {
+  if (k.kind == KnobKind::Bool) return new QCheckBox(parent);
+  if (k.kind == KnobKind::Json) {  // JSON text; empty = off
+    auto* edit = new QLineEdit(parent);
+    edit->setPlaceholderText(QObject::tr("off"));
+    edit->setClearButtonEnabled(true);
+    return edit;
+  }
+  if (k.kind == KnobKind::Choice || (k.kind == KnobKind::Int && k.powerOfTwo)) {
+    auto* box = new QComboBox(parent);
+    if (k.kind == KnobKind::Choice)
+      for (std::string_view c : k.choices) box->addItem(qs(c), qs(c));
+    else
+      for (int64_t v = k.min; v <= k.max; v *= 2) box->addItem(QString::number(v), qlonglong(v));
+    return box;
+  }
+  if (k.kind == KnobKind::Real || knobInMiB(k)) {
+    auto* d = new QDoubleSpinBox(parent);
+    if (knobInMiB(k)) {
+      d->setRange(double(k.min) / kKnobMiB, double(k.max) / kKnobMiB);
+      d->setDecimals(0);
+      d->setSuffix(QObject::tr(" MiB"));
+      d->setSpecialValueText(qs(k.zeroLabel));
+    } else {
+      d->setRange(k.realMin + 0.01, k.realMax);  // (min, max]: the smallest step above min
+      d->setDecimals(2);
+      d->setSingleStep(0.05);
+    }
+    return d;
+  }
+  auto* s = new QSpinBox(parent);
+  s->setRange(int(std::max<int64_t>(k.min, INT_MIN)), int(std::min<int64_t>(k.max, INT_MAX)));
+  if (k.min == 0) s->setSpecialValueText(qs(k.zeroLabel));
+  s->setAccelerated(true);
+  return s;
+}
+
+void showKnobValue(const Knob& k, QWidget* f, const KnobValue& v) {
+  if (auto* box = qobject_cast<QCheckBox*>(f)) return box->setChecked(std::get<bool>(v));
+  if (auto* edit = qobject_cast<QLineEdit*>(f)) return edit->setText(QString::fromStdString(std::get<std::string>(v)));
+  if (auto* combo = qobject_cast<QComboBox*>(f)) {
+    const QVariant data = k.kind == KnobKind::Choice ? QVariant(QString::fromStdString(std::get<std::string>(v)))
+                                                     : QVariant(qlonglong(std::get<int64_t>(v)));
+    if (const int i = combo->findData(data); i >= 0) combo->setCurrentIndex(i);
+    return;
+  }
+  if (auto* d = qobject_cast<QDoubleSpinBox*>(f))
+    return d->setValue(knobInMiB(k) ? double(std::get<int64_t>(v)) / kKnobMiB : std::get<double>(v));
+  if (auto* s = qobject_cast<QSpinBox*>(f)) s->setValue(int(std::get<int64_t>(v)));
+}
+
+}  // namespace lwb::ui
