@@ -68,7 +68,10 @@ int countLines(const std::string& s) { return int(std::count(s.begin(), s.end(),
 std::vector<std::map<std::string, std::string>> csvTable(const std::string& csv) {
   auto split = [](const std::string& line) {
     std::vector<std::string> out(1);
-    for (char c : line) c == ',' ? out.emplace_back() : out.back().push_back(c);
+    for (char c : line) {
+      if (c == ',') out.emplace_back();
+      else out.back().push_back(c);
+    }
     return out;
   };
   std::vector<std::map<std::string, std::string>> rows;

@@ -56,7 +56,8 @@ std::string csvText(const std::string& s) {
 // the JSON's names and values; the per-position list stays in the JSON exports.
 std::vector<std::pair<std::string, json>> specDecodeColumns(const SpecDecodeCounts& c) {
   std::vector<std::pair<std::string, json>> out;
-  for (const auto& [key, value] : specDecodeJson(c, "spec_decode_").items())
+  const json all = specDecodeJson(c, "spec_decode_");  // items() must not outlive it
+  for (const auto& [key, value] : all.items())
     if (!value.is_array()) out.emplace_back(key, value);
   return out;
 }
