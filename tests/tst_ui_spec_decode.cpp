@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -54,6 +55,16 @@ Frame tick(double time, const char* spec, int numSteps, int accepted, const Spec
     f.steps.push_back(r);
   }
   return f;
+}
+
+// For a human to look at, as tst_ui_window does: $LWB_TEST_ARTIFACTS/NAME.png.
+void saveShot(QWidget& w, const QString& name) {
+  w.resize(720, 520);
+  w.show();
+  QTest::qWait(150);  // queued replots
+  const QString dir = qEnvironmentVariable("LWB_TEST_ARTIFACTS", QDir::tempPath() + "/lwb-test-artifacts");
+  QDir().mkpath(dir);
+  QVERIFY(w.grab().save(dir + "/" + name + ".png", "PNG"));
 }
 
 bool shownLabelContains(const QWidget& w, const QString& text) {
@@ -125,6 +136,8 @@ class TestUiSpecDecode : public QObject {
 
   void viewChartsAcceptanceAndPositions() {
     SpecDecodePanel panel;
+    QStatusBar bar;  // where the window puts the warning label
+    bar.addPermanentWidget(panel.statusLabel());
     SpecDecodeCounts totals;
     for (int i = 0; i < 10; ++i) totals.observe(4, i % 2 ? 4 : 1);  // positions: 10, 5, 5, 5
     panel.onFrame(tick(1.0, kNgram4, 10, 2, totals));
@@ -140,6 +153,8 @@ class TestUiSpecDecode : public QObject {
 
   void viewWarnsWhenAcceptanceLengthFallsTowardsOne() {
     SpecDecodePanel panel;
+    QStatusBar bar;
+    bar.addPermanentWidget(panel.statusLabel());
     panel.onFrame(tick(1.0, kNgram4, int(SpecDecodeMonitor::kMinDrafts) - 1, 0));
     QVERIFY2(!panel.warningShown(), "too few verifications to judge");
     panel.onFrame(tick(2.0, kNgram4, 1, 0));
@@ -148,6 +163,7 @@ class TestUiSpecDecode : public QObject {
     QVERIFY(panel.statusLabel()->text().contains("1.00"));
     QVERIFY(panel.warningText().contains("below 1.3"));
     QVERIFY(shownLabelContains(panel, "costs more than it gains"));
+    saveShot(panel, "spec-decode-warning");
     // A speculative_config change judges the new settings afresh.
     Frame change = tick(3.0, R"({"method": "ngram", "num_speculative_tokens": 2})", 0, 0);
     ConfigChangedEvent c;
@@ -205,6 +221,7 @@ void TestUiSpecDecode::chatMarksFollowEngineDeltas() {
       if (d.fromDraft[i]) draftText += d.newText.substr(begin, end - begin);
     }
   }
+  qInfo("%d of %d tokens from accepted drafts", drafts, tokens);
   QVERIFY2(drafts > 0, "a looping greedy answer should get n-gram drafts accepted");
   QCOMPARE(chat.draftMarks().numDraftTokens(turn), drafts);
   QCOMPARE(chat.draftMarks().numTokens(turn), tokens);
@@ -213,6 +230,7 @@ void TestUiSpecDecode::chatMarksFollowEngineDeltas() {
   for (const auto& [b, e] : chat.draftMarks().ranges(turn)) marked += answer.substr(b, e - b);
   QCOMPARE(marked, draftText);
   QVERIFY(chat.marksDrafts());
+  saveShot(chat, "chat-draft-marks");
   QVERIFY(chat.toJson().value("messages").toArray().last().toObject().contains("draft_marks"));
 }
 

@@ -19,7 +19,7 @@ SpecPositionChart::SpecPositionChart(QWidget* parent) : QWidget(parent), plot_(n
   bars_->setBrush(QColor(theme::kVerify.red(), theme::kVerify.green(), theme::kVerify.blue(), 150));
   bars_->setWidth(0.6);
   plot_->xAxis->setLabel(tr("draft position"));
-  plot_->yAxis->setLabel(tr("accepted (% of verifications)"));
+  plot_->yAxis->setLabel(tr("accepted (%)"));
   plot_->yAxis->setRange(0, 105);
   auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
   ticker->setTickStep(1);

@@ -125,7 +125,9 @@ void SpecDecodePanel::updateWarning() {
   if (warn == warning_) return;
   warning_ = warn;
   warningLabel_->setVisible(warn);
-  statusLabel_->setVisible(warn);
+  // Shown only once the window has moved it into its status bar; inside the panel it
+  // would sit on top of the layout.
+  statusLabel_->setVisible(warn && statusLabel_->parentWidget() != this);
 }
 
 }  // namespace lwb::ui

@@ -24,7 +24,8 @@ class SpecDecodePanel : public QWidget {
 
   SpecDecodeChart* chart() const { return chart_; }
   SpecPositionChart* positions() const { return positions_; }
-  // For the window's status bar: visible only while the warning stands.
+  // For the window's status bar (QStatusBar::addPermanentWidget): visible only while the
+  // warning stands.
   QLabel* statusLabel() const { return statusLabel_; }
   bool speculationOn() const { return on_; }
   bool warningShown() const { return warning_; }
