@@ -63,15 +63,25 @@ SpecDecodePanel::SpecDecodePanel(QWidget* parent)
 void SpecDecodePanel::clear() {
   chart_->clear();
   updateWarning();
+  refresh_.request();
 }
 
 void SpecDecodePanel::onFrame(const Frame& frame) {
   chart_->onFrame(frame);
+  if (frame.snapshotChanged && frame.snapshot) {
+    snapshot_ = frame.snapshot;
+    updateSpeculation(snapshot_->config.speculative);
+  }
   updateWarning();
-  if (!frame.snapshotChanged || !frame.snapshot) return;
-  updateSpeculation(frame.snapshot->config.speculative);
-  updateSummary(*frame.snapshot);
-  positions_->setCounts(frame.snapshot->totals.specDecode, on_ ? frame.snapshot->config.speculative.numSpeculativeTokens : 0);
+  if (frame.snapshotChanged || !frame.steps.empty()) refresh_.request();
+}
+
+// The text and the bars, a few times a second.
+void SpecDecodePanel::refresh() {
+  if (warning_) updateWarningText();
+  if (!snapshot_) return;
+  updateSummary(*snapshot_);
+  positions_->setCounts(snapshot_->totals.specDecode, on_ ? snapshot_->config.speculative.numSpeculativeTokens : 0);
 }
 
 void SpecDecodePanel::updateSpeculation(const SpeculativeConfig& config) {
@@ -114,16 +124,20 @@ QString SpecDecodePanel::warningText() const {
       .arg(knobName());
 }
 
+void SpecDecodePanel::updateWarningText() {
+  const QString text = warningText();
+  warningLabel_->setText(QStringLiteral("⚠ ") + text.toHtmlEscaped());
+  statusLabel_->setText(tr("⚠ speculation: mean acceptance length %1").arg(chart_->monitor().meanAcceptanceLength(), 0, 'f', 2));
+  statusLabel_->setToolTip(text);
+}
+
+// Shows or hides the warning at once when the rule's verdict changes; its numbers follow
+// in refresh().
 void SpecDecodePanel::updateWarning() {
   const bool warn = chart_->monitor().warning();
-  if (warn) {
-    const QString text = warningText();
-    warningLabel_->setText(QStringLiteral("⚠ ") + text.toHtmlEscaped());
-    statusLabel_->setText(tr("⚠ speculation: mean acceptance length %1").arg(chart_->monitor().meanAcceptanceLength(), 0, 'f', 2));
-    statusLabel_->setToolTip(text);
-  }
   if (warn == warning_) return;
   warning_ = warn;
+  if (warn) updateWarningText();
   warningLabel_->setVisible(warn);
   // Shown only once the window has moved it into its status bar; inside the panel it
   // would sit on top of the layout.

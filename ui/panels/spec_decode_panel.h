@@ -5,8 +5,10 @@
 // status-bar label. When speculation is off it says so and how to turn it on. Data comes
 // from the bridge's frames only: step records and the snapshot's totals and knobs.
 #include <QWidget>
+#include <memory>
 
 #include "ui/bridge/frame.h"
+#include "ui/bridge/throttle.h"
 
 class QLabel;
 
@@ -35,12 +37,17 @@ class SpecDecodePanel : public QWidget {
  private:
   void updateSpeculation(const SpeculativeConfig& config);
   void updateWarning();
+  void updateWarningText();
   void updateSummary(const EngineSnapshot& s);
+  void refresh();
 
   SpecDecodeChart* chart_;
   SpecPositionChart* positions_;
   QLabel *offLabel_, *summaryLabel_, *warningLabel_, *statusLabel_;
   bool on_ = false, warning_ = false;
+  std::shared_ptr<const EngineSnapshot> snapshot_;  // the newest
+  // Text people read needs a few updates a second, not one per frame (see throttle.h).
+  Throttle refresh_{250, [this] { refresh(); }};
 };
 
 }  // namespace lwb::ui
