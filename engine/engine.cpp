@@ -16,8 +16,7 @@ namespace {
 TokenDelta& deltaFor(StepOutput& out, RequestId id) {
   for (TokenDelta& d : out.deltas)
     if (d.id == id) return d;
-  out.deltas.push_back(TokenDelta{});
-  out.deltas.back().id = id;
+  out.deltas.emplace_back().id = id;
   return out.deltas.back();
 }
 
@@ -213,6 +212,7 @@ bool Engine::Impl::processToken(EngineRequest& er, const float* logits, double t
   if (r.sampling.logprobs > 0) delta.newLogprobs.push_back(s.topLogprobs);
   const FinishReason reason = checkStop(r, modelStopIds, maxModelLen, *er.text);
   delta.newText += er.text->take(false);
+  delta.textEnds.push_back(delta.newText.size());
   if (reason != FinishReason::None) finish(er, reason, out);
   return accepted;
 }

@@ -38,6 +38,10 @@ struct TokenDelta {
   std::string newText;               // incremental detokenization, valid UTF-8
   std::vector<std::vector<std::pair<int, float>>> newLogprobs;  // per new token, when asked
   std::vector<bool> fromDraft;       // per new token: an accepted speculative draft
+  // Per new token: newText's size (bytes) once the text released with it was added. Text
+  // the detokenizer held back (a partial character, a possible stop string) comes out
+  // with a later token; a final flush at finish may add bytes after the last end.
+  std::vector<size_t> textEnds;
   bool finished = false;
   FinishReason finishReason = FinishReason::None;
 };

@@ -1,6 +1,7 @@
 // Exporters on hand-made records: the run JSON (vLLM metric names), CSV shape, the
 // Chrome trace's event kinds, names and ordering, and the bench report's keys/values.
 #include <QtTest>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -61,6 +62,32 @@ std::vector<StepRecord> steps() {
 }
 
 int countLines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+
+// Rows as column name -> field; row 0 maps each name to itself. Fields must not be quoted
+// (the rows the spec tests read have no error text).
+std::vector<std::map<std::string, std::string>> csvTable(const std::string& csv) {
+  auto split = [](const std::string& line) {
+    std::vector<std::string> out(1);
+    for (char c : line) {
+      if (c == ',') out.emplace_back();
+      else out.back().push_back(c);
+    }
+    return out;
+  };
+  std::vector<std::map<std::string, std::string>> rows;
+  std::vector<std::string> header;
+  size_t start = 0;
+  while (start < csv.size()) {
+    const size_t end = csv.find('\n', start);
+    const auto fields = split(csv.substr(start, end - start));
+    if (header.empty()) header = fields;
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
+    rows.push_back(row);
+    start = end + 1;
+  }
+  return rows;
+}
 
 }  // namespace
 
@@ -142,6 +169,33 @@ class TestExport : public QObject {
       start = end + 1;
     }
     QCOMPARE(countLines(requestsCsv({})), 1);
+  }
+
+  // The spec_decode_* scalars under the JSON's names, per request; draft tokens verified,
+  // accepted and verifications per step. Requests without speculation carry zeros.
+  void csvCarriesSpecDecodeColumns() {
+    std::vector<RequestTimeline> t = timelines();
+    t[0].specDecode.observe(4, 3);
+    t[0].specDecode.observe(4, 0);  // 2 drafts, 8 draft tokens, 3 accepted
+    const auto requests = csvTable(requestsCsv(t));
+    QCOMPARE(requests.size(), size_t(1 + 3));
+    QCOMPARE(requests[1].at("spec_decode_num_drafts"), std::string("2"));
+    QCOMPARE(requests[1].at("spec_decode_num_draft_tokens"), std::string("8"));
+    QCOMPARE(requests[1].at("spec_decode_num_accepted_tokens"), std::string("3"));
+    QCOMPARE(std::stod(requests[1].at("spec_decode_acceptance_rate")), 0.375);
+    QCOMPARE(std::stod(requests[1].at("spec_decode_mean_acceptance_length")), 2.5);
+    QCOMPARE(requests[2].at("spec_decode_num_drafts"), std::string("0"));
+    QVERIFY(!requests[0].count("spec_decode_num_accepted_tokens_per_pos"));  // a list: JSON only
+
+    std::vector<StepRecord> st = steps();
+    st[2].numSpecTokens = 6;
+    st[2].numAcceptedSpecTokens = 4;
+    st[2].numSpecDrafts = 2;
+    const auto rows = csvTable(stepsCsv(st));
+    QCOMPARE(rows[3].at("num_spec_tokens"), std::string("6"));
+    QCOMPARE(rows[3].at("num_accepted_spec_tokens"), std::string("4"));
+    QCOMPARE(rows[3].at("num_spec_drafts"), std::string("2"));
+    QCOMPARE(rows[1].at("num_spec_drafts"), std::string("0"));
   }
 
   void chromeTraceEvents() {

@@ -30,6 +30,7 @@ struct Run {
   std::vector<StepRecord> steps;
   std::map<RequestId, RequestTimeline> timelines;
   int numOwnedAtEnd = 0;
+  int numBadTextEnds = 0;  // deltas whose textEnds are not one per token, ascending, within newText
 };
 
 EngineConfig knobs(int budget, int blocks, const std::string& spec) {
@@ -90,6 +91,8 @@ Run runAll(std::shared_ptr<const Model> model, const EngineConfig& config, const
     for (const TokenDelta& d : out.deltas) {
       run.tokens[d.id].insert(run.tokens[d.id].end(), d.newTokenIds.begin(), d.newTokenIds.end());
       for (bool b : d.fromDraft) run.fromDraft[d.id].push_back(b ? 1 : 0);
+      run.numBadTextEnds += d.textEnds.size() != d.newTokenIds.size() || !std::is_sorted(d.textEnds.begin(), d.textEnds.end()) ||
+                            (!d.textEnds.empty() && d.textEnds.back() > d.newText.size());
       if (d.finishReason == FinishReason::Error) qWarning("error: %s", engine.timeline(d.id)->error.c_str());
     }
   }
@@ -194,6 +197,7 @@ class TestSpecDecode : public QObject {
     QCOMPARE(sum.numAcceptedTokens, c.numAcceptedTokens);
     QCOMPARE(sum.numDrafts, c.numDrafts);
     QCOMPARE(marked, c.numAcceptedTokens);
+    QCOMPARE(r.numBadTextEnds, 0);
     if (blocks > 0) QVERIFY2(r.totals.preemptions > 0, "the small pool should have forced preemption");
   }
 

@@ -116,6 +116,7 @@ void TestUiWindow::defaultLayoutKeepsPlotsReadable() {
   QTRY_VERIFY(window_->isVisible());
   QTest::qWait(50);  // sizeDocks() runs queued after the first show
   QVERIFY(tabbedTogether("dock.latency", "dock.prefix"));
+  QVERIFY(tabbedTogether("dock.prefix", "dock.spec"));
   QVERIFY(tabbedTogether("dock.requests", "dock.timeline"));
   QVERIFY(tabbedTogether("dock.knobs", "dock.runs"));
   for (QCustomPlot* plot : {window_->batch()->plot(), window_->latency()->chart()->plot()}) {

@@ -31,6 +31,7 @@
 #include "ui/panels/load_panel.h"
 #include "ui/panels/requests_panel.h"
 #include "ui/panels/runs_panel.h"
+#include "ui/panels/spec_decode_panel.h"
 #include "ui/theme.h"
 
 // Q_INIT_RESOURCE must not be used inside a namespace; the .qrc lives in the static lwb_ui.
@@ -114,6 +115,7 @@ void MainWindow::buildDocks() {
   latency_ = new LatencyPanel(bridge_, this);
   requests_ = new RequestsPanel(bridge_, this);
   runs_ = new RunsPanel(bridge_, this);
+  spec_ = new SpecDecodePanel(this);
   addDock(chat_, tr("Chat"), "dock.chat", Qt::LeftDockWidgetArea);
   addDock(knobs_, tr("Scheduler knobs"), "dock.knobs", Qt::LeftDockWidgetArea);
   addDock(load_, tr("Load generator"), "dock.load", Qt::LeftDockWidgetArea);
@@ -121,14 +123,15 @@ void MainWindow::buildDocks() {
   addDock(kv_, tr("KV block map"), "dock.kv", Qt::RightDockWidgetArea);
   addDock(latency_, tr("Latency"), "dock.latency", Qt::RightDockWidgetArea);
   addDock(prefix_, tr("Prefix cache"), "dock.prefix", Qt::RightDockWidgetArea);
+  addDock(spec_, tr("Speculative decoding"), "dock.spec", Qt::RightDockWidgetArea);
   addDock(requests_, tr("Requests"), "dock.requests", Qt::RightDockWidgetArea);
   addDock(runs_, tr("Runs: compare"), "dock.runs", Qt::RightDockWidgetArea);
   addDock(latency_->timeline(), tr("Request timeline"), "dock.timeline", Qt::RightDockWidgetArea);
 }
 
 // Left: chat over knobs | load | runs (tabs). Right, a 2 × 2 grid: batch | KV map on top,
-// latency+prefix cache (tabs) | requests+request timeline (tabs) below. Tabbing the less
-// used views keeps every plot tall enough to read at the default 1400 × 900.
+// latency+prefix cache+speculative decoding (tabs) | requests+request timeline (tabs)
+// below. Tabbing the less used views keeps every plot tall enough to read at 1400 × 900.
 void MainWindow::defaultLayout() {
   auto dock = [this](const char* name) { return findChild<QDockWidget*>(QString::fromLatin1(name)); };
   for (auto* d : docks_) {
@@ -146,6 +149,7 @@ void MainWindow::defaultLayout() {
   splitDockWidget(dock("dock.batch"), dock("dock.kv"), Qt::Horizontal);
   splitDockWidget(dock("dock.latency"), dock("dock.requests"), Qt::Horizontal);
   tabifyDockWidget(dock("dock.latency"), dock("dock.prefix"));
+  tabifyDockWidget(dock("dock.prefix"), dock("dock.spec"));
   tabifyDockWidget(dock("dock.requests"), dock("dock.timeline"));
   dock("dock.latency")->raise();
   dock("dock.requests")->raise();
@@ -197,6 +201,7 @@ void MainWindow::buildStatusBar() {
   statusBar()->addPermanentWidget(speedLabel_);
   statusBar()->addPermanentWidget(kvLabel_);
   statusBar()->addPermanentWidget(queueLabel_);
+  statusBar()->addPermanentWidget(spec_->statusLabel());  // shown only while speculation does not pay
 }
 
 void MainWindow::openModel(const QString& dir) {
@@ -220,6 +225,7 @@ void MainWindow::onEngineAttached() {
   latency_->chart()->clear();
   latency_->timeline()->clear();
   kv_->clear();
+  spec_->clear();
   speedT0_ = -1;
   const Model* model = bridge_->model();
   if (model)
@@ -296,6 +302,7 @@ void MainWindow::onFrame(const Frame& frame) {
   batch_->onFrame(frame);
   kv_->onFrame(frame);
   prefix_->onFrame(frame);
+  spec_->onFrame(frame);
   latency_->onFrame(frame);
   requests_->onFrame(frame);
   for (const auto& e : frame.errors) statusBar()->showMessage(tr("Engine error: %1").arg(QString::fromStdString(e.message)), 8000);

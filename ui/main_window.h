@@ -27,6 +27,7 @@ class PrefixCacheChart;
 class LatencyPanel;
 class RequestsPanel;
 class RunsPanel;
+class SpecDecodePanel;
 
 struct WindowOptions {
   QString modelDir;          // empty: the default model
@@ -53,13 +54,15 @@ class MainWindow : public QMainWindow {
   LatencyPanel* latency() const { return latency_; }
   RequestsPanel* requests() const { return requests_; }
   RunsPanel* runs() const { return runs_; }
+  SpecDecodePanel* specDecode() const { return spec_; }
   QList<QDockWidget*> docks() const { return docks_; }
   QString lastError() const { return lastError_; }
   void resetLayout();
   // saveState()/restoreState() version: bumped whenever the default layout changes, so a
   // layout persisted by an older version is ignored (restoreState fails) and the new
-  // default applies. 1: the first layout; 2: tabbed docks, 2 × 2 chart grid.
-  static constexpr int kStateVersion = 2;
+  // default applies. 1: the first layout; 2: tabbed docks, 2 × 2 chart grid; 3: the
+  // speculative-decoding dock, tabbed with the prefix cache.
+  static constexpr int kStateVersion = 3;
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -95,6 +98,7 @@ class MainWindow : public QMainWindow {
   LatencyPanel* latency_;
   RequestsPanel* requests_;
   RunsPanel* runs_;
+  SpecDecodePanel* spec_;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
   QLabel *modelLabel_, *deviceLabel_, *speedLabel_, *kvLabel_, *queueLabel_;

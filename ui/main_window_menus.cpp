@@ -24,6 +24,7 @@
 #include "ui/panels/latency_panel.h"
 #include "ui/panels/runs_panel.h"
 #include "ui/panels/serve_dialog.h"
+#include "ui/panels/spec_decode_panel.h"
 
 namespace lwb::ui {
 
@@ -44,6 +45,7 @@ void MainWindow::buildMenus() {
       {tr("Batch composition"), batch_},       {tr("KV block map"), kv_},
       {tr("Prefix cache"), prefix_},           {tr("Latency over time"), latency_->chart()},
       {tr("Request timeline"), latency_->timeline()}, {tr("Run comparison"), runs_},
+      {tr("Speculative decoding"), spec_},
       {tr("Whole window"), this}};
   for (const auto& [name, widget] : charts) {
     QWidget* w = widget;
@@ -57,8 +59,16 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->setToolTipsVisible(true);
   for (auto* d : docks_) view->addAction(d->toggleViewAction());
   view->addSeparator();
+  // The one dock with a shortcut: it sits behind a tab, and its warning points here.
+  QAction* goSpec = view->addAction(tr("Show &speculative decoding"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, [this] {
+    auto* d = findChild<QDockWidget*>(QStringLiteral("dock.spec"));
+    d->show();
+    d->raise();
+  });
+  goSpec->setToolTip(tr("Acceptance rate over time and per draft position (speculative_config)"));
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
   QMenu* engine = menuBar()->addMenu(tr("&Engine"));
@@ -91,6 +101,7 @@ void MainWindow::buildMenus() {
     prefix_->clear();
     latency_->chart()->clear();
     latency_->timeline()->clear();
+    spec_->clear();
     statusBar()->showMessage(tr("Aborted all requests and cleared the history"), 5000);
   });
   auto* serve = new ServeController(bridge_, this);
@@ -107,6 +118,7 @@ void MainWindow::buildMenus() {
                                 "<tr><td><b>Ctrl+Space</b> / Pause</td><td>pause / resume the engine</td></tr>"
                                 "<tr><td><b>Ctrl+O</b></td><td>open a model folder</td></tr>"
                                 "<tr><td><b>Ctrl+S</b></td><td>save the run</td></tr>"
+                                "<tr><td><b>Ctrl+Shift+D</b></td><td>show the speculative-decoding view</td></tr>"
                                 "<tr><td><b>Ctrl+Q</b></td><td>quit</td></tr>"
                                 "<tr><td>drag / wheel</td><td>pan / zoom a chart's time axis</td></tr>"
                                 "<tr><td>double-click</td><td>follow live data again</td></tr></table>"));
@@ -124,7 +136,7 @@ void MainWindow::buildMenus() {
 void MainWindow::exportMetrics() {
   QString filter;
   QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), QStringLiteral("metrics.json"),
-                                              tr("Metrics JSON (*.json);;Requests CSV (*.csv);;Chrome trace (*.trace.json)"),
+                                              tr("Metrics JSON (*.json);;Requests CSV (*.csv);;Steps CSV (*.csv);;Chrome trace (*.trace.json)"),
                                               &filter);
   if (path.isEmpty()) return;
   // The engine's exporters: vLLM metric names, the same files `bench` writes.
@@ -132,7 +144,8 @@ void MainWindow::exportMetrics() {
   const std::vector<RequestTimeline> timelines(run.requests.begin(), run.requests.end());
   const std::vector<StepRecord> steps(run.steps.begin(), run.steps.end());
   try {
-    if (filter.contains(QLatin1String("CSV"))) writeTextFile(path.toStdString(), requestsCsv(timelines));
+    if (filter.contains(QLatin1String("Requests CSV"))) writeTextFile(path.toStdString(), requestsCsv(timelines));
+    else if (filter.contains(QLatin1String("Steps CSV"))) writeTextFile(path.toStdString(), stepsCsv(steps));
     else if (filter.contains(QLatin1String("trace")))
       writeTextFile(path.toStdString(), chromeTrace(timelines, steps).dump());
     else writeTextFile(path.toStdString(), lwb::runToJson(timelines, steps).dump(1));

@@ -52,6 +52,16 @@ std::string csvText(const std::string& s) {
   return out + "\"";
 }
 
+// The scalar spec_decode_* counters and rates of specDecodeJson, so the CSV columns carry
+// the JSON's names and values; the per-position list stays in the JSON exports.
+std::vector<std::pair<std::string, json>> specDecodeColumns(const SpecDecodeCounts& c) {
+  std::vector<std::pair<std::string, json>> out;
+  const json all = specDecodeJson(c, "spec_decode_");  // items() must not outlive it
+  for (const auto& [key, value] : all.items())
+    if (!value.is_array()) out.emplace_back(key, value);
+  return out;
+}
+
 }  // namespace
 
 json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std::vector<StepRecord>& steps) {
@@ -118,14 +128,18 @@ std::string requestsCsv(const std::vector<RequestTimeline>& timelines) {
   std::ostringstream os;
   os << "id,priority,num_prompt_tokens,num_output_tokens,num_cached_prompt_tokens,num_preemptions,"
         "arrival_time,first_scheduled_time,first_token_time,finish_time,queue_time,ttft,tpot,e2e,"
-        "prefill_time,decode_time,finish_reason,error\n";
+        "prefill_time,decode_time,finish_reason,error";
+  for (const auto& [name, value] : specDecodeColumns({})) os << ',' << name;
+  os << '\n';
   for (const auto& t : timelines) {
     os << t.id << ',' << t.priority << ',' << t.numPromptTokens << ',' << t.numOutputTokens << ','
        << t.numCachedPromptTokens << ',' << t.numPreemptions << ',' << field(t.arrivalTime) << ','
        << field(t.firstScheduledTime) << ',' << field(t.firstTokenTime) << ',' << field(t.finishTime) << ','
        << field(t.queueTime()) << ',' << field(t.ttft()) << ',' << field(t.tpot()) << ',' << field(t.e2e()) << ','
        << field(t.prefillTime()) << ',' << field(t.decodeTime()) << ',' << finishReasonName(t.finishReason) << ','
-       << csvText(t.error) << '\n';
+       << csvText(t.error);
+    for (const auto& [name, value] : specDecodeColumns(t.specDecode)) os << ',' << value.dump();
+    os << '\n';
   }
   return os.str();
 }
@@ -134,13 +148,15 @@ std::string stepsCsv(const std::vector<StepRecord>& steps) {
   std::ostringstream os;
   os << "step,start_time,duration,num_prefill_tokens,num_decode_tokens,num_scheduled_seqs,num_running,"
         "num_waiting,num_blocks_used,num_blocks_cached_free,num_blocks_free,kv_cache_usage,"
-        "prefix_query_tokens,prefix_hit_tokens,num_preemptions,token_budget\n";
+        "prefix_query_tokens,prefix_hit_tokens,num_preemptions,token_budget,num_spec_tokens,"
+        "num_accepted_spec_tokens,num_spec_drafts\n";
   for (const auto& s : steps) {
     os << s.step << ',' << field(s.startTime) << ',' << field(s.duration) << ',' << s.numPrefillTokens << ','
        << s.numDecodeTokens << ',' << s.numScheduledSeqs << ',' << s.numRunning << ',' << s.numWaiting << ','
        << s.numBlocksUsed << ',' << s.numBlocksCachedFree << ',' << s.numBlocksFree << ','
        << field(kvCacheUsage(s)) << ',' << s.prefixQueryTokens << ',' << s.prefixHitTokens << ','
-       << s.numPreemptions << ',' << s.tokenBudget << '\n';
+       << s.numPreemptions << ',' << s.tokenBudget << ',' << s.numSpecTokens << ',' << s.numAcceptedSpecTokens << ','
+       << s.numSpecDrafts << '\n';
   }
   return os.str();
 }

@@ -29,7 +29,9 @@ nlohmann::json metricsSummaryJson(const std::vector<RequestTimeline>& timelines,
 // {"requests": [...], "steps": [...], "metrics": {...}}
 nlohmann::json runToJson(const std::vector<RequestTimeline>& timelines, const std::vector<StepRecord>& steps);
 
-// Header line then one line per record; undefined metrics are empty fields.
+// Header line then one line per record; undefined metrics are empty fields. Requests end
+// with the spec_decode_* counters and rates of specDecodeJson (not the per-position
+// list); steps with the draft tokens verified and accepted and the verifications.
 std::string requestsCsv(const std::vector<RequestTimeline>& timelines);
 std::string stepsCsv(const std::vector<StepRecord>& steps);
 

@@ -1,8 +1,6 @@
 #pragma once
-// Files a run can be written to: the run JSON (reopened by the Runs view), a CSV of
-// requests (one row each, vLLM metric names, ms) and a Chrome trace (Perfetto /
-// chrome://tracing: one track per request with queued / prefill / decode spans, plus a
-// counter track per step).
+// The run JSON the Runs view reopens. The CSV and Chrome-trace exports are the engine's
+// (engine/metrics/export.h, trace.h), the same files `bench` writes.
 #include <QString>
 
 #include "ui/bridge/run_data.h"
@@ -12,7 +10,5 @@ namespace lwb::ui {
 // Each returns an empty string on success, else a readable error naming the file.
 QString saveRunJson(const RunData& run, const QString& path);
 QString openRunJson(const QString& path, RunData* run);
-QString exportRequestsCsv(const RunData& run, const QString& path);
-QString exportChromeTrace(const RunData& run, const QString& path);
 
 }  // namespace lwb::ui

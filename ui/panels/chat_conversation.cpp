@@ -9,7 +9,6 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QScrollBar>
 #include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
@@ -25,10 +24,6 @@
 
 namespace lwb::ui {
 
-namespace {
-QString escapeText(const QString& s) { return s.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")); }
-}  // namespace
-
 ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWidget(parent), bridge_(bridge) {
   system_ = new QPlainTextEdit(this);
   system_->setPlaceholderText(tr("System prompt (sent first: a stable system prompt is what the prefix cache reuses)"));
@@ -38,6 +33,7 @@ ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWid
                          "computed once and then found in the prefix cache (see 'cached' below each answer)."));
   transcript_ = new QTextBrowser(this);
   transcript_->setOpenLinks(false);
+  setupTranscriptMenu();
   tokens_ = new QTextBrowser(this);
   tokens_->setVisible(false);
   tokens_->setToolTip(tr("The first thing a server does: the prompt, rendered with the chat template and "
@@ -238,11 +234,13 @@ void ChatConversation::notice(const QString& text) {
 void ChatConversation::onFrame(const Frame& frame) {
   if (!busy()) return;
   bool grew = false;
-  for (const auto& d : frame.deltas)
-    if (d.id == active_ && !d.newText.empty()) {
-      session_.appendAnswer(d.newText);
-      grew = true;
-    }
+  for (const auto& d : frame.deltas) {
+    if (d.id != active_) continue;
+    marks_.add(session_.turns().size() - 1, session_.lastAnswer()->content.size(), d);  // the answer is the last turn
+    if (d.newText.empty()) continue;
+    session_.appendAnswer(d.newText);
+    grew = true;
+  }
   for (const auto& f : frame.finished)
     if (f.timeline.id == active_) {
       finish(f);
@@ -275,65 +273,6 @@ void ChatConversation::finish(const RequestFinishedEvent& e) {
   emit changed();
 }
 
-void ChatConversation::render() {
-  QString html = QStringLiteral("<html><body style='font-size:10.5pt'>");
-  if (session_.empty())
-    html += tr("<p style='color:%1'>Ask the model something. Each answer shows its TTFT, inter-token latency, "
-               "speed and how many prompt tokens the prefix cache saved.</p>")
-                .arg(theme::htmlColor(theme::kMutedText));
-  for (const ChatTurn& m : session_.turns()) {
-    const QString content = QString::fromStdString(m.content);
-    if (m.role == ChatTurn::Role::Notice) {
-      html += QStringLiteral("<p style='color:%1'><i>%2</i></p>").arg(theme::htmlColor(theme::kMarker), escapeText(content));
-      continue;
-    }
-    const bool user = m.role == ChatTurn::Role::User;
-    const QColor c = user ? theme::kAccent : theme::kRunning;
-    html += QStringLiteral("<p><b style='color:%1'>%2</b><br>%3")
-                .arg(theme::htmlColor(c), user ? tr("You") : tr("Assistant"), escapeText(content));
-    if (!user && m.stats.empty() && busy() && &m == &session_.turns().back())
-      html += QStringLiteral("<span style='color:%1'> ▍</span>").arg(theme::htmlColor(theme::kDecode));
-    html += QStringLiteral("</p>");
-    if (!m.stats.empty())
-      html += QStringLiteral("<p style='color:%1; font-size:9pt'>%2</p>")
-                  .arg(theme::htmlColor(theme::kMutedText), QString::fromStdString(m.stats).toHtmlEscaped());
-  }
-  html += QStringLiteral("</body></html>");
-  transcript_->setHtml(html);
-  transcript_->verticalScrollBar()->setValue(transcript_->verticalScrollBar()->maximum());
-}
-
-void ChatConversation::setShowTokens(bool show) {
-  tokens_->setVisible(show);
-  tokensButton_->setArrowType(show ? Qt::DownArrow : Qt::RightArrow);
-  if (tokensButton_->isChecked() != show) tokensButton_->setChecked(show);
-  renderTokens();
-}
-
-bool ChatConversation::showsTokens() const { return !tokens_->isHidden(); }
-
-void ChatConversation::renderTokens() {
-  if (tokens_->isHidden()) return;  // isHidden, not isVisible: right even before the window shows
-  const Model* model = bridge_->model();
-  if (!model || lastPrompt_.empty()) {
-    tokens_->setHtml(tr("<i>Send a message to see its prompt as tokens.</i>"));
-    return;
-  }
-  QString html = tr("<p style='color:%1'>%2 tokens, %3 tokenizer, chat template: %4</p><p style='line-height:160%'>")
-                     .arg(theme::htmlColor(theme::kMutedText))
-                     .arg(lastPrompt_.size())
-                     .arg(QString::fromStdString(tokenizerKindName(model->tokenizer->kind())))
-                     .arg(QString::fromStdString(model->chatTemplate.familyName()));
-  for (int id : lastPrompt_) {
-    // Byte-level pieces are shown as text ("Ġthe" → "␣the"), bytes as <0xNN>.
-    const QString piece = QString::fromStdString(readablePiece(*model->tokenizer, id)).toHtmlEscaped();
-    html += QStringLiteral("<span style='background:%1;color:#101214'>&nbsp;%2<sub>%3</sub>&nbsp;</span> ")
-                .arg(theme::htmlColor(theme::tokenColor(id)), piece)
-                .arg(id);
-  }
-  tokens_->setHtml(html + QStringLiteral("</p>"));
-}
-
 SamplingParams ChatConversation::builtInSampling() {
   SamplingParams p;
   p.temperature = 0.7f;
@@ -351,26 +290,30 @@ void ChatConversation::setSamplingDefaults(const SamplingParams& defaults) {
 
 QJsonObject ChatConversation::toJson() const {
   QJsonArray msgs;
-  for (const ChatTurn& m : session_.turns())
+  for (size_t i = 0; i < session_.turns().size(); ++i) {
+    const ChatTurn& m = session_.turns()[i];
     msgs.append(QJsonObject{{"role", QString::fromStdString(chatRoleName(m.role))},
                             {"content", QString::fromStdString(m.content)},
-                            {"stats", QString::fromStdString(m.stats)}});
+                            {"stats", QString::fromStdString(m.stats)}, {"draft_marks", marks_.toJson(i)}});
+  }
   return QJsonObject{{"title", windowTitle()},     {"system", systemPrompt()},
                      {"messages", msgs},           {"first_turn", qint64(session_.firstTurn())},
                      {"temperature", temperature_->value()}, {"top_p", topP_->value()},
                      {"max_tokens", maxTokens_->value()},    {"seed", seed_->value()},
-                     {"enable_thinking", thinking_->isChecked()}};
+                     {"enable_thinking", thinking_->isChecked()}, {"mark_drafts", markDrafts_}};
 }
 
 void ChatConversation::fromJson(const QJsonObject& o) {
   setWindowTitle(o.value("title").toString(windowTitle()));
   system_->setPlainText(o.value("system").toString(systemPrompt()));
   std::vector<ChatTurn> turns;
+  marks_.clear();
   for (const auto& v : o.value("messages").toArray()) {
     const auto m = v.toObject();
     try {
       turns.push_back({chatRoleFromName(m.value("role").toString().toStdString()),
                        m.value("content").toString().toStdString(), m.value("stats").toString().toStdString()});
+      marks_.fromJson(turns.size() - 1, m.value("draft_marks").toObject());  // absent in older chats
     } catch (const Error&) {  // a role this version does not know: not shown
     }
   }
@@ -383,6 +326,8 @@ void ChatConversation::fromJson(const QJsonObject& o) {
   maxTokens_->setValue(o.value("max_tokens").toInt(maxTokens_->value()));
   seed_->setValue(o.value("seed").toInt(seed_->value()));
   thinking_->setChecked(o.value("enable_thinking").toBool(thinking_->isChecked()));
+  markDrafts_ = o.value("mark_drafts").toBool(markDrafts_);  // no changed(): nothing new to save
+  markDraftsAction_->setChecked(markDrafts_);
   render();
 }
 

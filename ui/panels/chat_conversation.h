@@ -3,6 +3,8 @@
 // sampling settings, Send (Ctrl+Enter) / Stop (Esc), per-answer metrics and a view of
 // the prompt as tokens. The whole history goes through the model's chat template; when
 // it outgrows max_model_len the oldest turns are dropped (the system prompt stays).
+// Answer text that came from accepted speculative drafts is tinted (a toggle in the
+// transcript's context menu).
 #include <QJsonObject>
 #include <QWidget>
 #include <optional>
@@ -10,6 +12,7 @@
 #include "engine/model/chat_session.h"
 #include "engine/sample/sampling_params.h"
 #include "ui/bridge/frame.h"
+#include "ui/panels/draft_marks.h"
 
 class QPlainTextEdit;
 class QTextBrowser;
@@ -19,6 +22,7 @@ class QSpinBox;
 class QToolButton;
 class QLabel;
 class QCheckBox;
+class QAction;
 
 namespace lwb::ui {
 
@@ -45,11 +49,14 @@ class ChatConversation : public QWidget {
   // starting values of what it does; ChatPanel sets the model's generation_config here.
   void setSamplingDefaults(const SamplingParams& defaults);
   static SamplingParams builtInSampling();  // the chat's own: temperature 0.7, top_p 0.95, 160 tokens
+  bool marksDrafts() const { return markDrafts_; }
+  const DraftMarks& draftMarks() const { return marks_; }  // keyed by index in messages()
 
  public slots:
   bool send();  // false (with a notice in the chat) when nothing could be submitted
   void stop();
   void setShowTokens(bool show);
+  void setMarkDrafts(bool on);
 
  signals:
   void changed();  // content changed: autosave
@@ -62,6 +69,8 @@ class ChatConversation : public QWidget {
   void renderTokens();
   void setBusy(bool busy);
   void notice(const QString& text);
+  void setupTranscriptMenu();
+  QString draftLegend(size_t turn) const;
   void updateTemplateOptions();  // the thinking toggle shows when the template reads enable_thinking
   nlohmann::json templateKwargs() const;
 
@@ -78,6 +87,9 @@ class ChatConversation : public QWidget {
   ChatSession session_;  // the system prompt lives in system_ and is copied in before each fit
   std::vector<int> lastPrompt_;
   RequestId active_ = -1;
+  DraftMarks marks_;
+  bool markDrafts_ = true;
+  QAction* markDraftsAction_ = nullptr;
 };
 
 }  // namespace lwb::ui
