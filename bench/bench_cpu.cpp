@@ -6,6 +6,7 @@
 //   bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]
 //             [--batches 8,32] [--steps N]   (decode batches of the f32/bf16 runs; steps per batch,
 //                                             more for a profile)
+//             [--runs TEXT]                  (only the runs whose heading contains TEXT, e.g. "11m bf16")
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -204,6 +205,9 @@ Seqs prefillSequences(Executor& ex, int B, int context, int vocab) {
 // Set once from the command line, before any run.
 std::vector<int> gDecodeBatches = {1, 8, 16, 32, 64};
 int gDecodeSteps = 0;  // 0: 32 (8 with --quick)
+std::string gRunFilter;  // empty: every run
+
+bool wanted(const std::string& label) { return label.find(gRunFilter) != std::string::npos; }
 
 // "8,32" → {8, 32}; throws on anything but positive integers.
 std::vector<int> parseBatches(const std::string& list) {
@@ -221,6 +225,7 @@ std::vector<int> parseBatches(const std::string& list) {
 
 void benchModel(const std::string& label, std::shared_ptr<const Model> model, int threads, double bandwidth, bool quick,
                 const std::vector<int>& decodeBatches = gDecodeBatches, GgmlType quantization = GgmlType::F32) {
+  if (!wanted(label)) return;
   const ModelConfig& c = model->config;
   auto ex = createCpuExecutor(model, threads, quantization);
   const DeviceInfo info = ex->deviceInfo();
@@ -288,9 +293,10 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else if (std::strcmp(argv[i], "--batches") == 0 && i + 1 < argc) batches = argv[++i];
     else if (std::strcmp(argv[i], "--steps") == 0 && i + 1 < argc) gDecodeSteps = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) gRunFilter = argv[++i];
     else {
       std::fprintf(stderr, "usage: bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]"
-                           " [--batches 8,32] [--steps N]\n");
+                           " [--batches 8,32] [--steps N] [--runs TEXT]\n");
       return 2;
     }
   }
@@ -308,7 +314,7 @@ int main(int argc, char** argv) {
         std::printf("\n(note: %s not found; using a random model of its shape)\n", dir.c_str());
         small = makeModel(llamaConfig(384, 6, 6, 2, 1024, 4096, true), DType::F32);
       }
-      bench::benchEngineStep("austen-chat-11m f32", small, threads, quick);
+      if (wanted("engine step")) bench::benchEngineStep("austen-chat-11m f32", small, threads, quick);
       if (only == "engine") return 0;
       benchModel("austen-chat-11m f32", small, threads, bw, quick);
       benchModel("austen-chat-11m bf16", makeModel(small->config, DType::BF16, small.get()), threads, bw, quick);

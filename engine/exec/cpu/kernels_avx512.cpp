@@ -135,15 +135,23 @@ inline __m512 loadKeys(const KeyChunk& c, const float* p) {
   else return _mm512_loadu_ps(p);
 }
 
+// Each tile also prefetches the keys of the next NC chunks (`next`, the same rows as it
+// reads): in a decode batch every row has its own sequence, whose blocks lie anywhere in the
+// cache, and the hardware prefetchers stop at each block.
 template <int GN, int NC, bool Masked>
-[[gnu::noinline]] void scoresTile(const float* q, int d, const KeyChunk* ch, size_t ldk, float scale, float* s, size_t lds) {
+[[gnu::noinline]] void scoresTile(const float* q, int d, const KeyChunk* ch, const KeyChunk* next, size_t ldk, float scale,
+                                  float* s, size_t lds) {
   const int h = d / 2;
+  const float* pf[NC];
+  for (int c = 0; c < NC; ++c) pf[c] = next[c].kt != nullptr ? next[c].kt : ch[c].kt;
   __m512 acc[GN][NC][2];
   for (int g = 0; g < GN; ++g)
     for (int c = 0; c < NC; ++c) acc[g][c][0] = acc[g][c][1] = _mm512_setzero_ps();
   for (int i = 0; i < h; ++i) {
     __m512 k0[NC], k1[NC];
     for (int c = 0; c < NC; ++c) {
+      _mm_prefetch(reinterpret_cast<const char*>(pf[c] + size_t(i) * ldk), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(pf[c] + size_t(i + h) * ldk), _MM_HINT_T0);
       k0[c] = loadKeys<Masked>(ch[c], ch[c].kt + size_t(i) * ldk);
       k1[c] = loadKeys<Masked>(ch[c], ch[c].kt + size_t(i + h) * ldk);
       if constexpr (GN > 1) inRegister(k0[c]), inRegister(k1[c]);
@@ -170,17 +178,18 @@ template <int GN, int NC, bool Masked>
 template <int GN>
 void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
   const int chunksPerBlock = (kv.blockSize + kW - 1) / kW;
-  for (int c = 0;; c += 2) {
-    const KeyChunk ch[2] = {keyChunk(kv, chunksPerBlock, c, n), keyChunk(kv, chunksPerBlock, c + 1, n)};
-    if (ch[0].j >= n) break;
+  KeyChunk ch[2] = {keyChunk(kv, chunksPerBlock, 0, n), keyChunk(kv, chunksPerBlock, 1, n)};
+  for (int c = 0; ch[0].j < n; c += 2) {
+    const KeyChunk next[2] = {keyChunk(kv, chunksPerBlock, c + 2, n), keyChunk(kv, chunksPerBlock, c + 3, n)};
     const size_t ldk = size_t(kv.blockSize);
     if (ch[1].j >= n) {
-      if (ch[0].mask == 0xffff) scoresTile<GN, 1, false>(q, d, ch, ldk, scale, s, lds);
-      else scoresTile<GN, 1, true>(q, d, ch, ldk, scale, s, lds);
+      if (ch[0].mask == 0xffff) scoresTile<GN, 1, false>(q, d, ch, next, ldk, scale, s, lds);
+      else scoresTile<GN, 1, true>(q, d, ch, next, ldk, scale, s, lds);
     } else {
-      if ((ch[0].mask & ch[1].mask) == 0xffff) scoresTile<GN, 2, false>(q, d, ch, ldk, scale, s, lds);
-      else scoresTile<GN, 2, true>(q, d, ch, ldk, scale, s, lds);
+      if ((ch[0].mask & ch[1].mask) == 0xffff) scoresTile<GN, 2, false>(q, d, ch, next, ldk, scale, s, lds);
+      else scoresTile<GN, 2, true>(q, d, ch, next, ldk, scale, s, lds);
     }
+    ch[0] = next[0], ch[1] = next[1];
   }
 }
 
@@ -195,8 +204,15 @@ template <int GN, int NV, bool MaskLast>
   __m512 acc[GN][NV];
   for (int g = 0; g < GN; ++g)
     for (int t = 0; t < NV; ++t) acc[g][t] = _mm512_setzero_ps();
-  detail::PagedRows rows(kv, i0);
+  // `ahead` runs one block ahead of `rows` and prefetches (see scoresTile).
+  detail::PagedRows rows(kv, i0), ahead(kv, i0);
+  const int lead = std::min(n, kv.blockSize);
+  for (int j = 0; j < lead; ++j) ahead.next();
   for (int j = 0; j < n; ++j) {
+    if (j + lead < n) {
+      const float* pf = ahead.next();
+      for (int t = 0; t < NV; ++t) _mm_prefetch(reinterpret_cast<const char*>(pf + t * kW), _MM_HINT_T0);
+    }
     const float* vrow = rows.next();
     __m512 v[NV];
     for (int t = 0; t < NV; ++t)
