@@ -68,7 +68,9 @@ void setPrefetch(TileArgs& t, const void* pf, size_t panelStride) {
   t.pfMask = D == DType::F32 ? 0 : 1;
 }
 
-template <DType D, int R, int C>
+// Pf: whether the tile prefetches (a separate instantiation, so the tiles that do not keep
+// a loop without the test).
+template <DType D, int R, int C, bool Pf>
 void tile(const TileArgs& t) {
   const float* x = t.x;
   const size_t ldx = t.ldx, stride = t.stride;
@@ -78,7 +80,7 @@ void tile(const TileArgs& t) {
       acc[r][c] = t.first ? _mm512_setzero_ps()
                           : _mm512_maskz_loadu_ps(c == C - 1 ? t.lastMask : 0xffff, t.y + size_t(r) * t.ldy + size_t(c) * kW);
   for (int k = 0; k < t.kn; ++k) {
-    if (t.pf != nullptr && (k & t.pfMask) == 0)
+    if (Pf && (k & t.pfMask) == 0)
       for (int c = 0; c < C; ++c) _mm_prefetch(t.pf + size_t(c) * t.pfStride + ((size_t(k) * 64) >> t.pfMask), _MM_HINT_T1);
     __m512 wv[C];
     for (int c = 0; c < C; ++c) wv[c] = loadW<D>(t.w, size_t(c) * stride + size_t(k) * kW);
@@ -95,19 +97,21 @@ void tile(const TileArgs& t) {
 using TileFn = void (*)(const TileArgs&);
 
 template <DType D, int R, int... Cs>
-constexpr std::array<TileFn, sizeof...(Cs)> tilesOfRow(std::integer_sequence<int, Cs...>) {
-  return {&tile<D, R, Cs + 1>...};
+constexpr std::array<TileFn, 2 * sizeof...(Cs)> tilesOfRow(std::integer_sequence<int, Cs...>) {
+  return {&tile<D, R, Cs + 1, false>..., &tile<D, R, Cs + 1, true>...};
 }
 
-// kTiles<D>[R - 1][C - 1] for R in 1..kRowTile, C in 1..kPanelTile; row 1 up to kDecodePanels.
+// The tile of R rows × C panels for R in 1..kRowTile, C in 1..kPanelTile; row 1 up to
+// kDecodePanels; the prefetching one when pf.
 template <DType D>
-TileFn tileFn(int R, int C) {
+TileFn tileFn(int R, int C, bool pf) {
   static constexpr auto one = tilesOfRow<D, 1>(std::make_integer_sequence<int, kDecodePanels>{});
-  static constexpr std::array<std::array<TileFn, kPanelTile>, kRowTile - 1> many{
+  static constexpr std::array<std::array<TileFn, 2 * kPanelTile>, kRowTile - 1> many{
       tilesOfRow<D, 2>(std::make_integer_sequence<int, kPanelTile>{}), tilesOfRow<D, 3>(std::make_integer_sequence<int, kPanelTile>{}),
       tilesOfRow<D, 4>(std::make_integer_sequence<int, kPanelTile>{}), tilesOfRow<D, 5>(std::make_integer_sequence<int, kPanelTile>{}),
       tilesOfRow<D, 6>(std::make_integer_sequence<int, kPanelTile>{})};
-  return R == 1 ? one[size_t(C - 1)] : many[size_t(R - 2)][size_t(C - 1)];
+  const size_t c = size_t(C - 1) + (pf ? size_t(R == 1 ? kDecodePanels : kPanelTile) : 0);
+  return R == 1 ? one[c] : many[size_t(R - 2)][c];
 }
 
 // Tall tiles for 7..16 rows: up to 8 rows × 3 panels (24 accumulators). Each panel's
@@ -117,11 +121,11 @@ TileFn tileFn(int R, int C) {
 constexpr int kTallRows = 8, kTallPanels = 3;
 
 template <DType D>
-TileFn tallTileFn(int R, int C) {
-  static constexpr std::array<std::array<TileFn, kTallPanels>, 3> t{  // R = 6, 7, 8 (see useTallTiles)
+TileFn tallTileFn(int R, int C, bool pf) {
+  static constexpr std::array<std::array<TileFn, 2 * kTallPanels>, 3> t{  // R = 6, 7, 8 (see useTallTiles)
       tilesOfRow<D, 6>(std::make_integer_sequence<int, kTallPanels>{}), tilesOfRow<D, 7>(std::make_integer_sequence<int, kTallPanels>{}),
       tilesOfRow<D, 8>(std::make_integer_sequence<int, kTallPanels>{})};
-  return t[size_t(R - 6)][size_t(C - 1)];
+  return t[size_t(R - 6)][size_t(C - 1) + (pf ? kTallPanels : 0)];
 }
 
 inline __mmask16 maskOf(int colEnd, int c0, int numPanels) {
@@ -186,7 +190,7 @@ void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
       TileArgs t{a.x + size_t(r) * a.ldx, a.ldx, w, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, a.K, true,
                  maskOf(colEnd, c, np)};
       if (r == row0 && numRows > 1) setPrefetch<D>(t, static_cast<const char*>(w) + kPrefetchBytes, stride);
-      (tall ? tallTileFn<D>(nr, np) : tileFn<D>(nr, np))(t);
+      (tall ? tallTileFn<D>(nr, np, t.pf != nullptr) : tileFn<D>(nr, np, t.pf != nullptr))(t);
     });
   });
 }
@@ -220,7 +224,7 @@ void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
         TileArgs t{a.x + size_t(row0 + r) * a.ldx + size_t(k0), a.ldx, w, wStride, a.y + size_t(row0 + r) * a.ldy + size_t(c),
                    a.ldy, kn, k0 == 0, mask};
         if (r == 0 && next != nullptr) setPrefetch<D>(t, next, stride);
-        tileFn<DType::F32>(nr, np)(t);
+        tileFn<DType::F32>(nr, np, t.pf != nullptr)(t);
       });
     }
   });
