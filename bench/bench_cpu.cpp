@@ -4,6 +4,9 @@
 // measured memory-bandwidth bound; the default and the large model also quantized at
 // load to Q8_0 and Q4_K. Never part of the test suite.
 //   bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]
+//             [--batches 8,32] [--steps N]   (decode batches of the f32/bf16 runs; steps per batch,
+//                                             more for a profile)
+//             [--runs TEXT]                  (only the runs whose heading contains TEXT, e.g. "11m bf16")
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -199,10 +202,30 @@ Seqs prefillSequences(Executor& ex, int B, int context, int vocab) {
   return s;
 }
 
-const std::vector<int> kDecodeBatches = {1, 8, 16, 32, 64};
+// Set once from the command line, before any run.
+std::vector<int> gDecodeBatches = {1, 8, 16, 32, 64};
+int gDecodeSteps = 0;  // 0: 32 (8 with --quick)
+std::string gRunFilter;  // empty: every run
+
+bool wanted(const std::string& label) { return label.find(gRunFilter) != std::string::npos; }
+
+// "8,32" → {8, 32}; throws on anything but positive integers.
+std::vector<int> parseBatches(const std::string& list) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    const size_t comma = std::min(list.find(',', pos), list.size());
+    const int b = std::atoi(list.substr(pos, comma - pos).c_str());
+    check(b > 0, "bench_cpu: --batches expects positive integers separated by commas, found \"" + list + "\"");
+    out.push_back(b);
+    pos = comma + 1;
+  }
+  return out;
+}
 
 void benchModel(const std::string& label, std::shared_ptr<const Model> model, int threads, double bandwidth, bool quick,
-                const std::vector<int>& decodeBatches = kDecodeBatches, GgmlType quantization = GgmlType::F32) {
+                const std::vector<int>& decodeBatches = gDecodeBatches, GgmlType quantization = GgmlType::F32) {
+  if (!wanted(label)) return;
   const ModelConfig& c = model->config;
   auto ex = createCpuExecutor(model, threads, quantization);
   const DeviceInfo info = ex->deviceInfo();
@@ -229,7 +252,7 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
   std::printf("prefill %4d tokens: %9.1f tok/s  %7.1f GFLOP/s   [per CPU time: %9.1f tok/s  %7.1f GFLOP/s]\n", prompt,
               prompt / best, prefillGflops, prompt / bestCpu, prefillGflopsCpu);
   // --- decode ---
-  const int context = quick ? 32 : 128, steps = quick ? 8 : 32;
+  const int context = quick ? 32 : 128, steps = gDecodeSteps > 0 ? gDecodeSteps : quick ? 8 : 32;
   // What one decode step streams: the weights as the executor holds them (quantized or
   // packed; the file's bytes otherwise).
   const double wBytes = info.weightBytes ? double(info.weightBytes) : matrixBytes(*model);
@@ -262,18 +285,23 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
 int main(int argc, char** argv) {
   int threads = 0;
   bool quick = false;
-  std::string dir, only;  // the default model's folder (default: the source tree's)
+  std::string dir, only, batches;  // the default model's folder (default: the source tree's)
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) dir = argv[++i];
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+    else if (std::strcmp(argv[i], "--batches") == 0 && i + 1 < argc) batches = argv[++i];
+    else if (std::strcmp(argv[i], "--steps") == 0 && i + 1 < argc) gDecodeSteps = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) gRunFilter = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]\n");
+      std::fprintf(stderr, "usage: bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]"
+                           " [--batches 8,32] [--steps N] [--runs TEXT]\n");
       return 2;
     }
   }
   try {
+    if (!batches.empty()) gDecodeBatches = parseBatches(batches);
     const int n = threads > 0 ? threads : ThreadPool::availableCores();
     const double bw = only == "engine" ? 0.0 : measureBandwidth(n, quick);
     if (bw > 0) std::printf("memory bandwidth (%d threads, streaming read): %.1f GB/s\n", n, bw);
@@ -286,7 +314,7 @@ int main(int argc, char** argv) {
         std::printf("\n(note: %s not found; using a random model of its shape)\n", dir.c_str());
         small = makeModel(llamaConfig(384, 6, 6, 2, 1024, 4096, true), DType::F32);
       }
-      bench::benchEngineStep("austen-chat-11m f32", small, threads, quick);
+      if (wanted("engine step")) bench::benchEngineStep("austen-chat-11m f32", small, threads, quick);
       if (only == "engine") return 0;
       benchModel("austen-chat-11m f32", small, threads, bw, quick);
       benchModel("austen-chat-11m bf16", makeModel(small->config, DType::BF16, small.get()), threads, bw, quick);

@@ -1,0 +1,256 @@
+// AVX-512 GEMM tiles (layout and order in kernels.h): register tiles for few rows
+// (decode batches, weights converted inline), tall tiles for 7..16 rows of 16-bit weights,
+// and K-blocked tiles over converted panels for many rows (prefill). Standard headers come
+// before the target pragma so that no inline library code is emitted with AVX-512
+// instructions for use elsewhere.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <utility>
+
+#include "engine/exec/cpu/kernels.h"
+
+#if defined(__x86_64__)
+#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))), apply_to = function)
+#else
+#pragma GCC push_options
+// GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
+#endif
+#include <immintrin.h>
+
+#include "engine/exec/cpu/avx512_common.h"
+
+namespace lwb::avx512 {
+namespace {
+
+constexpr int kRowTile = 6;       // register tile: 6 rows × 4 panels = 24 accumulators
+constexpr int kPanelTile = 4;
+constexpr int kDecodePanels = 8;  // one row: 8 independent FMA chains, 8 panel streams
+// K block of the multi-row path: its converted panels (4 × 128 × 16 floats, 32 KiB) stay in
+// the 48 KiB L1 while every row tile reads them (256 measured 2-3 % slower).
+constexpr int kKBlock = 128;
+constexpr int kFewRows = 16;      // up to here, converting panels to f32 scratch first does not pay
+// How far ahead a tile that streams its panels from L3 or memory prefetches them into L2.
+// The hardware prefetchers stop at every 4 KiB page and ramp up again; a panel of K 1024 in
+// bf16 crosses a page every 128 k steps, and without this the tile waits for each restart.
+constexpr size_t kPrefetchBytes = 1024;
+
+// One register tile of R rows × C panels over kn steps of k. x points at (row 0, first k),
+// w at (panel 0, first k) with panels `stride` elements apart, y at (row 0, panel 0's first
+// column). The accumulators start at zero (`first`) or continue from y; the last panel
+// stores only `lastMask`'s columns. When pf is set, the tile also prefetches into L2 C
+// regions of weights pfStride bytes apart from pf, a line of each every pfMask + 1 k steps
+// (16 weights per k: a line per k of f32, per 2 k of 16-bit weights).
+struct TileArgs {
+  const float* x;
+  size_t ldx;
+  const void* w;
+  size_t stride;
+  float* y;
+  size_t ldy;
+  int kn;
+  bool first;
+  __mmask16 lastMask;
+  const char* pf = nullptr;
+  size_t pfStride = 0;
+  int pfMask = 0;
+};
+
+template <DType D>
+void setPrefetch(TileArgs& t, const void* pf, size_t panelStride) {
+  t.pf = static_cast<const char*>(pf);
+  t.pfStride = panelStride * dtypeSize(D);
+  t.pfMask = D == DType::F32 ? 0 : 1;
+}
+
+// Pf: whether the tile prefetches (a separate instantiation, so the tiles that do not keep
+// a loop without the test).
+template <DType D, int R, int C, bool Pf>
+void tile(const TileArgs& t) {
+  const float* x = t.x;
+  const size_t ldx = t.ldx, stride = t.stride;
+  __m512 acc[R][C];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c)
+      acc[r][c] = t.first ? _mm512_setzero_ps()
+                          : _mm512_maskz_loadu_ps(c == C - 1 ? t.lastMask : 0xffff, t.y + size_t(r) * t.ldy + size_t(c) * kW);
+  for (int k = 0; k < t.kn; ++k) {
+    if (Pf && (k & t.pfMask) == 0)
+      for (int c = 0; c < C; ++c) _mm_prefetch(t.pf + size_t(c) * t.pfStride + ((size_t(k) * 64) >> t.pfMask), _MM_HINT_T1);
+    __m512 wv[C];
+    for (int c = 0; c < C; ++c) wv[c] = loadW<D>(t.w, size_t(c) * stride + size_t(k) * kW);
+    for (int r = 0; r < R; ++r) {
+      const __m512 xv = _mm512_set1_ps(x[size_t(r) * ldx + size_t(k)]);
+      for (int c = 0; c < C; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c)
+      _mm512_mask_storeu_ps(t.y + size_t(r) * t.ldy + size_t(c) * kW, c == C - 1 ? t.lastMask : 0xffff, acc[r][c]);
+}
+
+using TileFn = void (*)(const TileArgs&);
+
+template <DType D, int R, int... Cs>
+constexpr std::array<TileFn, 2 * sizeof...(Cs)> tilesOfRow(std::integer_sequence<int, Cs...>) {
+  return {&tile<D, R, Cs + 1, false>..., &tile<D, R, Cs + 1, true>...};
+}
+
+// The tile of R rows × C panels for R in 1..kRowTile, C in 1..kPanelTile; row 1 up to
+// kDecodePanels; the prefetching one when pf.
+template <DType D>
+TileFn tileFn(int R, int C, bool pf) {
+  static constexpr auto one = tilesOfRow<D, 1>(std::make_integer_sequence<int, kDecodePanels>{});
+  static constexpr std::array<std::array<TileFn, 2 * kPanelTile>, kRowTile - 1> many{
+      tilesOfRow<D, 2>(std::make_integer_sequence<int, kPanelTile>{}), tilesOfRow<D, 3>(std::make_integer_sequence<int, kPanelTile>{}),
+      tilesOfRow<D, 4>(std::make_integer_sequence<int, kPanelTile>{}), tilesOfRow<D, 5>(std::make_integer_sequence<int, kPanelTile>{}),
+      tilesOfRow<D, 6>(std::make_integer_sequence<int, kPanelTile>{})};
+  const size_t c = size_t(C - 1) + (pf ? size_t(R == 1 ? kDecodePanels : kPanelTile) : 0);
+  return R == 1 ? one[c] : many[size_t(R - 2)][c];
+}
+
+// Tall tiles for 7..16 rows: up to 8 rows × 3 panels (24 accumulators). Each panel's
+// 16-bit weights are converted once per tile and k, so a tile of more rows spends fewer of
+// the FMA ports' slots on conversions than 6 × 4 does (3 per 24 FMAs instead of 4, and no
+// thin remainder tile: 8 rows are one tile, not 6 + 2).
+constexpr int kTallRows = 8, kTallPanels = 3;
+
+template <DType D>
+TileFn tallTileFn(int R, int C, bool pf) {
+  static constexpr std::array<std::array<TileFn, 2 * kTallPanels>, 3> t{  // R = 6, 7, 8 (see useTallTiles)
+      tilesOfRow<D, 6>(std::make_integer_sequence<int, kTallPanels>{}), tilesOfRow<D, 7>(std::make_integer_sequence<int, kTallPanels>{}),
+      tilesOfRow<D, 8>(std::make_integer_sequence<int, kTallPanels>{})};
+  return t[size_t(R - 6)][size_t(C - 1) + (pf ? kTallPanels : 0)];
+}
+
+inline __mmask16 maskOf(int colEnd, int c0, int numPanels) {
+  const int lastWidth = colEnd - (c0 + (numPanels - 1) * kW);
+  return lastWidth >= kW ? __mmask16(0xffff) : tailMask(lastWidth);
+}
+
+// Part i of n split into numParts balanced parts (the first n % numParts one larger): no
+// thin remainder tile, which runs at a fraction of a full tile's rate.
+inline int partSize(int n, int numParts, int i) { return n / numParts + (i < n % numParts ? 1 : 0); }
+
+// Calls fn(c, np) for the panel groups of [col0, colEnd): np <= maxPanels panels starting at
+// column c, as few groups as that allows, of balanced sizes.
+template <typename Fn>
+void forPanelGroups(int col0, int colEnd, int maxPanels, Fn&& fn) {
+  const int numPanels = (colEnd - col0 + kW - 1) / kW, numGroups = (numPanels + maxPanels - 1) / maxPanels;
+  for (int g = 0, c = col0; g < numGroups; ++g) {
+    const int np = partSize(numPanels, numGroups, g);
+    fn(c, np);
+    c += np * kW;
+  }
+}
+
+// Calls fn(r, nr) for balanced row tiles of at most maxRows rows covering [row0, row0 + numRows).
+template <typename Fn>
+void forRowTiles(int row0, int numRows, int maxRows, Fn&& fn) {
+  const int numTiles = (numRows + maxRows - 1) / maxRows;
+  for (int i = 0, r = row0; i < numTiles; ++i) {
+    const int nr = partSize(numRows, numTiles, i);
+    fn(r, nr);
+    r += nr;
+  }
+}
+
+template <DType D>
+const void* panelAt(const GemmArgs& a, int col, int k) {
+  return static_cast<const char*>(a.w) + (size_t(col / kW) * size_t(a.K) + size_t(k)) * kW * dtypeSize(D);
+}
+
+// Where the tall tiles measured faster (a bf16 GEMM of K 1024, N 4096 on one core; f32
+// weights convert nothing, so they keep 6 × 4): rows that split into
+// tiles of 7 or 8 (7, 8, 13..16). 9..12 rows are two 6 × 4 tiles, which beat 3-panel tiles
+// of 5 or 6 rows.
+inline bool useTallTiles(int numRows) {
+  return numRows > kRowTile && numRows <= 2 * kTallRows && (numRows % kTallRows == 0 || numRows % kTallRows >= 5);
+}
+
+// Few rows (decode batches): per panel group, every row tile over all of K with the
+// weights converted inline. The first row tile streams the group's panels from memory
+// (prefetching ahead; not for one row, whose 8 panel streams measured slower with it); the
+// others find them in L2.
+template <DType D>
+void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  const bool tall = D != DType::F32 && useTallTiles(numRows);
+  const int maxPanels = numRows == 1 ? kDecodePanels : tall ? kTallPanels : kPanelTile;
+  const int maxRows = tall ? kTallRows : kRowTile;
+  const size_t stride = size_t(a.K) * kW;
+  const int colEnd = col0 + numCols;
+  forPanelGroups(col0, colEnd, maxPanels, [&](int c, int np) {
+    const void* w = panelAt<D>(a, c, 0);
+    forRowTiles(row0, numRows, maxRows, [&](int r, int nr) {
+      TileArgs t{a.x + size_t(r) * a.ldx, a.ldx, w, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, a.K, true,
+                 maskOf(colEnd, c, np)};
+      if (r == row0 && numRows > 1) setPrefetch<D>(t, static_cast<const char*>(w) + kPrefetchBytes, stride);
+      (tall ? tallTileFn<D>(nr, np, t.pf != nullptr) : tileFn<D>(nr, np, t.pf != nullptr))(t);
+    });
+  });
+}
+
+// Many rows: per panel group and K block, the panels converted to f32 once (thread-local
+// scratch, the same values), then every row tile runs over them, continuing the sums in y.
+// The first row tile prefetches the next block's panels, so that the memory streams while
+// this block computes.
+template <DType D>
+void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  alignas(64) static thread_local float scratch[size_t(kPanelTile) * kKBlock * kW];
+  const size_t stride = size_t(a.K) * kW;
+  const int colEnd = col0 + numCols;
+  forPanelGroups(col0, colEnd, kPanelTile, [&](int c, int np) {
+    const __mmask16 mask = maskOf(colEnd, c, np);
+    for (int k0 = 0; k0 < a.K; k0 += kKBlock) {
+      const int kn = std::min(kKBlock, a.K - k0);
+      const void* w = panelAt<D>(a, c, k0);
+      const char* next = k0 + kKBlock < a.K ? static_cast<const char*>(panelAt<D>(a, c, k0 + kKBlock))
+                         : c + np * kW < colEnd ? static_cast<const char*>(panelAt<D>(a, c + np * kW, 0))
+                                                : nullptr;
+      size_t wStride = stride;
+      if constexpr (D != DType::F32) {
+        for (int p = 0; p < np; ++p)
+          for (int k = 0; k < kn; ++k)
+            _mm512_store_ps(&scratch[(size_t(p) * kKBlock + size_t(k)) * kW], loadW<D>(w, size_t(p) * stride + size_t(k) * kW));
+        w = scratch;
+        wStride = size_t(kKBlock) * kW;
+      }
+      forRowTiles(0, numRows, kRowTile, [&](int r, int nr) {
+        TileArgs t{a.x + size_t(row0 + r) * a.ldx + size_t(k0), a.ldx, w, wStride, a.y + size_t(row0 + r) * a.ldy + size_t(c),
+                   a.ldy, kn, k0 == 0, mask};
+        if (r == 0 && next != nullptr) setPrefetch<D>(t, next, stride);
+        tileFn<DType::F32>(nr, np, t.pf != nullptr)(t);
+      });
+    }
+  });
+}
+
+template <DType D>
+void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  if (numRows <= kFewRows) fewRows<D>(a, row0, numRows, col0, numCols);
+  else manyRows<D>(a, row0, numRows, col0, numCols);
+}
+
+}  // namespace
+
+void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  switch (a.wtype) {
+    case DType::F32: gemmBlockT<DType::F32>(a, row0, numRows, col0, numCols); break;
+    case DType::F16: gemmBlockT<DType::F16>(a, row0, numRows, col0, numCols); break;
+    case DType::BF16: gemmBlockT<DType::BF16>(a, row0, numRows, col0, numCols); break;
+  }
+}
+
+}  // namespace lwb::avx512
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+#endif
+#endif
