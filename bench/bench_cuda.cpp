@@ -1,5 +1,5 @@
 // CUDA backend check and benchmark (no Qt): each kernel against its CPU reference (the
-// cases of tst_cuda_kernels), the CUDA executor against fp32 references for several
+// cases of tst_cuda_kernels), the CUDA executor against the float64 reference for several
 // model shapes, then throughput of a random 1.1B-parameter Llama (TinyLlama's shape) in
 // bf16 against the card's measured ceilings. Prints ONE table (and, with --rows, each
 // row as a `ROW|check|result|bound|ratio|target|status` line for tools/device-check.sh);
@@ -101,7 +101,7 @@ bool addParityRow(const std::string& check, const ParityStats& st) {
   const bool ok = st.rows > 0 && rel < 0.03 && st.argmaxMismatch == 0;
   parityFailed = parityFailed || !ok;
   table.push_back({check, fmt("max|d| %.2e", st.maxAbs) + fmt(" (%.2f%%)", 100 * rel),
-                   fmt("%d rows vs fp32 ref", st.rows), "", "<3%", ok ? "PASS" : "FAIL"});
+                   fmt("%d rows vs f64 ref", st.rows), "", "<3%", ok ? "PASS" : "FAIL"});
   if (st.argmaxMismatch) table.back().result += fmt(", %.0f argmax!", st.argmaxMismatch);
   return ok;
 }

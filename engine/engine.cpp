@@ -25,6 +25,7 @@ TokenDelta& deltaFor(StepOutput& out, RequestId id) {
 // KV blocks: num_gpu_blocks_override, else kv_cache_memory_bytes, else enough for
 // max_num_seqs × max_model_len capped by the executor's default budget.
 void Engine::Impl::buildKv() {
+  inForce.knobs = effective();
   const int bs = config.blockSize;
   executor->setBatchLimits(batchLimits());  // before the KV budget
   const size_t perBlock = executor->kvBytesPerBlock(bs);
@@ -34,7 +35,7 @@ void Engine::Impl::buildKv() {
     size_t budget = size_t(config.kvCacheMemoryBytes);
     source = std::string(knob::kKvCacheMemoryBytes) + " " + std::to_string(budget);
     if (budget == 0) {
-      size_t wanted = perBlock * size_t(effective().maxNumSeqs) * size_t((maxModelLen + bs - 1) / bs);
+      size_t wanted = perBlock * size_t(inForce.knobs.maxNumSeqs) * size_t((inForce.maxModelLen + bs - 1) / bs);
       budget = std::min(wanted, executor->defaultKvBudgetBytes());
       source = "the default KV budget of " + std::to_string(budget) + " bytes";
     }
@@ -44,10 +45,10 @@ void Engine::Impl::buildKv() {
         "KV cache: " + source + " gives " + std::to_string(numBlocks) + " blocks of " + std::to_string(perBlock) +
             " bytes (" + std::string(knob::kBlockSize) + " " + std::to_string(bs) + "); expected at least 1");
   executor->allocateKvCache(int(numBlocks), bs);
-  auto kv = std::make_unique<KvCacheManager>(int(numBlocks), bs, config.enablePrefixCaching);
+  auto kv = std::make_unique<KvCacheManager>(int(numBlocks), bs);
   kv->setEventLog(&kvEvents);
   if (scheduler) kvEvents.add(KvAllBlocksCleared{});  // the old pool's blocks are gone
-  scheduler = std::make_unique<Scheduler>(effective(), maxModelLen, std::move(kv));
+  scheduler = std::make_unique<Scheduler>(inForce, std::move(kv));
   buildProposer();
 }
 
@@ -58,7 +59,7 @@ Engine::Engine(std::shared_ptr<const Model> model, const EngineConfig& config) :
   d.model = std::move(model);
   d.config = config;
   d.createExecutorFor(config);
-  d.maxModelLen = config.validateFor(d.modelMaxLen(), d.device);  // the budget defaults follow the device
+  d.inForce.maxModelLen = config.validateFor(d.modelMaxLen(), d.device);  // the budget defaults follow the device
   d.modelStopIds = d.model->stopTokenIds();
   d.buildKv();
   d.pending.record.step = -1;
@@ -71,7 +72,7 @@ RequestId Engine::addRequest(RequestInput input) { return addRequestWithId(impl_
 RequestId Engine::addRequestWithId(RequestId id, RequestInput input) {
   Impl& d = *impl_;
   check(id > 0 && !d.requests.count(id), "request id " + std::to_string(id) + ": not positive or already used");
-  validateRequest(input.promptTokenIds, input.sampling, d.model->config.vocabSize, d.maxModelLen);
+  validateRequest(input.promptTokenIds, input.sampling, d.model->config.vocabSize, d.inForce.maxModelLen);
   d.nextId = std::max(d.nextId, id + 1);
 
   auto er = std::make_unique<EngineRequest>();
@@ -139,7 +140,7 @@ StepOutput Engine::flushFinished() {
 void Engine::Impl::applyPendingConfig() {
   if (!configPending) return;
   configPending = false;
-  maxModelLen = pendingMaxModelLen;
+  inForce = {effective(), pendingMaxModelLen};  // the scheduler reads it from this step on
   // Bigger batches may need activation memory the KV pool took: then the pool is rebuilt
   // (what ran is aborted, as for a structural change).
   if (executor->setBatchLimits(batchLimits())) {
@@ -147,7 +148,6 @@ void Engine::Impl::applyPendingConfig() {
     buildKv();
     return;
   }
-  scheduler->setConfig(effective(), maxModelLen);
   if (!(config.speculative == proposerConfig)) buildProposer();
 }
 
@@ -210,7 +210,7 @@ bool Engine::Impl::processToken(EngineRequest& er, const float* logits, double t
   delta.fromDraft.push_back(accepted);
   // The top-K of the raw distribution, best first, as `generate --json` and vLLM report them.
   if (r.sampling.logprobs > 0) delta.newLogprobs.push_back(s.topLogprobs);
-  const FinishReason reason = checkStop(r, modelStopIds, maxModelLen, *er.text);
+  const FinishReason reason = checkStop(r, modelStopIds, inForce.maxModelLen, *er.text);
   delta.newText += er.text->take(false);
   delta.textEnds.push_back(delta.newText.size());
   if (reason != FinishReason::None) finish(er, reason, out);
@@ -308,21 +308,21 @@ void Engine::setConfig(const EngineConfig& config) {
     return;
   }
   d.abortAll(d.pending);
-  if (d.configPending) d.maxModelLen = d.pendingMaxModelLen;  // old's live knobs: in force from the rebuild on
-  const int oldMaxLen = d.maxModelLen;
+  if (d.configPending) d.inForce.maxModelLen = d.pendingMaxModelLen;  // old's live knobs: in force from the rebuild on
+  const int oldMaxLen = d.inForce.maxModelLen;
   const bool newExecutor = old.executorDiffers(config);
   d.config = config;
-  d.maxModelLen = maxLen;
+  d.inForce.maxModelLen = maxLen;
   d.configPending = false;
   try {
     if (newExecutor) {
       d.createExecutorFor(config);
-      d.maxModelLen = config.validateFor(d.modelMaxLen(), d.device);  // the budget defaults follow the device
+      d.inForce.maxModelLen = config.validateFor(d.modelMaxLen(), d.device);  // the budget defaults follow the device
     }
     d.buildKv();
   } catch (...) {
     d.config = old;  // keep serving with the old knobs
-    d.maxModelLen = oldMaxLen;
+    d.inForce.maxModelLen = oldMaxLen;
     if (newExecutor) d.createExecutorFor(old);
     d.buildKv();
     throw;
@@ -351,7 +351,7 @@ double Engine::now() const { return impl_->now(); }
 double Engine::timeOf(std::chrono::steady_clock::time_point t) const { return impl_->timeOf(t); }
 int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
 int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }
-int Engine::maxModelLen() const { return impl_->configPending ? impl_->pendingMaxModelLen : impl_->maxModelLen; }
+int Engine::maxModelLen() const { return impl_->configPending ? impl_->pendingMaxModelLen : impl_->inForce.maxModelLen; }
 EngineTotals Engine::totals() const { return impl_->totals; }
 void Engine::setProposerForTesting(std::unique_ptr<Proposer> proposer) { impl_->proposer = std::move(proposer); }
 void Engine::setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook) {

@@ -30,10 +30,10 @@ struct EngineRequest {
 
 struct Engine::Impl {
   std::shared_ptr<const Model> model;
-  EngineConfig config;          // the knobs in force (live ones: from the next step on)
+  EngineConfig config;          // the knobs as set (0 = vLLM's default kept; live ones: from the next step on)
   bool configPending = false;   // a live change waiting for the next step
   int pendingMaxModelLen = 0;   // its effective max_model_len
-  int maxModelLen = 0;          // effective: computed once per change, read by all
+  ConfigInForce inForce;        // what steps run with: `config` resolved; the scheduler reads it
   std::unique_ptr<Executor> executor;
   DeviceInfo device;            // the executor's, when it was created (resolves 0 knobs)
   std::unique_ptr<Scheduler> scheduler;
@@ -65,12 +65,11 @@ struct Engine::Impl {
     executor = createExecutor(model, c.executor);
     device = executor->deviceInfo();
   }
-  // The knobs in force: 0 in max_num_batched_tokens / max_num_seqs = vLLM's default
-  // for this device.
+  // `config` with 0 in max_num_batched_tokens / max_num_seqs = vLLM's default for this
+  // device (includes a live change not in force yet).
   EngineConfig effective() const { return config.resolvedFor(device); }
   BatchLimits batchLimits() const {
-    const EngineConfig e = effective();
-    return {e.maxNumBatchedTokens, e.maxNumSeqs, maxModelLen};
+    return {inForce.knobs.maxNumBatchedTokens, inForce.knobs.maxNumSeqs, inForce.maxModelLen};
   }
   void recordStep(const StepRecord& r) {
     ++numSteps;

@@ -39,7 +39,7 @@ void Engine::Impl::buildProposer() {
 }
 
 void Engine::Impl::propose() {
-  if (proposer) proposer->propose(scheduler->running(), maxModelLen);
+  if (proposer) proposer->propose(scheduler->running(), inForce.maxModelLen);
   else
     for (Request* r : scheduler->running()) {
       r->specTokenIds.clear();

@@ -1,118 +1,24 @@
 // The CUDA executor against the CPU executor: logits of random GQA models in every
-// weight dtype (head dims 32 to 128, 80 included; Qwen2 biases and Qwen3 q/k norms) through a schedule with chunked
-// prefill, a shared prefix (cached blocks), long decodes (split-K attention) and rows
-// that need no logits; decode batches padded up to a CUDA-graph bucket (3, 5, 17
-// sequences), graphs on and off; the default model's greedy tokens; and whole Engine
-// runs (chunked prefill, prefix hits, preemption). Greedy tokens follow the near-tie
-// rule of engine/exec/cuda/testing/greedy_match.h. A model shape the kernels do not
-// handle is refused as unsupported (no device needed to check the CPU fallback). Skips
-// with the loader's reason where there is no CUDA device; tools/device-check.sh counts
-// a skip as a failure.
+// weight dtype (head dims 32 to 128, 80 included; Qwen2 biases and Qwen3 q/k norms)
+// through a schedule with chunked prefill, a shared prefix (cached blocks), long decodes
+// (split-K attention) and rows that need no logits; decode batches padded up to a
+// CUDA-graph bucket (3, 5, 17 sequences), graphs on and off; invalid batches; the same
+// bits for the same shapes. Skips with the loader's reason where there is no CUDA
+// device; tools/device-check.sh counts a skip as a failure. Greedy runs and the CPU
+// fallback: tst_cuda_engine.
 #include <QtTest>
 
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <random>
 
-#include "common/random_model.h"
-#include "engine/common/error.h"
-#include "engine/engine.h"
-#include "engine/exec/cpu/cpu_executor.h"
-#include "engine/exec/cuda_loader.h"
-#include "engine/model/model.h"
+#include "common/cuda_compare.h"
 #include "common/executor_driver.h"
-#include "engine/exec/cuda/testing/greedy_match.h"
+#include "engine/common/error.h"
+#include "engine/exec/cpu/cpu_executor.h"
+#include "engine/model/model.h"
 
 using namespace lwb;
-using lwb::test::runSchedule;
-using lwb::test::Schedule;
-using lwb::test::Seq;
-
-namespace {
-
-// A CUDA executor for `model`, or the reason there is none.
-std::unique_ptr<Executor> cudaFor(std::shared_ptr<const Model> model, std::string* reason) {
-  return tryCreateCudaExecutor(std::move(model), ExecutorOptions{}, reason);
-}
-
-#define REQUIRE_CUDA(ex, model)                 \
-  std::string skipReason;                       \
-  auto ex = cudaFor(model, &skipReason);        \
-  if (!ex) QSKIP(skipReason.c_str())
-
-std::vector<int> randomTokens(int n, int vocab, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<int> ids(static_cast<size_t>(n));
-  for (int& id : ids) id = int(rng() % unsigned(vocab));
-  return ids;
-}
-
-// |cuda - cpu| small against the logits' scale, and the same argmax where the CPU's
-// winner is clear.
-void compareLogits(const std::vector<float>& cpu, const std::vector<float>& cuda, int vocab, double relTol) {
-  QCOMPARE(cuda.size(), cpu.size());
-  double scale = 0, maxDiff = 0;
-  for (size_t i = 0; i < cpu.size(); ++i) {
-    QVERIFY2(std::isfinite(cuda[i]), "non-finite CUDA logit");
-    scale = std::max(scale, double(std::fabs(cpu[i])));
-    maxDiff = std::max(maxDiff, double(std::fabs(cpu[i] - cuda[i])));
-  }
-  QVERIFY2(maxDiff <= relTol * std::max(scale, 1.0),
-           qPrintable(QString("max |cuda - cpu| %1 at logit scale %2").arg(maxDiff).arg(scale)));
-  for (size_t row = 0; row < cpu.size() / size_t(vocab); ++row) {
-    const float* c = cpu.data() + row * size_t(vocab);
-    const float* g = cuda.data() + row * size_t(vocab);
-    std::vector<float> sorted(c, c + vocab);
-    std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<float>());
-    if (sorted[0] - sorted[1] < 4 * maxDiff) continue;  // near-tie: either may win
-    QCOMPARE(int(std::max_element(g, g + vocab) - g), int(std::max_element(c, c + vocab) - c));
-  }
-}
-
-std::shared_ptr<const Model> randomModel(const QTemporaryDir& tmp, const RandomModelSpec& spec) {
-  return loadModel(writeRandomLlamaModel(tmp.filePath("model").toStdString(), spec));
-}
-
-struct TopTwo {
-  std::vector<int> tokens;
-  std::vector<float> margins;  // logprob of the winner minus the runner-up, per token
-};
-
-// Greedy Engine run; per request, its tokens and the top-2 margins.
-std::map<RequestId, TopTwo> runEngine(std::shared_ptr<const Model> model, const std::string& backend,
-                                      const std::vector<std::vector<int>>& prompts) {
-  EngineConfig config;
-  config.executor.backend = backend;
-  config.maxNumBatchedTokens = 48;  // prompts of 60-100 tokens: chunked prefill
-  config.maxNumSeqs = 8;
-  config.blockSize = 16;
-  config.numGpuBlocksOverride = 24;  // too few for everyone: preemption
-  Engine engine(model, config);
-  std::map<RequestId, TopTwo> out;
-  std::vector<RequestId> ids;
-  for (const std::vector<int>& p : prompts) {
-    RequestInput in;
-    in.promptTokenIds = p;
-    in.sampling.temperature = 0;
-    in.sampling.maxTokens = 24;
-    in.sampling.ignoreEos = true;
-    in.sampling.logprobs = 2;
-    ids.push_back(engine.addRequest(in));
-  }
-  for (int guard = 0; engine.hasUnfinishedRequests() && guard < 10000; ++guard) {
-    const StepOutput step = engine.step();
-    for (const TokenDelta& d : step.deltas) {
-      TopTwo& t = out[d.id];
-      t.tokens.insert(t.tokens.end(), d.newTokenIds.begin(), d.newTokenIds.end());
-      for (const auto& lp : d.newLogprobs)
-        t.margins.push_back(lp.size() >= 2 ? lp[0].second - lp[1].second : INFINITY);
-    }
-  }
-  return out;
-}
-
-}  // namespace
+using namespace lwb::test;
 
 class TestCudaExecutor : public QObject {
   Q_OBJECT
@@ -141,6 +47,7 @@ class TestCudaExecutor : public QObject {
                                               << QString("Qwen3ForCausalLM");
     QTest::newRow("qwen3 f16 4:2 d64") << int(DType::F16) << 128 << 4 << 2 << 64 << false << QString("Qwen3ForCausalLM");
   }
+
   void logitsMatchCpu() {
     QFETCH(int, dtype);
     QFETCH(int, hidden);
@@ -217,44 +124,6 @@ class TestCudaExecutor : public QObject {
     QVERIFY(cuda->kvBytesPerBlock(16) > 0);
   }
 
-  void defaultModelGreedyMatchesCpu() {
-    std::shared_ptr<const Model> model;
-    try {
-      model = loadModel(defaultModelDir());
-    } catch (const Error& e) {
-      QSKIP(qPrintable(QString("default model absent: %1").arg(e.what())));
-    }
-    REQUIRE_CUDA(cuda, model);
-    auto cpu = createCpuExecutor(model, 0);
-    const std::vector<int> prompt = model->encodePrompt("It is a truth universally acknowledged, that");
-    std::vector<int> tokens[2];
-    std::vector<float> logits[2], margins[2];
-    Executor* exs[2] = {cpu.get(), cuda.get()};
-    for (int e = 0; e < 2; ++e) {
-      exs[e]->allocateKvCache(8, 16);
-      Seq s{0, prompt, {0, 1, 2, 3, 4, 5, 6, 7}, 0};
-      int chunk = int(prompt.size());
-      for (int step = 0; step < 32; ++step) {
-        ForwardBatch batch;
-        batch.seqs.push_back({1, 0, chunk, s.numComputed, s.blocks, true});
-        batch.tokenIds.assign(s.tokens.end() - chunk, s.tokens.end());
-        ForwardResult out;
-        exs[e]->forward(batch, out);
-        s.numComputed += chunk;
-        const int next = int(std::max_element(out.logits.begin(), out.logits.end()) - out.logits.begin());
-        if (step == 0) logits[e] = out.logits;
-        margins[e].push_back(devcheck::topTwoMargin(out.logits.data(), out.logits.size()));
-        tokens[e].push_back(next);
-        s.tokens.push_back(next);
-        chunk = 1;
-      }
-    }
-    compareLogits(logits[0], logits[1], model->config.vocabSize, 0.03);
-    const devcheck::GreedyMatch m = devcheck::compareGreedy(tokens[0], margins[0], tokens[1]);
-    QVERIFY2(m.ok, m.message.c_str());
-    QVERIFY(m.compared >= 8);  // a tie in the first few tokens would make this vacuous
-  }
-
   // Decode-only batches of 3, 5 and 17 sequences run in CUDA-graph buckets of 4, 8 and
   // 32 rows: the padded rows must change nothing. Logits of every row against the CPU,
   // with graphs (first step eager + capture, then replays) and without.
@@ -264,6 +133,7 @@ class TestCudaExecutor : public QObject {
     for (int n : {3, 5, 17})
       for (bool g : {true, false}) QTest::addRow("%d seqs, graphs %s", n, g ? "on" : "off") << n << g;
   }
+
   void paddedDecodeBatchesMatchCpu() {
     QFETCH(int, numSeqs);
     QFETCH(bool, graphs);
@@ -336,72 +206,6 @@ class TestCudaExecutor : public QObject {
     const auto runB = runSchedule(*second, b, schedule, {20, 20});
     QVERIFY(runA[0] == runA2[0] && runA[1] == runA2[1]);  // run to run
     QVERIFY(runA[0] == runB[0]);                          // the neighbour's tokens do not matter
-  }
-
-  // A head_dim the kernels do not take is "unsupported", not a failure: auto falls back
-  // to the CPU and says why (when a device and the plugin exist; else it falls back for
-  // the lack of those, which the notice also says).
-  void unsupportedShapeFallsBackToCpu() {
-    RandomModelSpec spec;
-    spec.hiddenSize = 84;
-    spec.numAttentionHeads = 2;
-    spec.numKeyValueHeads = 2;
-    spec.headDim = 42;  // even (RoPE) but not a multiple of 8
-    spec.intermediateSize = 128;
-    spec.vocabSize = 400;
-    QTemporaryDir tmp;
-    const auto model = randomModel(tmp, spec);
-    std::string reason;
-    QVERIFY(cudaFor(model, &reason) == nullptr);
-    QVERIFY(!reason.empty());
-    std::string notice;
-    ExecutorOptions options;
-    options.backend = "auto";
-    auto ex = createExecutor(model, options, &notice);
-    QCOMPARE(ex->deviceInfo().backend, std::string("cpu"));
-    QVERIFY2(notice.find(reason) != std::string::npos, notice.c_str());
-    std::string probeReason;
-    if (lwb::cudaplugin::openUsablePlugin(0, &probeReason))  // a device: the shape is the reason
-      QVERIFY2(reason.find("head_dim 42") != std::string::npos, reason.c_str());
-    options.backend = "cuda";
-    QVERIFY_THROWS_EXCEPTION(Error, createExecutor(model, options));
-  }
-
-  void engineRunsMatchCpu() {
-    QTemporaryDir tmp;
-    RandomModelSpec spec;
-    spec.hiddenSize = 128;
-    spec.headDim = 32;
-    spec.numAttentionHeads = 4;
-    spec.numKeyValueHeads = 2;
-    spec.intermediateSize = 256;
-    spec.vocabSize = 400;
-    spec.attentionDType = spec.mlpDType = spec.embeddingDType = spec.lmHeadDType = DType::BF16;
-    spec.scale = 0.2f;
-    const auto model = randomModel(tmp, spec);
-    {
-      REQUIRE_CUDA(probe, model);  // skips without a device
-    }
-    const std::vector<int> shared = randomTokens(40, spec.vocabSize, 5);  // a common system prompt
-    std::vector<std::vector<int>> prompts;
-    for (int i = 0; i < 6; ++i) {
-      std::vector<int> p = shared;
-      const std::vector<int> own = randomTokens(20 + 10 * i, spec.vocabSize, 10 + unsigned(i));
-      p.insert(p.end(), own.begin(), own.end());
-      prompts.push_back(p);
-    }
-    const auto cpu = runEngine(model, "cpu", prompts);
-    const auto cuda = runEngine(model, "cuda", prompts);
-    QCOMPARE(cuda.size(), cpu.size());
-    int compared = 0;
-    for (const auto& [id, expect] : cpu) {
-      const TopTwo& got = cuda.at(id);
-      QCOMPARE(got.tokens.size(), expect.tokens.size());
-      const devcheck::GreedyMatch m = devcheck::compareGreedy(expect.tokens, expect.margins, got.tokens);
-      QVERIFY2(m.ok, qPrintable(QString("request %1: %2").arg(id).arg(m.message.c_str())));
-      compared += int(m.compared);
-    }
-    QVERIFY(compared > 6 * 12);  // most tokens were actually compared
   }
 };
 

@@ -21,7 +21,7 @@ std::vector<int> seq(int n, int start = 10) {
 void fill(KvCacheManager& kv, int64_t id, const std::vector<int>& tokens) {
   PrefixHit hit = kv.findCachedPrefix(tokens);
   QVERIFY(kv.allocateSlots(id, int(tokens.size()), &hit));
-  kv.cacheFullBlocks(id, tokens, int(tokens.size()));
+  kv.cacheFullBlocks(id, &tokens, int(tokens.size()));
 }
 
 // A `prefixLen`-token head shared by all, then a tail of `tailLen` tokens unique to `tag`.
@@ -46,7 +46,7 @@ class TestKvCacheManager : public QObject {
 
  private slots:
   void sharedPrefixHitsWholeBlocks() {
-    KvCacheManager kv(16, 4, true);
+    KvCacheManager kv(16, 4);
     fill(kv, 1, seq(10));  // 2 full blocks hashed, 1 partial
     std::vector<int> other = seq(8);
     other.push_back(500);
@@ -61,7 +61,7 @@ class TestKvCacheManager : public QObject {
   }
 
   void stopsAtTheFirstMiss() {
-    KvCacheManager kv(16, 4, true);
+    KvCacheManager kv(16, 4);
     fill(kv, 1, seq(12));
     std::vector<int> t = seq(13);
     t[5] = 999;  // second block differs: later blocks cannot hit either
@@ -69,16 +69,19 @@ class TestKvCacheManager : public QObject {
   }
 
   void leavesTheLastTokenToCompute() {
-    KvCacheManager kv(16, 4, true);
+    KvCacheManager kv(16, 4);
     fill(kv, 1, seq(8));
     QCOMPARE(kv.findCachedPrefix(seq(8)).numTokens, 4);  // a multiple of block_size: last block recomputed
     QCOMPARE(kv.findCachedPrefix(seq(9)).numTokens, 8);
     QCOMPARE(kv.findCachedPrefix(seq(1)).numTokens, 0);
   }
 
-  void cachingOffNeitherLooksUpNorHashes() {
-    KvCacheManager kv(16, 4, false);
-    fill(kv, 1, seq(12));
+  // Prefix caching off (the scheduler's decision): it passes no tokens, so nothing is hashed.
+  void withoutTokensNothingIsHashed() {
+    KvCacheManager kv(16, 4);
+    QVERIFY(kv.allocateSlots(1, 12));
+    kv.cacheFullBlocks(1, nullptr, 12);
+    QCOMPARE(kv.numComputedTokens(1), 12);
     QCOMPARE(kv.findCachedPrefix(seq(13)).numTokens, 0);
     kv.free(1);
     QCOMPARE(kv.usage().numCachedFree, 0);
@@ -86,7 +89,7 @@ class TestKvCacheManager : public QObject {
   }
 
   void allocationIsAllOrNothing() {
-    KvCacheManager kv(4, 4, true);
+    KvCacheManager kv(4, 4);
     QVERIFY(kv.allocateSlots(1, 12));
     QVERIFY(!kv.allocateSlots(2, 8));  // needs 2, 1 free
     QVERIFY(!kv.holds(2));
@@ -98,7 +101,7 @@ class TestKvCacheManager : public QObject {
   }
 
   void cachedFreeHitsCountAgainstTheFreeQueue() {
-    KvCacheManager kv(4, 4, true);
+    KvCacheManager kv(4, 4);
     fill(kv, 1, seq(8));
     kv.free(1);
     QCOMPARE(kv.usage().numCachedFree, 2);
@@ -111,7 +114,7 @@ class TestKvCacheManager : public QObject {
   }
 
   void freesTailFirstSoTheHeadSurvivesLonger() {
-    KvCacheManager kv(3, 4, true);
+    KvCacheManager kv(3, 4);
     fill(kv, 1, seq(12));
     const std::vector<int> blocks = kv.blockIds(1);
     kv.free(1);
@@ -122,21 +125,21 @@ class TestKvCacheManager : public QObject {
 
   void forcedCollisionIsVerifiedByTokens() {
     // Every block hashes to 7: only token verification tells blocks apart.
-    KvCacheManager kv(8, 2, true, [](uint64_t, const int*, int) { return uint64_t(7); });
+    KvCacheManager kv(8, 2, [](uint64_t, const int*, int) { return uint64_t(7); });
     fill(kv, 1, {1, 2, 3});
     QCOMPARE(kv.findCachedPrefix({1, 2, 9}).numTokens, 2);
     QCOMPARE(kv.findCachedPrefix({5, 6, 9}).numTokens, 0);  // same hash, other tokens: miss
   }
 
   void generatedTokensGetHashedAsBlocksFill() {
-    KvCacheManager kv(8, 4, true);
+    KvCacheManager kv(8, 4);
     std::vector<int> t = seq(3);
     QVERIFY(kv.allocateSlots(1, 3));
-    kv.cacheFullBlocks(1, t, 3);
+    kv.cacheFullBlocks(1, &t, 3);
     for (int tok : {50, 51, 52}) {  // decode: one token per step
       t.push_back(tok);
       QVERIFY(kv.allocateSlots(1, int(t.size())));
-      kv.cacheFullBlocks(1, t, int(t.size()));
+      kv.cacheFullBlocks(1, &t, int(t.size()));
     }
     std::vector<int> probe(t.begin(), t.begin() + 4);
     probe.push_back(1);
@@ -145,7 +148,7 @@ class TestKvCacheManager : public QObject {
   // vLLM V1: blocks are registered when allocated for the tokens that fill them, so
   // prompts admitted in the same step share the first one's blocks before it ran.
   void sameStepAdmissionsHitTheFirstOnesBlocks() {
-    KvCacheManager kv(64, 16, true);
+    KvCacheManager kv(64, 16);
     std::vector<std::vector<int>> prompts;
     for (int p = 0; p < 4; ++p) prompts.push_back(sharedHead(64, 5 + 3 * p, p + 1));
     admit(kv, 1, prompts[0], int(prompts[0].size()));
@@ -158,27 +161,27 @@ class TestKvCacheManager : public QObject {
     }
     for (int b : head) QCOMPARE(kv.pool().block(b).refCount, 4);
     QCOMPARE(kv.numUnwrittenHashes(), 4);  // hitters do not own the registration
-    for (int p = 0; p < 4; ++p) kv.cacheFullBlocks(p + 1, prompts[size_t(p)], int(prompts[size_t(p)].size()));
+    for (int p = 0; p < 4; ++p) kv.cacheFullBlocks(p + 1, &prompts[size_t(p)], int(prompts[size_t(p)].size()));
     QCOMPARE(kv.numUnwrittenHashes(), 0);
   }
 
   void aChunkRegistersOnlyTheBlocksItFills() {
-    KvCacheManager kv(64, 16, true);
+    KvCacheManager kv(64, 16);
     const std::vector<int> a = sharedHead(64, 10, 1);
     admit(kv, 1, a, 40);  // blocks 0, 1 full; block 2 holds 8 of 16 this step
     QCOMPARE(kv.numUnwrittenHashes(), 2);
     QCOMPARE(kv.findCachedPrefix(sharedHead(64, 3, 2)).numTokens, 32);
-    kv.cacheFullBlocks(1, a, 40);
+    kv.cacheFullBlocks(1, &a, 40);
     QVERIFY(kv.allocateSlots(1, 74, nullptr, &a));  // the next chunk: the rest of the prompt
     QCOMPARE(kv.numUnwrittenHashes(), 2);
     QCOMPARE(kv.findCachedPrefix(sharedHead(64, 3, 2)).numTokens, 64);
   }
 
   void decodeRegistersTheBlockItsTokenFills() {
-    KvCacheManager kv(8, 4, true);
+    KvCacheManager kv(8, 4);
     std::vector<int> t = seq(7);
     admit(kv, 1, t, 7);
-    kv.cacheFullBlocks(1, t, 7);
+    kv.cacheFullBlocks(1, &t, 7);
     t.push_back(50);  // sampled; computed in the next step, which fills block 1
     QVERIFY(kv.allocateSlots(1, 8, nullptr, &t));
     QCOMPARE(kv.numUnwrittenHashes(), 1);
@@ -190,10 +193,10 @@ class TestKvCacheManager : public QObject {
   // A failed forward pass: hashes registered for it go, hashes of written blocks stay,
   // and the blocks can be registered again once really computed.
   void droppingUnwrittenHashesKeepsWrittenOnes() {
-    KvCacheManager kv(16, 4, true);
+    KvCacheManager kv(16, 4);
     const std::vector<int> t = seq(17);
     admit(kv, 1, t, 8);
-    kv.cacheFullBlocks(1, t, 8);                    // blocks 0, 1 written
+    kv.cacheFullBlocks(1, &t, 8);                    // blocks 0, 1 written
     QVERIFY(kv.allocateSlots(1, 16, nullptr, &t));  // blocks 2, 3 registered, unwritten
     PrefixHit hit = admit(kv, 2, t, 1);             // same step: hits all four
     QCOMPARE(hit.numTokens, 16);
@@ -202,20 +205,20 @@ class TestKvCacheManager : public QObject {
     QCOMPARE(kv.findCachedPrefix(t).numTokens, 8);
     for (int i = 2; i < 4; ++i) QVERIFY(!kv.pool().block(kv.blockIds(1)[size_t(i)]).hash);
     kv.free(2);
-    kv.cacheFullBlocks(1, t, 16);  // computed after all (a retry): registered again
+    kv.cacheFullBlocks(1, &t, 16);  // computed after all (a retry): registered again
     QCOMPARE(kv.findCachedPrefix(t).numTokens, 16);
   }
 
   // Preempted (or failed) before its forward pass ran: nothing it registered survives.
   void freeDropsUnwrittenHashes() {
-    KvCacheManager kv(16, 4, true);
+    KvCacheManager kv(16, 4);
     const std::vector<int> t = seq(13);
     admit(kv, 1, t, 13);
     kv.free(1);
     QCOMPARE(kv.usage().numCachedFree, 0);
     QCOMPARE(kv.findCachedPrefix(t).numTokens, 0);
     admit(kv, 2, t, 13);
-    kv.cacheFullBlocks(2, t, 13);
+    kv.cacheFullBlocks(2, &t, 13);
     kv.free(2);
     QCOMPARE(kv.usage().numCachedFree, 3);
     QCOMPARE(kv.findCachedPrefix(t).numTokens, 12);

@@ -11,11 +11,12 @@ using namespace lwb;
 namespace {
 
 struct Harness {
+  ConfigInForce config;  // the engine's role: the scheduler reads it, never copies it
   Scheduler sched;
   std::vector<std::unique_ptr<Request>> reqs;
 
   Harness(EngineConfig c, int numBlocks, int maxModelLen = 1024)
-      : sched(c, maxModelLen, std::make_unique<KvCacheManager>(numBlocks, c.blockSize, c.enablePrefixCaching)) {}
+      : config{c, maxModelLen}, sched(config, std::make_unique<KvCacheManager>(numBlocks, c.blockSize)) {}
 
   Request* add(int promptLen, int maxTokens = 100, int priority = 0, int firstToken = 1000) {
     std::vector<int> prompt;
@@ -106,6 +107,26 @@ class TestScheduler : public QObject {
     SchedulerOutput s2 = h.step();
     QCOMPARE(Harness::tokensOf(s2, a), 1);
     QCOMPARE(Harness::tokensOf(s2, b), 6);
+  }
+
+  // The scheduler keeps no copy of the knobs: what the engine puts in its ConfigInForce
+  // is what the next schedule() uses (budget, caching, max_model_len).
+  void readsTheConfigInForceAtEveryStep() {
+    Harness h(knobs(8), 64);
+    Request* a = h.add(20);
+    QCOMPARE(Harness::tokensOf(h.step(), a), 8);
+    h.config.knobs.maxNumBatchedTokens = 5;
+    SchedulerOutput s = h.step();
+    QCOMPARE(s.tokenBudget, 5);
+    QCOMPARE(Harness::tokensOf(s, a), 5);
+    h.config.knobs.enablePrefixCaching = false;
+    Request* b = h.add(20);  // the same prompt as a: would hit a's first blocks
+    h.config.knobs.maxNumBatchedTokens = 64;
+    SchedulerOutput s2 = h.step();
+    QCOMPARE(s2.prefixQueryRequests, int64_t(0));
+    QCOMPARE(Harness::tokensOf(s2, b), 20);
+    h.config.maxModelLen = 10;
+    QCOMPARE(h.add(12, 1, 0, 5000)->state, RequestState::Rejected);
   }
 
   void aRequestLargerThanThePoolIsRejected() {

@@ -25,8 +25,9 @@ namespace {
 
 struct Sim {
   std::mt19937 rng;
-  EngineConfig config;
-  int maxModelLen = 96;
+  ConfigInForce inForce;  // the engine's role: knob changes land here, the scheduler reads them
+  EngineConfig& config = inForce.knobs;
+  int& maxModelLen = inForce.maxModelLen;
   Scheduler sched;
   std::vector<std::unique_ptr<Request>> reqs;
   std::map<int64_t, std::string> rejected;
@@ -39,8 +40,8 @@ struct Sim {
   int64_t numPrefixHitTokens = 0, numPreemptions = 0;  // over every step
 
   Sim(uint32_t seed, int numBlocks, BlockHashFn hashFn)
-      : rng(seed), config(initialKnobs()),
-        sched(config, maxModelLen, std::make_unique<KvCacheManager>(numBlocks, config.blockSize, true, hashFn)),
+      : rng(seed), inForce{initialKnobs(), 96},
+        sched(inForce, std::make_unique<KvCacheManager>(numBlocks, config.blockSize, hashFn)),
         content(size_t(numBlocks), std::vector<int>(size_t(config.blockSize), -1)) {
     for (int p = 0; p < 4; ++p) {
       std::vector<int> head;
@@ -71,7 +72,6 @@ struct Sim {
     maxModelLen = 48 + int(rng() % 64);
     numSpeculativeTokens = speculate ? int(rng() % 6) : 0;
     if (!config.enableChunkedPrefill) config.maxNumBatchedTokens = std::max(config.maxNumBatchedTokens, maxModelLen);
-    sched.setConfig(config, maxModelLen);
   }
 
   void arrive() {

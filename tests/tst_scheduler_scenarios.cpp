@@ -17,11 +17,12 @@ namespace {
 using Ids = std::vector<int>;
 
 struct Harness {
+  ConfigInForce config;  // the engine's role: the scheduler reads it, never copies it
   Scheduler sched;
   std::vector<std::unique_ptr<Request>> reqs;
 
   Harness(const EngineConfig& c, int numBlocks)
-      : sched(c, 1024, std::make_unique<KvCacheManager>(numBlocks, c.blockSize, c.enablePrefixCaching)) {}
+      : config{c, 1024}, sched(config, std::make_unique<KvCacheManager>(numBlocks, c.blockSize)) {}
 
   // A prompt of `len` tokens first, first + 1, ...
   Request* add(int len, int first) {
@@ -194,14 +195,14 @@ class TestSchedulerScenarios : public QObject {
   // KV books driven directly, hashing only after the pass): both blocks keep the hash;
   // after one is evicted a later lookup hits the other copy.
   void duplicateBlocksBothStayFindable() {
-    KvCacheManager kv(4, 4, true);
+    KvCacheManager kv(4, 4);
     const std::vector<int> prompt = {1, 2, 3, 4, 5};
     QVERIFY(kv.allocateSlots(1, 5));
     QVERIFY(kv.allocateSlots(2, 5));
     QCOMPARE(kv.blockIds(1), (Ids{0, 1}));
     QCOMPARE(kv.blockIds(2), (Ids{2, 3}));
-    kv.cacheFullBlocks(1, prompt, 5);
-    kv.cacheFullBlocks(2, prompt, 5);
+    kv.cacheFullBlocks(1, &prompt, 5);
+    kv.cacheFullBlocks(2, &prompt, 5);
     QCOMPARE(kv.pool().numBlocksWithHash(*kv.pool().block(0).hash), 2);
     kv.free(1);
     kv.free(2);

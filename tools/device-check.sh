@@ -122,7 +122,7 @@ for d in /usr/lib/*/cmake/Qt6Test /usr/lib/cmake/Qt6Test /usr/local/lib/cmake/Qt
 done
 [ $qt = 1 ] || { [ $full = 1 ] && log "no Qt6 Test: the Qt test executables cannot be built"; full=0; }
 
-TESTS=(tst_cuda_emulation tst_cuda_kernels tst_cuda_executor)
+TESTS=(tst_cuda_emulation tst_cuda_kernels tst_cuda_executor tst_cuda_engine)
 if [ $full = 1 ]; then
   B=build-devcheck/full
   run_step "configure (full)" 90 1 configure.log \

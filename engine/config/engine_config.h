@@ -1,6 +1,6 @@
 #pragma once
 // The values of every engine knob (declared, with ranges and help, in knobs.h). The
-// engine owns the config in force; the scheduler, the KV manager and the views read it.
+// engine owns the config in force; the scheduler and the views read it.
 #include <cstdint>
 #include <string>
 

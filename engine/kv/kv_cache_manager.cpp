@@ -7,8 +7,8 @@
 
 namespace lwb {
 
-KvCacheManager::KvCacheManager(int numBlocks, int blockSize, bool enablePrefixCaching, BlockHashFn hashFn)
-    : pool_(numBlocks), blockSize_(blockSize), prefixCaching_(enablePrefixCaching), hashFn_(std::move(hashFn)) {
+KvCacheManager::KvCacheManager(int numBlocks, int blockSize, BlockHashFn hashFn)
+    : pool_(numBlocks), blockSize_(blockSize), hashFn_(std::move(hashFn)) {
   check(blockSize >= 1, std::string(knob::kBlockSize) + ": " + std::to_string(blockSize) + "; expected at least 1");
 }
 
@@ -18,7 +18,7 @@ uint64_t KvCacheManager::hash(uint64_t parent, const int* tokens) const {
 
 PrefixHit KvCacheManager::findCachedPrefix(const std::vector<int>& tokens) const {
   PrefixHit hit;
-  if (!prefixCaching_ || tokens.empty()) return hit;
+  if (tokens.empty()) return hit;
   const int maxBlocks = (int(tokens.size()) - 1) / blockSize_;
   uint64_t parent = 0;
   for (int i = 0; i < maxBlocks; ++i) {
@@ -70,7 +70,6 @@ bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixH
 }
 
 void KvCacheManager::registerFullBlocks(ReqBlocks& r, const std::vector<int>& tokens, int numTokens) {
-  if (!prefixCaching_) return;
   const int numFull = std::min(numTokens / blockSize_, int(r.blocks.size()));
   for (int i = int(r.hashes.size()); i < numFull; ++i) {
     const int* t = tokens.data() + size_t(i) * size_t(blockSize_);
@@ -81,12 +80,12 @@ void KvCacheManager::registerFullBlocks(ReqBlocks& r, const std::vector<int>& to
   }
 }
 
-void KvCacheManager::cacheFullBlocks(int64_t id, const std::vector<int>& tokens, int numComputedTokens) {
+void KvCacheManager::cacheFullBlocks(int64_t id, const std::vector<int>* tokens, int numComputedTokens) {
   auto it = reqs_.find(id);
   if (it == reqs_.end()) return;
   ReqBlocks& r = it->second;
   r.numComputed = numComputedTokens;
-  registerFullBlocks(r, tokens, numComputedTokens);
+  if (tokens) registerFullBlocks(r, *tokens, numComputedTokens);
   r.numWrittenHashes = std::max(r.numWrittenHashes, std::min(int(r.hashes.size()), numComputedTokens / blockSize_));
 }
 

@@ -37,13 +37,13 @@ struct KvUsage {
 
 class KvCacheManager {
  public:
-  // `hashFn` replaces XXH3 (tests force collisions with it).
-  KvCacheManager(int numBlocks, int blockSize, bool enablePrefixCaching, BlockHashFn hashFn = {});
+  // `hashFn` replaces XXH3 (tests force collisions with it). Whether prefixes are looked
+  // up and hashed is the caller's decision (enable_prefix_caching: the scheduler reads
+  // it): it passes the tokens to hash, or none.
+  KvCacheManager(int numBlocks, int blockSize, BlockHashFn hashFn = {});
 
   int blockSize() const { return blockSize_; }
   int numBlocks() const { return pool_.numBlocks(); }
-  // Off: no more lookups and no new hashes (blocks already cached stay until evicted).
-  void setPrefixCaching(bool on) { prefixCaching_ = on; }
   int blocksFor(int numTokens) const { return (numTokens + blockSize_ - 1) / blockSize_; }
 
   // Longest chain of cached full blocks matching `tokens`' head; stops at the first
@@ -65,10 +65,11 @@ class KvCacheManager {
   // Speculative rollback: frees the request's blocks past those `numTokens` tokens need
   // (lookahead slots of rejected drafts), tail first. Such blocks never carry a hash.
   void trimTo(int64_t id, int numTokens);
-  // The first `numComputedTokens` of `tokens` are in the cache now (the forward pass
-  // ran): registers full blocks not registered yet (parent-chained hashes) and marks the
-  // request's registered blocks up to there as written.
-  void cacheFullBlocks(int64_t id, const std::vector<int>& tokens, int numComputedTokens);
+  // The first `numComputedTokens` tokens are in the cache now (the forward pass ran):
+  // with `tokens` (the request's ids) registers full blocks not registered yet
+  // (parent-chained hashes), and marks the request's registered blocks up to there as
+  // written.
+  void cacheFullBlocks(int64_t id, const std::vector<int>* tokens, int numComputedTokens);
   // The forward pass failed: drops, for every request, the hashes registered since its
   // last cacheFullBlocks(); their blocks' contents were never written. Returns how many.
   int dropUnwrittenHashes();
@@ -102,7 +103,6 @@ class KvCacheManager {
 
   BlockPool pool_;
   int blockSize_;
-  bool prefixCaching_;
   BlockHashFn hashFn_;
   std::unordered_map<int64_t, ReqBlocks> reqs_;
 };

@@ -8,25 +8,23 @@
 
 namespace lwb {
 
-Scheduler::Scheduler(const EngineConfig& config, int maxModelLen, std::unique_ptr<KvCacheManager> kv)
-    : config_(config), maxModelLen_(maxModelLen), kv_(std::move(kv)) {
-  kv_->setPrefixCaching(config.enablePrefixCaching);
-}
+Scheduler::Scheduler(const ConfigInForce& config, std::unique_ptr<KvCacheManager> kv)
+    : config_(config), kv_(std::move(kv)) {}
 
-void Scheduler::setConfig(const EngineConfig& config, int maxModelLen) {
-  config_ = config;
-  maxModelLen_ = maxModelLen;
-  kv_->setPrefixCaching(config.enablePrefixCaching);
+// Off: no lookups and no new hashes (blocks already cached stay until evicted).
+const std::vector<int>* Scheduler::hashable(const Request& r) const {
+  return knobs().enablePrefixCaching ? &r.tokenIds : nullptr;
 }
 
 // No budget reason: without chunked prefill the knobs guarantee max_num_batched_tokens
 // >= max_model_len (EngineConfig::validateFor), so every prompt fits one step.
 std::string Scheduler::neverSchedulableReason(const Request& r) const {
-  if (r.numTokens() >= maxModelLen_)
+  const int maxModelLen = config_.maxModelLen;
+  if (r.numTokens() >= maxModelLen)
     return "the request has " + std::to_string(r.numTokens()) + " tokens; " + std::string(knob::kMaxModelLen) + " is " +
-           std::to_string(maxModelLen_);
+           std::to_string(maxModelLen);
   // The worst case it may grow to must fit the whole pool, or it could preempt itself forever.
-  int64_t maxTokens = std::min<int64_t>(int64_t(r.numPromptTokens) + r.sampling.maxTokens, maxModelLen_);
+  int64_t maxTokens = std::min<int64_t>(int64_t(r.numPromptTokens) + r.sampling.maxTokens, maxModelLen);
   int needed = kv_->blocksFor(int(maxTokens));
   if (needed > kv_->numBlocks())
     return "the request may grow to " + std::to_string(maxTokens) + " tokens (prompt + max_tokens) = " +
@@ -46,15 +44,15 @@ std::string Scheduler::addRequest(Request* r) {
 }
 
 int Scheduler::capChunk(int numNewTokens, int budget) const {
-  const int threshold = config_.longPrefillTokenThreshold;
+  const int threshold = knobs().longPrefillTokenThreshold;
   if (threshold > 0 && numNewTokens > threshold) numNewTokens = threshold;
   return std::min(numNewTokens, budget);
 }
 
 SchedulerOutput Scheduler::schedule(double now) {
   SchedulerOutput out;
-  out.tokenBudget = config_.maxNumBatchedTokens;
-  budgetLeft_ = config_.maxNumBatchedTokens;
+  out.tokenBudget = knobs().maxNumBatchedTokens;
+  budgetLeft_ = knobs().maxNumBatchedTokens;
   scheduleRunning(out, now);
   // As vLLM: no admissions in a step that had to preempt.
   if (out.preempted.empty()) scheduleWaiting(out, now);
@@ -68,7 +66,7 @@ SchedulerOutput Scheduler::schedule(double now) {
 }
 
 Request* Scheduler::pickVictim() const {
-  if (config_.schedulingPolicy == SchedulingPolicy::Fcfs) return running_.back();
+  if (knobs().schedulingPolicy == SchedulingPolicy::Fcfs) return running_.back();
   // Lowest priority = largest value, then the latest arrival.
   return *std::max_element(running_.begin(), running_.end(), [](const Request* a, const Request* b) {
     return std::tie(a->priority, a->arrivalSeq) < std::tie(b->priority, b->arrivalSeq);
@@ -90,7 +88,7 @@ void Scheduler::preempt(Request* victim, SchedulerOutput& out, double now) {
 
 void Scheduler::scheduleRunning(SchedulerOutput& out, double now) {
   size_t index = 0;
-  while (index < running_.size() && budgetLeft_ > 0 && int(out.seqs.size()) < config_.maxNumSeqs) {
+  while (index < running_.size() && budgetLeft_ > 0 && int(out.seqs.size()) < knobs().maxNumSeqs) {
     Request* r = running_[index];
     // Drafts ride after the real tokens and are the first to go when the budget is short.
     const int numReal = r->numTokens() - r->numComputedTokens;
@@ -101,7 +99,7 @@ void Scheduler::scheduleRunning(SchedulerOutput& out, double now) {
     }
     const int numSpec = std::max(0, numNew - numReal);
     bool scheduled = true;
-    while (!kv_->allocateSlots(r->id, r->numComputedTokens + numNew - numSpec, nullptr, &r->tokenIds, 0, numSpec)) {
+    while (!kv_->allocateSlots(r->id, r->numComputedTokens + numNew - numSpec, nullptr, hashable(*r), 0, numSpec)) {
       Request* victim = pickVictim();
       auto it = std::find_if(out.seqs.begin(), out.seqs.end(),
                              [victim](const ScheduledSeq& s) { return s.request == victim; });
@@ -126,15 +124,15 @@ void Scheduler::scheduleRunning(SchedulerOutput& out, double now) {
 }
 
 std::deque<Request*>::iterator Scheduler::nextWaiting() {
-  if (config_.schedulingPolicy == SchedulingPolicy::Fcfs) return waiting_.begin();
+  if (knobs().schedulingPolicy == SchedulingPolicy::Fcfs) return waiting_.begin();
   return std::min_element(waiting_.begin(), waiting_.end(), [](const Request* a, const Request* b) {
     return std::tie(a->priority, a->arrivalSeq) < std::tie(b->priority, b->arrivalSeq);
   });
 }
 
 void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
-  while (!waiting_.empty() && budgetLeft_ > 0 && int(running_.size()) < config_.maxNumSeqs &&
-         int(out.seqs.size()) < config_.maxNumSeqs) {
+  while (!waiting_.empty() && budgetLeft_ > 0 && int(running_.size()) < knobs().maxNumSeqs &&
+         int(out.seqs.size()) < knobs().maxNumSeqs) {
     auto it = nextWaiting();
     Request* r = *it;
     // Knobs changed since it was queued (max_model_len) can leave it unschedulable for
@@ -145,15 +143,15 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
       out.rejected.push_back({r, reason});
       continue;
     }
-    PrefixHit hit = kv_->findCachedPrefix(r->tokenIds);
+    const PrefixHit hit = knobs().enablePrefixCaching ? kv_->findCachedPrefix(r->tokenIds) : PrefixHit{};
     const int numNewTotal = r->numTokens() - hit.numTokens;
-    if (!config_.enableChunkedPrefill && capChunk(numNewTotal, numNewTotal) > budgetLeft_) break;
+    if (!knobs().enableChunkedPrefill && capChunk(numNewTotal, numNewTotal) > budgetLeft_) break;
     const int numNew = capChunk(numNewTotal, budgetLeft_);
     // vLLM's scheduler_reserve_full_isl: admit only if the whole current sequence fits
     // now, not just this chunk (else it is admitted and preempted again later).
-    const int numFullSequence = config_.schedulerReserveFullIsl ? r->numTokens() : 0;
+    const int numFullSequence = knobs().schedulerReserveFullIsl ? r->numTokens() : 0;
     // Registers the blocks this step fills at once: a later admission of this step hits them.
-    if (!kv_->allocateSlots(r->id, hit.numTokens + numNew, &hit, &r->tokenIds, numFullSequence)) break;
+    if (!kv_->allocateSlots(r->id, hit.numTokens + numNew, &hit, hashable(*r), numFullSequence)) break;
 
     waiting_.erase(it);
     running_.push_back(r);
@@ -171,7 +169,7 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
 // vLLM's PrefixCacheStats: only with caching on; a resumed request mostly hits its own
 // blocks, so it is kept apart and left out of the hit rate.
 void Scheduler::recordPrefixLookup(const Request& r, int numHitTokens, SchedulerOutput& out) {
-  if (!config_.enablePrefixCaching) return;
+  if (!knobs().enablePrefixCaching) return;
   if (r.timeline.numPreemptions > 0) {
     out.preemptedPrefixQueryTokens += r.numTokens();
     out.preemptedPrefixHitTokens += numHitTokens;
@@ -187,14 +185,14 @@ void Scheduler::commitStep(const SchedulerOutput& out) {
     Request* r = s.request;
     if (r->isFinished() || r->state != RequestState::Running) continue;
     r->numComputedTokens = s.numComputedBefore + s.numNewTokens - s.numSpecTokens();
-    kv_->cacheFullBlocks(r->id, r->tokenIds, r->numComputedTokens);
+    kv_->cacheFullBlocks(r->id, hashable(*r), r->numComputedTokens);
   }
 }
 
 void Scheduler::acceptDrafts(Request* r, int numAccepted) {
   if (r->isFinished() || r->state != RequestState::Running) return;
   r->numComputedTokens += numAccepted;
-  kv_->cacheFullBlocks(r->id, r->tokenIds, r->numComputedTokens);
+  kv_->cacheFullBlocks(r->id, hashable(*r), r->numComputedTokens);
   kv_->trimTo(r->id, r->numTokens());
 }
 

@@ -20,16 +20,21 @@
 
 namespace lwb {
 
+// The knobs a step runs with. The engine owns the one instance and changes it at step
+// boundaries; the scheduler holds a reference and reads it on every call, so a live
+// change needs no copy refreshed and a failed change leaves nothing stale behind.
+struct ConfigInForce {
+  EngineConfig knobs;   // resolved for the device: no 0 (= vLLM's default) left in the budgets
+  int maxModelLen = 0;  // effective (the knob's, or the model's max_position_embeddings)
+};
+
 class Scheduler {
  public:
-  // `maxModelLen` is the effective one (EngineConfig::effectiveMaxModelLen, computed by the engine).
-  Scheduler(const EngineConfig& config, int maxModelLen, std::unique_ptr<KvCacheManager> kv);
-
-  // Non-structural knobs (budget, max_num_seqs, chunking, caching, threshold, policy,
-  // max_model_len); they apply at the next schedule().
-  void setConfig(const EngineConfig& config, int maxModelLen);
-  const EngineConfig& config() const { return config_; }
-  int maxModelLen() const { return maxModelLen_; }
+  // `config` is the engine's, read (never copied) on every call: a live knob change
+  // (budget, max_num_seqs, chunking, caching, threshold, policy, max_model_len) applies
+  // at the next schedule(). It must outlive the scheduler.
+  Scheduler(const ConfigInForce& config, std::unique_ptr<KvCacheManager> kv);
+  const ConfigInForce& config() const { return config_; }
 
   // Queues `r` (not owned; it must outlive its stay here). Returns "" or, when the
   // request can never run under the current knobs, the reason (then it is not queued).
@@ -66,9 +71,11 @@ class Scheduler {
   Request* pickVictim() const;
   void preempt(Request* victim, SchedulerOutput& out, double now);
   std::deque<Request*>::iterator nextWaiting();
+  const EngineConfig& knobs() const { return config_.knobs; }
+  // With prefix caching on, the tokens whose full blocks are hashed; else none.
+  const std::vector<int>* hashable(const Request& r) const;
 
-  EngineConfig config_;
-  int maxModelLen_;
+  const ConfigInForce& config_;
   std::unique_ptr<KvCacheManager> kv_;
   std::vector<Request*> running_;  // admission order
   std::deque<Request*> waiting_;   // arrival order; preempted ones at the front

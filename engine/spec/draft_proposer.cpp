@@ -33,7 +33,7 @@ class DraftModelProposer : public Proposer {
   DraftModelProposer(const SpeculativeConfig& c, std::shared_ptr<const Model> draft, const ExecutorOptions& executor,
                      int numKvBlocks, int blockSize)
       : config_(c), draft_(std::move(draft)), executor_(createExecutor(draft_, executor)),
-        kv_(numKvBlocks, blockSize, false) {
+        kv_(numKvBlocks, blockSize) {
     executor_->allocateKvCache(numKvBlocks, blockSize);
   }
 

@@ -1,7 +1,9 @@
 #pragma once
-// A naive, double-precision Llama-family forward pass (Hugging Face LlamaForCausalLM
-// semantics, plus Qwen2's q/k/v biases and Qwen3's per-head q/k RMSNorm): contiguous, no KV paging, recomputes the whole sequence. Slow on purpose
-// and written to be obviously correct; every executor is tested against it.
+// The reference forward (engine/exec/testing/reference_forward.h: naive, float64, Hugging
+// Face LlamaForCausalLM semantics plus Qwen2's q/k/v biases and Qwen3's per-head q/k
+// RMSNorm) on a loaded Model's weights, quantized ones dequantized exactly. Every
+// executor is tested against it; the CUDA device check runs the same code on its own
+// random weights (exec/cuda/testing/host_llama.h).
 #include <vector>
 
 namespace lwb {

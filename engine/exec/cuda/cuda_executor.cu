@@ -4,13 +4,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <type_traits>
 
 #include "engine/exec/cuda/batch_plan.h"
 #include "engine/exec/cuda/cuda_check.h"
 #include "engine/exec/cuda/device_buffer.h"
 #include "engine/exec/cuda/device_weights.h"
+#include "engine/exec/cuda/graph_cache.h"
 #include "engine/exec/cuda/kernels.h"
 
 namespace lwb::cuda {
@@ -153,7 +153,7 @@ class CudaExecutor final : public Executor {
                                    cudaMemcpyHostToDevice, stream_));
     LWB_CUDA_CHECK(cudaEventRecord(metaCopied_, stream_));
 
-    if (bucket > 0) runGraph(bucket, sizes);
+    if (bucket > 0) graphCache_.run(bucket, stream_, [&] { runLayers(sizes); });
     else runLayers(sizes);
 
     if (numLogits == 0) return;  // nothing to wait for: the next call orders after this one
@@ -219,36 +219,7 @@ class CudaExecutor final : public Executor {
     return 0;
   }
 
-  void runGraph(int bucket, const LaunchSizes& z) {
-    auto it = graphsByBucket_.find(bucket);
-    if (it != graphsByBucket_.end()) {
-      LWB_CUDA_CHECK(cudaGraphLaunch(it->second, stream_));
-      return;
-    }
-    // First time: run eagerly (also warms cuBLAS and kernel attributes outside any
-    // capture), then capture the same launches for the next batches of this bucket.
-    runLayers(z);
-    cudaGraph_t graph = nullptr;
-    LWB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-    try {
-      runLayers(z);
-    } catch (...) {
-      cudaStreamEndCapture(stream_, &graph);
-      if (graph) cudaGraphDestroy(graph);
-      throw;
-    }
-    LWB_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-    cudaGraphExec_t exec = nullptr;
-    const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
-    cudaGraphDestroy(graph);
-    LWB_CUDA_CHECK(status);
-    graphsByBucket_[bucket] = exec;
-  }
-
-  void dropGraphs() {
-    for (auto& [bucket, exec] : graphsByBucket_) cudaGraphExecDestroy(exec);
-    graphsByBucket_.clear();
-  }
+  void dropGraphs() { graphCache_.clear(); }
 
   // ---- buffers ----------------------------------------------------------------------
   size_t bytesPerRow() const {
@@ -389,7 +360,7 @@ class CudaExecutor final : public Executor {
   DeviceBuffer metaDev_;
   PinnedBuffer metaHost_;
 
-  std::map<int, cudaGraphExec_t> graphsByBucket_;
+  GraphCache graphCache_;  // decode-only forwards by bucket (graph_cache.h)
 };
 
 }  // namespace

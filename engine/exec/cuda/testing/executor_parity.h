@@ -59,7 +59,7 @@ inline std::unique_ptr<PluginExecutor> create(const lwb::cudaplugin::Plugin& p, 
   return std::unique_ptr<PluginExecutor>(new PluginExecutor{&p, e});
 }
 
-// ---- parity: random GQA model vs the naive fp32 reference ----------------------------
+// ---- parity: random GQA model vs the reference forward (float64) --------------------
 // Two sequences with the same 700 tokens, different block orders: A prefills in chunks
 // of 128/128/44 while B prefills 300 at once, then both decode to 700 (contexts past
 // 512 take the split-K path). Every logits row is compared with the reference row.

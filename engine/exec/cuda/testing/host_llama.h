@@ -2,9 +2,9 @@
 // A small random Llama (or Qwen2 with q/k/v biases, or Qwen3 with per-head q/k RMSNorm)
 // held in host memory with bf16 or f16 weights, for checks that must run
 // without the engine library (tools/device-check.sh's standalone build): it describes
-// itself to the CUDA plugin (LwbCudaModelDesc) and has a naive fp32 forward over a whole
-// sequence as the reference. Header-only; no CUDA.
-#include <algorithm>
+// itself to the CUDA plugin (LwbCudaModelDesc) and gives the reference logits of a whole
+// sequence from the tests' one reference forward (exec/testing/reference_forward.h,
+// float64) on the same weights. Header-only; no CUDA.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -12,6 +12,7 @@
 
 #include "engine/common/dtype.h"
 #include "engine/exec/cuda/plugin_abi.h"
+#include "engine/exec/testing/reference_forward.h"
 
 namespace lwb::devcheck {
 
@@ -48,6 +49,7 @@ class HostLlama {
     for (int i = 0; i < s.headDim / 2; ++i)
       invFreq_.push_back(float(1.0 / std::pow(double(s.theta), double(2 * i) / double(s.headDim))));
     describe();
+    buildReference();
   }
   HostLlama(const HostLlama&) = delete;
   HostLlama& operator=(const HostLlama&) = delete;
@@ -55,19 +57,15 @@ class HostLlama {
   const LwbCudaModelDesc& desc() const { return desc_; }
   const HostLlamaSpec& spec() const { return s_; }
 
-  // Logits of every position of `tokens`: [tokens.size() * vocab], fp32 arithmetic.
+  // Logits of every position of `tokens`: [tokens.size() * vocab], computed in float64
+  // and rounded to float for the comparisons.
   std::vector<float> logits(const std::vector<int>& tokens) const {
-    const int n = int(tokens.size()), h = s_.hidden;
-    std::vector<float> x(size_t(n) * h);
-    for (int t = 0; t < n; ++t)
-      for (int i = 0; i < h; ++i) x[size_t(t) * h + i] = embed_.at(tokens[size_t(t)], i);
-    for (const Layer& l : layers_) layer(l, n, x);
-    std::vector<float> out(size_t(n) * s_.vocab);
-    for (int t = 0; t < n; ++t) {
-      const std::vector<float> y = rmsNorm(&x[size_t(t) * h], finalNorm_);
-      for (int v = 0; v < s_.vocab; ++v) out[size_t(t) * s_.vocab + v] = dot(lmHead(), v, y.data());
-    }
-    return out;
+    reference::Mat hidden;
+    for (int t : tokens) hidden.push_back(ref_.embed[size_t(t)]);
+    for (const reference::Layer& l : ref_.layers) reference::runLayer(ref_.dims, l, hidden);
+    const std::vector<double> out =
+        reference::finalLogits(ref_.dims, ref_.finalNorm, s_.tied ? ref_.embed : ref_.lmHead, hidden);
+    return std::vector<float>(out.begin(), out.end());
   }
 
  private:
@@ -76,7 +74,6 @@ class HostLlama {
     int dtype = LWB_CUDA_BF16;
     std::vector<uint16_t> bits;  // bf16 or f16
     std::vector<float> f;        // the same values widened, for the reference
-    float at(int64_t r, int64_t c) const { return f[size_t(r * cols + c)]; }
     LwbCudaTensor view() const { return rows ? LwbCudaTensor{bits.data(), dtype, rows, cols} : LwbCudaTensor{}; }
   };
   const Tensor& lmHead() const { return s_.tied ? embed_ : lmHead_; }
@@ -99,95 +96,22 @@ class HostLlama {
     return t;
   }
 
-  static float dot(const Tensor& w, int row, const float* x) {
-    float s = 0;
-    for (int64_t i = 0; i < w.cols; ++i) s += w.at(row, i) * x[i];
-    return s;
+  // The same weights as doubles (widened from their bf16/f16 bits) for the reference.
+  static reference::Vec vec(const Tensor& t) { return reference::Vec(t.f.begin(), t.f.end()); }
+  static reference::Mat mat(const Tensor& t) {
+    reference::Mat m(size_t(t.rows));
+    for (int64_t r = 0; r < t.rows; ++r) m[size_t(r)].assign(t.f.begin() + r * t.cols, t.f.begin() + (r + 1) * t.cols);
+    return m;
   }
-
-  // Over w.rows elements: the hidden size, or one head (Qwen3's q/k norms).
-  std::vector<float> rmsNorm(const float* x, const Tensor& w) const {
-    const int n = int(w.rows);
-    float ss = 0;
-    for (int i = 0; i < n; ++i) ss += x[i] * x[i];
-    const float inv = 1.f / std::sqrt(ss / float(n) + s_.eps);
-    std::vector<float> y(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) y[size_t(i)] = x[i] * inv * w.f[size_t(i)];
-    return y;
-  }
-
-  // y = w·x (+ bias when it has one).
-  std::vector<float> linear(const Tensor& w, const std::vector<float>& x, const Tensor* bias = nullptr) const {
-    std::vector<float> y(size_t(w.rows));
-    for (int64_t r = 0; r < w.rows; ++r) y[size_t(r)] = dot(w, int(r), x.data()) + (bias && bias->rows ? bias->f[size_t(r)] : 0.f);
-    return y;
-  }
-
-  // Qwen3: RMSNorm of each head of v in place.
-  void headNorm(std::vector<float>& v, const Tensor& w) const {
-    if (!w.rows) return;
-    const size_t d = size_t(s_.headDim);
-    for (size_t h = 0; h < v.size() / d; ++h) {
-      const std::vector<float> y = rmsNorm(&v[h * d], w);
-      std::copy(y.begin(), y.end(), v.begin() + long(h * d));
-    }
-  }
-
-  void rope(std::vector<float>& v, int numHeads, int pos) const {
-    const int d = s_.headDim, half = d / 2;
-    for (int hd = 0; hd < numHeads; ++hd)
-      for (int i = 0; i < half; ++i) {
-        volatile float angle = float(pos) * invFreq_[size_t(i)];  // rounded to float, as HF does
-        const float c = float(std::cos(double(angle))), sn = float(std::sin(double(angle)));
-        float& a = v[size_t(hd * d + i)];
-        float& b = v[size_t(hd * d + i + half)];
-        const float ra = a * c - b * sn, rb = b * c + a * sn;
-        a = ra;
-        b = rb;
-      }
-  }
-
-  void layer(const Layer& w, int n, std::vector<float>& x) const {
-    const int h = s_.hidden, d = s_.headDim, group = s_.heads / s_.kvHeads;
-    const size_t rows = static_cast<size_t>(n);
-    std::vector<std::vector<float>> q(rows), k(rows), v(rows);
-    for (int t = 0; t < n; ++t) {
-      const std::vector<float> xn = rmsNorm(&x[size_t(t) * h], w.inputNorm);
-      q[size_t(t)] = linear(w.q, xn, &w.qBias);
-      k[size_t(t)] = linear(w.k, xn, &w.kBias);
-      v[size_t(t)] = linear(w.v, xn, &w.vBias);
-      headNorm(q[size_t(t)], w.qNorm);
-      headNorm(k[size_t(t)], w.kNorm);
-      rope(q[size_t(t)], s_.heads, t);
-      rope(k[size_t(t)], s_.kvHeads, t);
-    }
-    const float scale = 1.f / std::sqrt(float(d));
-    for (int t = 0; t < n; ++t) {
-      std::vector<float> attn(size_t(s_.heads * d), 0.f);
-      for (int hd = 0; hd < s_.heads; ++hd) {
-        const int kvh = hd / group;
-        std::vector<float> p(size_t(t + 1));
-        float mx = -INFINITY, sum = 0;
-        for (int j = 0; j <= t; ++j) {
-          float sc = 0;
-          for (int i = 0; i < d; ++i) sc += q[size_t(t)][size_t(hd * d + i)] * k[size_t(j)][size_t(kvh * d + i)];
-          p[size_t(j)] = sc * scale;
-          mx = std::max(mx, p[size_t(j)]);
-        }
-        for (float& e : p) sum += (e = std::exp(e - mx));
-        for (int j = 0; j <= t; ++j)
-          for (int i = 0; i < d; ++i) attn[size_t(hd * d + i)] += p[size_t(j)] / sum * v[size_t(j)][size_t(kvh * d + i)];
-      }
-      const std::vector<float> o = linear(w.o, attn);
-      float* xt = &x[size_t(t) * h];
-      for (int i = 0; i < h; ++i) xt[i] += o[size_t(i)];
-      const std::vector<float> xn = rmsNorm(xt, w.postNorm);
-      const std::vector<float> g = linear(w.gate, xn), u = linear(w.up, xn);
-      std::vector<float> act(g.size());
-      for (size_t i = 0; i < g.size(); ++i) act[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
-      const std::vector<float> down = linear(w.down, act);
-      for (int i = 0; i < h; ++i) xt[i] += down[size_t(i)];
-    }
+  void buildReference() {
+    ref_.dims = {s_.heads, s_.kvHeads, s_.headDim, double(s_.eps), invFreq_};
+    ref_.embed = mat(embed_);
+    if (!s_.tied) ref_.lmHead = mat(lmHead_);
+    ref_.finalNorm = vec(finalNorm_);
+    for (const Layer& l : layers_)
+      ref_.layers.push_back({vec(l.inputNorm), vec(l.postNorm), mat(l.q), mat(l.k), mat(l.v), mat(l.o), mat(l.gate),
+                             mat(l.up), mat(l.down), vec(l.qBias), vec(l.kBias), vec(l.vBias), vec(l.qNorm),
+                             vec(l.kNorm)});
   }
 
   void describe() {
@@ -220,6 +144,12 @@ class HostLlama {
   std::vector<float> invFreq_;
   std::vector<LwbCudaLayer> layerViews_;
   LwbCudaModelDesc desc_{};
+  struct {
+    reference::Dims dims;
+    reference::Mat embed, lmHead;  // lmHead empty when tied
+    reference::Vec finalNorm;
+    std::vector<reference::Layer> layers;
+  } ref_;
 };
 
 }  // namespace lwb::devcheck
