@@ -55,23 +55,6 @@ void serveLlamaCpp(FakeServer& f, bool slotsEnabled, const std::string& props) {
   });
 }
 
-// llama.cpp's server as its README documents it: /metrics, /props, and /slots unless
-// started without --slots (then 501, as llama.cpp answers).
-void serveLlamaCpp(FakeServer& f, bool slotsEnabled, const std::string& props) {
-  f.http.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content(fixture("llamacpp.txt"), "text/plain");
-  });
-  f.http.Get("/props", [props](const httplib::Request&, httplib::Response& res) {
-    res.set_content(props, "application/json");
-  });
-  f.http.Get("/slots", [slotsEnabled](const httplib::Request&, httplib::Response& res) {
-    if (slotsEnabled) return res.set_content(fixture("llamacpp_slots.json"), "application/json");
-    res.status = 501;
-    res.set_content(R"({"error":{"code":501,"message":"This server does not support slots endpoint."}})",
-                    "application/json");
-  });
-}
-
 // Bucket index holding v (the +Inf bucket is the last).
 int bucketOf(const std::vector<double>& bounds, double v) {
   for (size_t i = 0; i < bounds.size(); ++i)
