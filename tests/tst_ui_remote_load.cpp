@@ -5,6 +5,7 @@
 // the server's, so sorted they never fall below it; the server's histograms count the
 // same requests); the run saves with `bench --endpoint`'s JSON keys and opens in the
 // Runs view; Stop cancels a run; no start without a server.
+#include <QDockWidget>
 #include <QtTest>
 
 #include <algorithm>
@@ -56,6 +57,13 @@ WorkloadOptions smallWorkload(int numPrompts, double rate, int outputLen) {
   w.ignoreEos = true;
   w.seed = 7;
   return w;
+}
+
+// For a human to look at (as tst_ui_window's): into $LWB_TEST_ARTIFACTS.
+void saveShot(QWidget* w, const QString& name) {
+  const QString dir = qEnvironmentVariable("LWB_TEST_ARTIFACTS", QDir::tempPath() + "/lwb-test-artifacts");
+  QDir().mkpath(dir);
+  QVERIFY(w->grab().save(dir + "/" + name + ".png", "PNG"));
 }
 
 QString cell(const RequestsTableModel* m, int row, int column) {
@@ -127,6 +135,11 @@ class TestUiRemoteLoad : public QObject {
     }
     QCOMPARE(v->latency()->chart()->numTtftPoints(), kNumRequests);
     QCOMPARE(v->latency()->timeline()->numRows(), kNumRequests);
+    for (const char* dock : {"dock.remote.requests", "dock.remote.latency", "dock.remote.timeline"}) {
+      w.findChild<QDockWidget*>(dock)->raise();
+      QApplication::processEvents();
+      saveShot(&w, QString("remote-load-") + (dock + 12));
+    }
 
     // Against the server's own records. The client sends before the server stamps
     // arrival and reads each token after the server stamps it, so per request client
