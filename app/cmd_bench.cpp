@@ -163,12 +163,7 @@ int runRemote(std::vector<std::string> args) {
                  ro.model.c_str());
   ProgressPrinter progress(!o.quiet);
   remote::RemoteBenchRun run = remote::runRemoteBenchmark(ro, workload, std::ref(progress));
-  run.report.config = benchConfigJson(o.workload, EngineConfig{});
-  for (const Knob& k : knobTable()) run.report.config.erase(std::string(k.name));  // the server's, not known here
-  run.report.config["endpoint"] = ro.client.url;
-  run.report.config["model"] = ro.model;
-  run.report.config["server_kind"] = remote::serverKindName(run.server.kind);
-  run.report.config["max_concurrency"] = r.maxConcurrency > 0 ? nlohmann::json(r.maxConcurrency) : nlohmann::json(nullptr);
+  run.report.config = remote::remoteBenchConfig(o.workload, ro, run);
   std::fputs(remote::formatRemoteSummary(run).c_str(), stdout);
   std::fflush(stdout);
   reportFailures(run.report);

@@ -1,31 +1,24 @@
 // The remote bench end to end over loopback HTTP: `llm-workbench serve`'s server library
 // started in-process on an ephemeral port, driven by the remote load runner. The
 // client-side TTFT / ITL / E2E agree with the server's own histograms (within their
-// buckets) and the counts equal the server's counters. Failure cases — refused
-// connection, HTTP 500, a stalled stream, the server stopped mid-run, malformed
-// /metrics — are reported per request and in the report, in bounded time.
+// buckets) and the counts equal the server's counters; the server's configuration as
+// each kind reports it; `bench --endpoint` from the command line. The failure cases are
+// in tst_remote_failures.
 #include <QTemporaryDir>
 #include <QtTest>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "common/cli_runner.h"
-#include "engine/common/error.h"
+#include "common/remote_fixtures.h"
 #include "engine/engine_loop.h"
 #include "engine/metrics/stats.h"
 #include "engine/model/model.h"
-#include "engine/model/tokenizer.h"
 #include "engine/remote/remote_bench.h"
 #include "engine/remote/remote_report.h"
 #include "engine/remote/server_config.h"
@@ -33,52 +26,10 @@
 
 using namespace lwb;
 using namespace lwb::remote;
+using namespace lwb::test;
 using nlohmann::json;
 
 namespace {
-
-EngineConfig testConfig() {
-  EngineConfig c;
-  c.executor.backend = "cpu";
-  c.executor.numThreads = 1;
-  return c;
-}
-
-// A port nothing listens on: bound once, then closed.
-int closedPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-// A misbehaving server written for the failure cases; stops in bounded time.
-struct FakeServer {
-  httplib::Server http;
-  std::thread thread;
-  std::atomic<bool> stopping{false};
-  int port = 0;
-
-  void start() {
-    http.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(R"({"object":"list","data":[{"id":"fake","object":"model"}]})", "application/json");
-    });
-    port = http.bind_to_any_port("127.0.0.1");
-    thread = std::thread([this] { http.listen_after_bind(); });
-    for (int i = 0; i < 500 && !http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ~FakeServer() {
-    stopping = true;
-    http.stop();
-    if (thread.joinable()) thread.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
-};
 
 std::string fixture(const std::string& name) {
   std::ifstream in(std::string(LWB_TEST_DATA_DIR) + "/remote_metrics/" + name);
@@ -104,16 +55,6 @@ void serveLlamaCpp(FakeServer& f, bool slotsEnabled, const std::string& props) {
   });
 }
 
-template <class F>
-bool throwsError(F f) {
-  try {
-    f();
-  } catch (const lwb::Error&) {
-    return true;
-  }
-  return false;
-}
-
 // Bucket index holding v (the +Inf bucket is the last).
 int bucketOf(const std::vector<double>& bounds, double v) {
   for (size_t i = 0; i < bounds.size(); ++i)
@@ -137,41 +78,6 @@ int medianBucket(const PromHistogram& h) {
   return -1;
 }
 
-std::vector<SyntheticRequest> workload(int n, double rate, int outputLen, int sharedPrefix = 0, int inputLen = 24) {
-  static const auto tok = Tokenizer::load(test::defaultModelInBuildTree().toStdString() + "/tokenizer.model");
-  WorkloadOptions w;
-  w.numPrompts = n;
-  w.requestRate = rate;
-  w.inputLen = inputLen;
-  w.outputLen = outputLen;
-  w.ignoreEos = true;
-  w.sharedPrefixLen = sharedPrefix;
-  w.seed = 3;
-  return makeWorkload(w, tok->ordinaryIds(), tok->bosId());
-}
-
-RemoteBenchOptions optionsFor(const std::string& url, double readTimeout = 30) {
-  RemoteBenchOptions o;
-  o.client.url = url;
-  o.client.readTimeoutSeconds = readTimeout;
-  o.model = "austen";
-  o.scrapeIntervalSeconds = 0.2;
-  return o;
-}
-
-void verifyAllFailed(const RemoteBenchRun& run, int n, const std::string& mustMention) {
-  QCOMPARE(run.report.numRequests, n);
-  QCOMPARE(run.report.completed, 0);
-  QCOMPARE(run.report.numFailed, n);
-  for (const auto& r : run.report.requests) {
-    QVERIFY2(r.timeline.error.find(mustMention) != std::string::npos, r.timeline.error.c_str());
-    QVERIFY(r.timeline.finishReason == FinishReason::Error || r.timeline.finishReason == FinishReason::Abort);
-  }
-  const json j = remoteBenchJson(run);
-  QCOMPARE(j["failed"].get<int>(), n);
-  QVERIFY(j["requests"][0]["error"].get<std::string>().find(mustMention) != std::string::npos);
-}
-
 }  // namespace
 
 class TestRemote : public QObject {
@@ -189,7 +95,7 @@ class TestRemote : public QObject {
     model_ = loadModel(dir.toStdString());
   }
   void init() {
-    loop_ = std::make_unique<EngineLoop>(model_, testConfig());
+    loop_ = std::make_unique<EngineLoop>(model_, remoteTestConfig());
     server::ServerOptions o;
     o.port = 0;
     o.servedModelName = "austen";
@@ -215,7 +121,7 @@ class TestRemote : public QObject {
     // All at once with long prompts: the server's queueing puts most TTFTs in the wide
     // buckets (0.1, 0.25, 0.5 s), where the client's own overhead (connect, threads on a
     // busy CI machine: a few to tens of ms) cannot move a median by more than one.
-    const auto w = workload(16, std::numeric_limits<double>::infinity(), 12, 16, 200);
+    const auto w = remoteWorkload(16, std::numeric_limits<double>::infinity(), 12, 16, 200);
     const RemoteBenchRun run = runRemoteBenchmark(optionsFor(url_), w);
     const BenchReport& r = run.report;
     QCOMPARE(r.completed, 16);
@@ -271,78 +177,6 @@ class TestRemote : public QObject {
     QVERIFY(j["server"]["not_exported"].empty());
     const json local = benchReportJson(BenchReport{});
     for (const auto& [key, value] : local.items()) QVERIFY2(j.contains(key), key.c_str());  // the local bench's keys
-  }
-
-  void refusedConnection() {
-    RemoteBenchOptions o = optionsFor("http://127.0.0.1:" + std::to_string(closedPort()));
-    o.warmUp = false;
-    const RemoteBenchRun run = runRemoteBenchmark(o, workload(3, 1000.0, 4));
-    verifyAllFailed(run, 3, "cannot connect");
-    QCOMPARE(run.server.kind, ServerKind::Unknown);
-    QVERIFY(run.server.numScrapeErrors >= 1);
-    const json j = remoteBenchJson(run);
-    QVERIFY(j["num_preemptions"].is_null() && j["max_kv_cache_usage"].is_null() && j["prefix_cache_hits"].is_null());
-    o.warmUp = true;  // with the warm-up, as the CLI runs: one clear error, no run
-    QVERIFY(throwsError([&] { runRemoteBenchmark(o, workload(3, 1000.0, 4)); }));
-  }
-
-  void serverErrorsAndBadMetrics() {
-    FakeServer fake;
-    fake.http.Post("/v1/completions", [](const httplib::Request&, httplib::Response& res) {
-      res.status = 500;
-      res.set_content(R"({"error":{"message":"out of GPU memory","type":"InternalServerError","code":500}})",
-                      "application/json");
-    });
-    fake.http.Get("/metrics", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content("vllm:num_requests_running 1\nvllm:kv_cache_usage_perc{engine=\"0\" 0.5\n", "text/plain");
-    });
-    fake.start();
-    RemoteBenchOptions o = optionsFor(fake.url());
-    o.warmUp = false;
-    const RemoteBenchRun run = runRemoteBenchmark(o, workload(4, 1000.0, 4));
-    verifyAllFailed(run, 4, "HTTP 500: out of GPU memory");
-    QVERIFY(run.server.numScrapeErrors >= 2);
-    QVERIFY2(run.server.lastScrapeError.find("/metrics line 2:") != std::string::npos, run.server.lastScrapeError.c_str());
-    QVERIFY(!run.server.after);
-  }
-
-  void stalledStream() {
-    FakeServer fake;
-    fake.http.Post("/v1/completions", [&fake](const httplib::Request&, httplib::Response& res) {
-      res.set_chunked_content_provider("text/event-stream", [&fake](size_t offset, httplib::DataSink& sink) {
-        if (offset == 0) {
-          const std::string first = "data: {\"choices\":[{\"index\":0,\"text\":\" Hello\"}]}\n\n";
-          return sink.write(first.data(), first.size());
-        }
-        for (int i = 0; i < 250 && !fake.stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        return false;  // then hang up
-      });
-    });
-    fake.start();
-    RemoteBenchOptions o = optionsFor(fake.url(), 0.5);
-    o.warmUp = false;
-    const auto t0 = std::chrono::steady_clock::now();
-    const RemoteBenchRun run = runRemoteBenchmark(o, workload(3, 1000.0, 8));
-    QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));  // bounded by the read timeout, not a hang
-    verifyAllFailed(run, 3, "stalled stream");
-    for (const auto& r : run.report.requests) QVERIFY(r.timeline.ttft().has_value());  // the first chunk did come
-  }
-
-  void serverStoppedMidRun() {
-    RemoteBenchOptions o = optionsFor(url_, 5);
-    o.warmUp = false;
-    RemoteBenchRun run;
-    std::thread bench([&] { run = runRemoteBenchmark(o, workload(8, 4.0, 200)); });
-    for (int i = 0; i < 1000 && server_->numOpenRequests() == 0; ++i) QThread::msleep(10);
-    QThread::msleep(300);
-    server_->stop();
-    bench.join();
-    QCOMPARE(run.report.numRequests, 8);
-    QVERIFY(run.report.numFailed >= 1);
-    QCOMPARE(run.report.completed + run.report.numFailed, 8);
-    for (const auto& r : run.report.requests)
-      if (r.timeline.finishReason != FinishReason::Length) QVERIFY2(!r.timeline.error.empty(), "a failure without a reason");
-    QCOMPARE(remoteBenchJson(run)["failed"].get<int>(), run.report.numFailed);
   }
 
   // The server's start-up flags as it reports them: our server's vllm:cache_config_info,

@@ -87,12 +87,7 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
 std::string benchUsage() { return makeBenchParser().helpText(); }
 
 nlohmann::json benchConfigJson(const WorkloadOptions& w, const EngineConfig& e) {
-  const bool infRate = !std::isfinite(w.requestRate);
-  nlohmann::json j = {{"num_prompts", w.numPrompts},
-                      {"request_rate", infRate ? nlohmann::json("inf") : nlohmann::json(w.requestRate)},
-                      {"input_len", w.inputLen}, {"range_ratio", w.rangeRatio}, {"output_len", w.outputLen},
-                      {"shared_prefix_len", w.sharedPrefixLen}, {"num_prefix_groups", w.numPrefixGroups},
-                      {"ignore_eos", w.ignoreEos}, {"temperature", w.temperature}, {"seed", w.seed}};
+  nlohmann::json j = workloadJson(w);
   j.update(configToJson(e));
   return j;
 }

@@ -46,7 +46,7 @@ json msOrNull(const std::optional<double>& seconds) { return seconds ? json(*sec
 
 json requestJson(const BenchRequestRecord& r) {
   const RequestTimeline& t = r.timeline;
-  return {{"prompt_len", t.numPromptTokens}, {"output_len", numOutputTokens(r)},
+  return {{"arrival_time", t.arrivalTime}, {"prompt_len", t.numPromptTokens}, {"output_len", numOutputTokens(r)},
           {"cached_tokens", t.numCachedPromptTokens}, {"queue_ms", msOrNull(t.queueTime())},
           {"ttft_ms", msOrNull(t.ttft())}, {"tpot_ms", msOrNull(t.tpot())}, {"e2el_ms", msOrNull(t.e2e())},
           {"itl_ms", toMs(t.itls())}, {"num_preemptions", t.numPreemptions},

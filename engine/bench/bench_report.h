@@ -47,7 +47,8 @@ void addStep(BenchReport& report, const StepRecord& step);
 // The "============ Serving Benchmark Result ============" block.
 std::string formatBenchSummary(const BenchReport& report);
 // The summary keys, "config" (knobs and workload) and "requests" (one object per
-// request in submission order: prompt_len, output_len, ttft_ms, e2el_ms, output_token_ids, ...).
+// request in submission order: arrival_time (s from the run's start), prompt_len,
+// output_len, ttft_ms, e2el_ms, itl_ms, output_token_ids, ...).
 nlohmann::json benchReportJson(const BenchReport& report);
 
 }  // namespace lwb

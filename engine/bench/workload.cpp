@@ -177,6 +177,20 @@ const std::map<std::string, Setter>& setters() {
 
 bool isWorkloadOption(const std::string& name) { return setters().count(canonicalName(name)) > 0; }
 
+nlohmann::json workloadJson(const WorkloadOptions& w) {
+  using nlohmann::json;
+  return json{{"num_prompts", w.numPrompts},
+              {"request_rate", std::isinf(w.requestRate) ? json("inf") : json(w.requestRate)},
+              {"input_len", w.inputLen},
+              {"range_ratio", w.rangeRatio},
+              {"output_len", w.outputLen},
+              {"shared_prefix_len", w.sharedPrefixLen},
+              {"num_prefix_groups", w.numPrefixGroups},
+              {"ignore_eos", w.ignoreEos},
+              {"temperature", w.temperature},
+              {"seed", w.seed}};
+}
+
 bool parseWorkloadOption(const std::string& rawName, const std::string& value, WorkloadOptions* o) {
   const std::string name = canonicalName(rawName);
   const auto it = setters().find(name);

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/sample/sampling_params.h"
 
 namespace lwb {
@@ -52,6 +54,11 @@ constexpr int64_t kMaxWorkloadTotalTokens = 100000000;  // all prompts together
 // option when the value does not parse or is out of range ("inf" is a valid rate).
 bool parseWorkloadOption(const std::string& name, const std::string& value, WorkloadOptions* options);
 bool isWorkloadOption(const std::string& name);  // same spellings as parseWorkloadOption
+
+// The workload as bench JSON's "config" and saved runs hold it (vLLM names; an infinite
+// rate is "inf"): num_prompts, request_rate, input_len, range_ratio, output_len,
+// shared_prefix_len, num_prefix_groups, ignore_eos, temperature, seed.
+nlohmann::json workloadJson(const WorkloadOptions& options);
 
 struct SyntheticRequest {
   double arrivalTime = 0;             // seconds after the start of the run

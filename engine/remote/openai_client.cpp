@@ -166,8 +166,8 @@ std::optional<json> OpenAiClient::getJson(const std::string& path, std::string* 
   }
 }
 
-StreamResult OpenAiClient::streamCompletion(json body, const Clock& now) {
-  return stream("/v1/completions", std::move(body), now, {}, nullptr);
+StreamResult OpenAiClient::streamCompletion(json body, const Clock& now, const std::atomic<bool>* cancel) {
+  return stream("/v1/completions", std::move(body), now, {}, cancel);
 }
 
 StreamResult OpenAiClient::streamChat(json body, const Clock& now, const TextCallback& onText,

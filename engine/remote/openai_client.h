@@ -65,8 +65,9 @@ class OpenAiClient {
   // *why set when it is down, answers other than 200 or sends something not JSON.
   std::optional<nlohmann::json> getJson(const std::string& path, std::string* why);
   // POST /v1/completions with `body` (stream is forced on, usage asked for). Never
-  // throws: failures are in StreamResult::error.
-  StreamResult streamCompletion(nlohmann::json body, const Clock& now);
+  // throws: failures are in StreamResult::error. Setting *cancel ends the stream
+  // (error "canceled").
+  StreamResult streamCompletion(nlohmann::json body, const Clock& now, const std::atomic<bool>* cancel = nullptr);
   // POST /v1/chat/completions with `body` ("messages": the server applies its own chat
   // template), streamed; `onText` gets each chunk's text as it arrives. Setting *cancel
   // ends the stream (error "canceled"). Never throws.

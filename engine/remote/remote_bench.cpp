@@ -14,7 +14,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 FinishReason finishReasonFrom(const StreamResult& s) {
-  if (s.finishReason == "abort") return FinishReason::Abort;
+  if (s.finishReason == "abort" || s.error == "canceled") return FinishReason::Abort;
   if (!s.error.empty()) return FinishReason::Error;
   if (s.finishReason == "length") return FinishReason::Length;
   return FinishReason::Stop;  // "stop", a tool call or none given before [DONE]
@@ -30,6 +30,16 @@ void warmUp(OpenAiClient& client, const SyntheticRequest& sample, const std::str
   r.sampling.ignoreEos = false;
   const StreamResult s = client.streamCompletion(completionBody(r, model), now);
   if (!s.error.empty()) throw Error("the initial test request failed: " + s.error);
+}
+
+// Sleeps until `target` on the run's clock, in short slices so that a cancel is heard.
+// False when canceled.
+bool waitUntil(double target, const OpenAiClient::Clock& now, const std::atomic<bool>* cancel) {
+  for (double left = target - now(); left > 0; left = target - now()) {
+    if (cancel && *cancel) return false;
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.05)));
+  }
+  return !(cancel && *cancel);
 }
 
 int numStreams(const RemoteBenchOptions& o, size_t numRequests) {
@@ -67,9 +77,10 @@ BenchRequestRecord toRequestRecord(const StreamResult& s, int numPromptTokens, R
 }
 
 RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& o, const std::vector<SyntheticRequest>& workload,
-                                  const BenchProgress& progress) {
+                                  const BenchProgress& progress, const RemoteBenchHooks& hooks) {
   const Clock::time_point t0 = Clock::now();
-  const OpenAiClient::Clock now = [t0] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  const OpenAiClient::Clock now =
+      o.clock ? o.clock : [t0] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   RemoteBenchRun run;
   {
     OpenAiClient client(o.client);
@@ -84,16 +95,19 @@ RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& o, const std::vector
   const double start = now();
   const int total = static_cast<int>(workload.size());
   std::vector<BenchRequestRecord> records(workload.size());
+  std::vector<char> sent(workload.size(), 0);  // [request]: 1 once its stream began
   std::atomic<int> next{0};
   std::mutex progressMu;
   int numFinished = 0;
   auto worker = [&] {
     OpenAiClient client(o.client);
     for (int i = next++; i < total; i = next++) {
-      std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(start + workload[i].arrivalTime)));
-      const StreamResult s = client.streamCompletion(completionBody(workload[i], o.model), now);
+      if (!waitUntil(start + workload[i].arrivalTime, now, hooks.cancel)) return;
+      sent[i] = 1;
+      if (hooks.onSent) hooks.onSent(i, now());
+      const StreamResult s = client.streamCompletion(completionBody(workload[i], o.model), now, hooks.cancel);
       records[i] = toRequestRecord(s, static_cast<int>(workload[i].promptTokenIds.size()), i);
+      if (hooks.onFinished) hooks.onFinished(i, records[i]);
       std::lock_guard lock(progressMu);
       ++numFinished;
       if (progress) progress(numFinished, total);
@@ -105,7 +119,10 @@ RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& o, const std::vector
   const double duration = now() - start;
 
   scraper.stop();
-  run.report = makeBenchReport(std::move(records), {}, duration);
+  std::vector<BenchRequestRecord> kept;  // all of them unless canceled
+  for (size_t i = 0; i < records.size(); ++i)
+    if (sent[i]) kept.push_back(std::move(records[i]));
+  run.report = makeBenchReport(std::move(kept), {}, duration);
   run.server = scraper.observation();
   return run;
 }

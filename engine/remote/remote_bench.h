@@ -6,6 +6,8 @@
 // streamed chunk that carried text (as `vllm bench serve` does), output tokens from the
 // final usage chunk. The result is the local bench's BenchReport, plus what the
 // server's /metrics said (scraped about once a second).
+#include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,17 @@ struct RemoteBenchOptions {
   int maxConcurrency = 0;            // max_concurrency; 0 = min(num_prompts, kMaxStreams)
   double scrapeIntervalSeconds = 1.0;
   bool warmUp = true;                // one short request first; its failure aborts the run
+  OpenAiClient::Clock clock;         // the run's times on this clock; unset = seconds since the run started
+};
+
+// What a front-end watching a run live hears (the window's load generator), called on
+// the run's stream threads, and how it stops one early.
+struct RemoteBenchHooks {
+  std::function<void(int index, double sendTime)> onSent;
+  std::function<void(int index, const BenchRequestRecord& record)> onFinished;
+  // Set: nothing more is sent and the streams in flight end as aborted ("canceled");
+  // requests never sent are left out of the report.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RemoteBenchRun {
@@ -42,7 +55,7 @@ nlohmann::json completionBody(const SyntheticRequest& request, const std::string
 // Throws lwb::Error when the warm-up request fails; every later failure (refused
 // connection, HTTP errors, streams cut short or stalled) is recorded per request.
 RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& options, const std::vector<SyntheticRequest>& workload,
-                                  const BenchProgress& progress = {});
+                                  const BenchProgress& progress = {}, const RemoteBenchHooks& hooks = {});
 
 // The client's view of one stream as a request record (times relative to the run).
 BenchRequestRecord toRequestRecord(const StreamResult& stream, int numPromptTokens, RequestId id);

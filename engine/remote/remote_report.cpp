@@ -60,6 +60,15 @@ ServerFigures serverFigures(const ServerObservation& s) {
   return f;
 }
 
+json remoteBenchConfig(const WorkloadOptions& workload, const RemoteBenchOptions& o, const RemoteBenchRun& run) {
+  json j = workloadJson(workload);
+  j["endpoint"] = o.client.url;
+  j["model"] = o.model;
+  j["server_kind"] = serverKindName(run.server.kind);
+  j["max_concurrency"] = o.maxConcurrency > 0 ? json(o.maxConcurrency) : json(nullptr);
+  return j;
+}
+
 json remoteBenchJson(const RemoteBenchRun& run) {
   json j = benchReportJson(run.report);
   const ServerFigures f = serverFigures(run.server);

@@ -21,6 +21,12 @@ struct ServerFigures {
 };
 ServerFigures serverFigures(const ServerObservation& server);
 
+// The "config" object of a remote run, as `bench --endpoint` and the window save it: the
+// workload (workloadJson's keys), endpoint, model, server_kind and max_concurrency (null
+// = the default). The server's knobs are not the client's to know; "server" has them.
+nlohmann::json remoteBenchConfig(const WorkloadOptions& workload, const RemoteBenchOptions& options,
+                                 const RemoteBenchRun& run);
+
 nlohmann::json remoteBenchJson(const RemoteBenchRun& run);
 std::string formatRemoteSummary(const RemoteBenchRun& run);
 

@@ -7,7 +7,7 @@
 
 namespace lwb::ui {
 
-EngineBridge::EngineBridge(QObject* parent) : QObject(parent) {
+EngineBridge::EngineBridge(QObject* parent) : RunSource(parent) {
   timer_.setInterval(33);
   timer_.setTimerType(Qt::PreciseTimer);
   connect(&timer_, &QTimer::timeout, this, &EngineBridge::poll);
@@ -30,6 +30,7 @@ void EngineBridge::attach(std::shared_ptr<const Model> model, std::shared_ptr<En
     timer_.start();
   }
   emit engineAttached();
+  emit runReset();
 }
 
 RequestId EngineBridge::submit(RequestInput input) {

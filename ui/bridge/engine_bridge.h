@@ -10,6 +10,7 @@
 #include "engine/engine_loop.h"
 #include "ui/bridge/frame.h"
 #include "ui/bridge/run_data.h"
+#include "ui/bridge/run_source.h"
 
 namespace lwb {
 struct Model;
@@ -17,7 +18,7 @@ struct Model;
 
 namespace lwb::ui {
 
-class EngineBridge : public QObject {
+class EngineBridge : public RunSource {
   Q_OBJECT
  public:
   // Bounded history: an hour of load keeps the newest of each.
@@ -50,18 +51,17 @@ class EngineBridge : public QObject {
   EngineConfig config() const;
   int maxModelLen() const;  // the effective max_model_len in force; 0 when none
   std::shared_ptr<const EngineSnapshot> snapshot() const;  // the loop's latest, not this tick's
-  QString tag(RequestId id) const;
+  QString tag(RequestId id) const override;
   void setWorkload(const WorkloadOptions& w);
 
-  const RunData& run() const { return run_; }
+  const RunData& run() const override { return run_; }
   void clearHistory();  // Engine ▸ Reset: forget finished requests and steps
 
  public slots:
   void poll();  // one tick; also called by tests
 
  signals:
-  void frameReady(const lwb::ui::Frame& frame);
-  void engineAttached();
+  void engineAttached();  // followed by runReset()
 
  private:
   void record(Frame& frame);

@@ -68,18 +68,6 @@ BenchReport summarizeRun(const RunData& run) {
 }
 
 namespace {
-json workloadToJson(const WorkloadOptions& w) {
-  return json{{"num_prompts", w.numPrompts},
-              {"request_rate", std::isinf(w.requestRate) ? json("inf") : json(w.requestRate)},
-              {"input_len", w.inputLen},
-              {"range_ratio", w.rangeRatio},
-              {"output_len", w.outputLen},
-              {"shared_prefix_len", w.sharedPrefixLen},
-              {"num_prefix_groups", w.numPrefixGroups},
-              {"ignore_eos", w.ignoreEos},
-              {"temperature", w.temperature},
-              {"seed", w.seed}};
-}
 WorkloadOptions workloadFromJson(const json& j) {
   WorkloadOptions w;
   w.numPrompts = j.value("num_prompts", w.numPrompts);
@@ -103,7 +91,7 @@ json runToJson(const RunData& run) {
   j["knob_changes"] = json::array();
   for (const auto& k : run.knobChanges)
     j["knob_changes"].push_back({{"time", k.time}, {"description", k.description}, {"config", configToJson(k.config)}});
-  j["workload"] = run.hasWorkload ? workloadToJson(run.workload) : json(nullptr);
+  j["workload"] = run.hasWorkload ? workloadJson(run.workload) : json(nullptr);
   j["requests"] = json::array();
   for (const auto& t : run.requests) {
     json r = timelineToJson(t);
@@ -115,7 +103,70 @@ json runToJson(const RunData& run) {
   return j;
 }
 
+namespace {
+
+std::optional<double> secondsOf(const json& r, const char* msKey) {
+  if (!r.contains(msKey) || !r[msKey].is_number()) return std::nullopt;
+  return r[msKey].get<double>() / 1000.0;
+}
+
+FinishReason finishReasonNamed(const std::string& name) {
+  for (int i = 0; i < kNumFinishReasons; ++i)
+    if (finishReasonName(FinishReason(i)) == name) return FinishReason(i);
+  return FinishReason::None;
+}
+
+RequestTimeline benchRequestTimeline(const json& r, RequestId id) {
+  RequestTimeline t;
+  t.id = id;
+  t.arrivalTime = r.value("arrival_time", 0.0);
+  t.numPromptTokens = r.value("prompt_len", 0);
+  t.numOutputTokens = r.value("output_len", 0);
+  t.numCachedPromptTokens = r.value("cached_tokens", 0);
+  t.numPreemptions = r.value("num_preemptions", 0);
+  t.finishReason = finishReasonNamed(r.value("finish_reason", std::string()));
+  t.error = r.value("error", std::string());
+  if (auto q = secondsOf(r, "queue_ms")) t.firstScheduledTime = t.arrivalTime + *q;
+  if (auto ttft = secondsOf(r, "ttft_ms")) {
+    t.firstTokenTime = t.arrivalTime + *ttft;
+    t.tokenTimes.push_back(*t.firstTokenTime);
+    for (double gapMs : r.value("itl_ms", std::vector<double>{})) t.tokenTimes.push_back(t.tokenTimes.back() + gapMs / 1000.0);
+  }
+  if (auto e2e = secondsOf(r, "e2el_ms")) t.finishTime = t.arrivalTime + *e2e;
+  return t;
+}
+
+std::string benchDevice(const json& config) {
+  if (config.contains("device") && config["device"].is_string()) return config["device"];
+  if (config.contains("endpoint") && config["endpoint"].is_string())
+    return "remote: " + config["endpoint"].get<std::string>() + " (" + config.value("server_kind", std::string("server")) + ")";
+  return {};
+}
+
+}  // namespace
+
+RunData runFromBenchJson(const json& j) {
+  check(j.is_object() && j.contains("completed") && j.contains("requests") && j["requests"].is_array(),
+        "bench JSON: expected \"completed\" and a \"requests\" array");
+  RunData run;
+  try {
+    const json config = j.value("config", json::object());
+    if (config.contains("model") && config["model"].is_string()) run.modelDir = config["model"];
+    run.device = benchDevice(config);
+    if (config.contains("num_prompts")) {
+      run.hasWorkload = true;
+      run.workload = workloadFromJson(config);
+    }
+    RequestId id = 0;
+    for (const auto& r : j["requests"]) run.requests.push_back(benchRequestTimeline(r, id++));
+  } catch (const json::exception& e) {
+    throw Error(std::string("bench JSON: malformed field: ") + e.what());
+  }
+  return run;
+}
+
 RunData runFromJson(const json& j) {
+  if (j.is_object() && !j.contains("format") && j.contains("completed")) return runFromBenchJson(j);
   check(j.is_object() && j.value("format", std::string()) == "llm-workbench-run",
         "run file: \"format\" must be \"llm-workbench-run\"");
   RunData run;

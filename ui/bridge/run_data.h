@@ -50,7 +50,13 @@ std::vector<double> itlSamplesMs(const RunData& run);
 // Requests and steps in the engine's one record encoding (engine/metrics/record_json.h);
 // version 2. Version 1 files (steps as arrays) still open.
 nlohmann::json runToJson(const RunData& run);
-// Throws lwb::Error naming the field when the document is not a workbench run.
+// Throws lwb::Error naming the field when the document is not a workbench run. A
+// `bench --json` or `bench --endpoint --json` file opens too (runFromBenchJson), so
+// bench runs, remote ones included, compare beside the window's runs.
 RunData runFromJson(const nlohmann::json& j);
+// The requests of a bench JSON document as timelines: arrival_time (0 in files from
+// before it was saved), queue_ms, ttft_ms, itl_ms and e2el_ms give back the stamps each
+// request's metrics were computed from; "config" gives the workload and the model.
+RunData runFromBenchJson(const nlohmann::json& j);
 
 }  // namespace lwb::ui

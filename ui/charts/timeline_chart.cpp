@@ -48,6 +48,13 @@ void TimelineChart::clear() {
   for (auto* b : {offset_, queue_, prefill_, decode_}) b->data()->clear();
 }
 
+void TimelineChart::setClientSide(bool clientSide) {
+  clientSide_ = clientSide;
+  prefill_->setName(clientSide ? tr("until first token (queue + prefill)") : tr("prefill"));
+  decode_->setName(clientSide ? tr("streaming") : tr("decode"));
+  plot()->yAxis->setLabel(clientSide ? tr("request") : tr("request id"));
+}
+
 void TimelineChart::setSelectedRequest(RequestId id) {
   selected_ = id;
   rebuild(now());
@@ -80,8 +87,9 @@ void TimelineChart::rebuild(double now) {
   for (int row = 0; row < int(rows_.size()); ++row) {
     const auto& t = rows_[row];
     const double end = t.finishTime.value_or(now);
-    const double scheduled = t.firstScheduledTime.value_or(end);
-    const double first = t.firstTokenTime.value_or(t.firstScheduledTime ? end : scheduled);
+    // A client knows no scheduling time: its rows start "until first token" at arrival.
+    const double scheduled = t.firstScheduledTime.value_or(clientSide_ ? std::min(t.arrivalTime, end) : end);
+    const double first = t.firstTokenTime.value_or(t.firstScheduledTime || clientSide_ ? end : scheduled);
     keys << row;
     offs << t.arrivalTime;
     queue << scheduled - t.arrivalTime;

@@ -19,6 +19,9 @@ class TimelineChart : public TimeChart {
   void setSelectedRequest(RequestId id);
   void clear() override;
   int numRows() const { return int(rows_.size()); }
+  // Requests seen from a client (the remote window): it cannot tell queueing from
+  // prefill, so a row is "until first token" (amber) then "streaming" (blue).
+  void setClientSide(bool clientSide);
 
  private:
   void rebuild(double now);
@@ -28,6 +31,7 @@ class TimelineChart : public TimeChart {
   std::map<RequestId, RequestTimeline> finished_;  // the newest finished, bounded
   std::vector<RequestTimeline> rows_;
   RequestId selected_ = -1;
+  bool clientSide_ = false;
   std::shared_ptr<const EngineSnapshot> snapshot_;
 };
 

@@ -34,7 +34,8 @@ QVariant RequestsTableModel::headerData(int section, Qt::Orientation o, int role
                                 "ITL (ms)", "e2e (ms)", "finish", "tag"};
   static const char* tips[] = {
       "Request id, in arrival order",
-      "waiting (queued), running (holds KV blocks), preempted (blocks taken back; recomputed later), finished",
+      "waiting (queued), running (holds KV blocks), preempted (blocks taken back; recomputed later), finished; "
+      "in flight: sent to a remote server, not answered in full yet",
       "Priority (with the priority scheduling policy: lower value runs first)",
       "Prompt tokens",
       "Prompt tokens found in the prefix cache on admission (not recomputed)",
@@ -91,7 +92,7 @@ QVariant RequestsTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ForegroundRole:
       if (index.column() == Id) return theme::requestColor(r.timeline.id);
       if (index.column() == State) {
-        if (r.state == QLatin1String("running")) return theme::kRunning;
+        if (r.state == QLatin1String("running") || r.state == QLatin1String("in flight")) return theme::kRunning;
         if (r.state == QLatin1String("waiting")) return theme::kWaiting;
         if (r.state == QLatin1String("preempted")) return theme::kPreempt;
         return theme::kMutedText;
@@ -176,7 +177,7 @@ void RequestsTableModel::update(const EngineSnapshot* snapshot, const std::vecto
       if (done.count(t.id)) continue;  // the snapshot may predate the finish event
       const int row = rowOf(t.id);
       if (row >= 0 && rows_[size_t(row)].timeline.finishReason != FinishReason::None) continue;
-      upsert(t, inferLiveState(t, owners), tagOf ? tagOf(t.id) : QString(), &lo, &hi);
+      upsert(t, clientSide_ ? QStringLiteral("in flight") : inferLiveState(t, owners), tagOf ? tagOf(t.id) : QString(), &lo, &hi);
     }
   if (hi >= lo) emit dataChanged(index(lo, 0), index(hi, NumColumns - 1));
   flushPending();

@@ -36,6 +36,9 @@ class RequestsTableModel : public QAbstractTableModel {
   void update(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished,
               const std::function<QString(RequestId)>& tagOf);
   void clear();
+  // Rows seen from a client (the remote window): a live request is "in flight" — the
+  // client cannot tell queued from running — instead of a state inferred from KV blocks.
+  void setClientSide(bool clientSide) { clientSide_ = clientSide; }
   int rowOf(RequestId id) const;
   RequestId idAt(int row) const;
 
@@ -50,6 +53,7 @@ class RequestsTableModel : public QAbstractTableModel {
   size_t offset_ = 0;                            // rows dropped from the front so far
   std::vector<Row> pending_;                     // new this tick, inserted together
   std::unordered_map<RequestId, size_t> pendingIndex_;
+  bool clientSide_ = false;
 };
 
 // "waiting" / "running" / "preempted": running requests hold KV blocks; a request that

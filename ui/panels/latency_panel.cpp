@@ -10,15 +10,15 @@
 #include <QVBoxLayout>
 
 #include "engine/metrics/stats.h"
-#include "ui/bridge/engine_bridge.h"
+#include "ui/bridge/run_source.h"
 #include "ui/charts/latency_chart.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/theme.h"
 
 namespace lwb::ui {
 
-LatencyPanel::LatencyPanel(EngineBridge* bridge, QWidget* parent)
-    : QWidget(parent), bridge_(bridge), chart_(new LatencyChart(this)), timeline_(new TimelineChart(this)),
+LatencyPanel::LatencyPanel(RunSource* source, QWidget* parent)
+    : QWidget(parent), source_(source), chart_(new LatencyChart(this)), timeline_(new TimelineChart(this)),
       table_(new QTableWidget(4, 6, this)) {
   table_->setHorizontalHeaderLabels({tr("mean"), tr("p50"), tr("p90"), tr("p99"), tr("max"), tr("n")});
   const QStringList rows{tr("TTFT (ms)"), tr("ITL (ms)"), tr("TPOT (ms)"), tr("e2e (ms)")};
@@ -69,7 +69,7 @@ void LatencyPanel::onFrame(const Frame& frame) {
 void LatencyPanel::refreshTable() {
   tableDirty_ = !isVisible();
   if (tableDirty_) return;
-  const RunData& run = bridge_->run();
+  const RunData& run = source_->run();
   if (run.requests.size() == lastCount_ && !run.requests.empty()) return;
   lastCount_ = run.requests.size();
   QElapsedTimer cost;

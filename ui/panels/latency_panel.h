@@ -10,14 +10,14 @@ class QTableWidget;
 
 namespace lwb::ui {
 
-class EngineBridge;
+class RunSource;
 class LatencyChart;
 class TimelineChart;
 
 class LatencyPanel : public QWidget {
   Q_OBJECT
  public:
-  explicit LatencyPanel(EngineBridge* bridge, QWidget* parent = nullptr);
+  explicit LatencyPanel(RunSource* source, QWidget* parent = nullptr);
   void onFrame(const Frame& frame);
   LatencyChart* chart() const { return chart_; }
   TimelineChart* timeline() const { return timeline_; }
@@ -32,7 +32,7 @@ class LatencyPanel : public QWidget {
   // most twice a second, and only while visible (on show otherwise).
   QTimer refreshTimer_;
   bool tableDirty_ = false;
-  EngineBridge* bridge_;
+  RunSource* source_;
   LatencyChart* chart_;
   TimelineChart* timeline_;
   QTableWidget* table_;

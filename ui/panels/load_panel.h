@@ -11,9 +11,6 @@
 #include "engine/bench/workload.h"
 #include "ui/bridge/frame.h"
 
-class QSpinBox;
-class QDoubleSpinBox;
-class QCheckBox;
 class QPushButton;
 class QProgressBar;
 class QLabel;
@@ -21,6 +18,7 @@ class QLabel;
 namespace lwb::ui {
 
 class EngineBridge;
+class WorkloadForm;
 
 class LoadPanel : public QWidget {
   Q_OBJECT
@@ -43,10 +41,7 @@ class LoadPanel : public QWidget {
   void updateProgress();
 
   EngineBridge* bridge_;
-  QDoubleSpinBox* rate_;
-  QSpinBox *count_, *inputLen_, *outputLen_, *prefixLen_, *groups_, *seed_;
-  QDoubleSpinBox *rangeRatio_;
-  QCheckBox* ignoreEos_;
+  WorkloadForm* form_;
   QPushButton *start_, *stop_;
   QProgressBar* progress_;
   QLabel* status_;

@@ -6,13 +6,13 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "ui/bridge/engine_bridge.h"
+#include "ui/bridge/run_source.h"
 #include "ui/models/requests_table_model.h"
 
 namespace lwb::ui {
 
-RequestsPanel::RequestsPanel(EngineBridge* bridge, QWidget* parent)
-    : QWidget(parent), bridge_(bridge), model_(new RequestsTableModel(this)), proxy_(new QSortFilterProxyModel(this)),
+RequestsPanel::RequestsPanel(RunSource* source, QWidget* parent)
+    : QWidget(parent), source_(source), model_(new RequestsTableModel(this)), proxy_(new QSortFilterProxyModel(this)),
       view_(new QTableView(this)) {
   proxy_->setSourceModel(model_);
   view_->setModel(proxy_);
@@ -32,7 +32,7 @@ RequestsPanel::RequestsPanel(EngineBridge* bridge, QWidget* parent)
   connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& cur) {
     emit requestSelected(cur.isValid() ? RequestId(cur.data(RequestsTableModel::kIdRole).toLongLong()) : -1);
   });
-  connect(bridge_, &EngineBridge::engineAttached, model_, &RequestsTableModel::clear);
+  connect(source_, &RunSource::runReset, model_, &RequestsTableModel::clear);
 }
 
 void RequestsPanel::onFrame(const Frame& frame) {
@@ -47,7 +47,7 @@ void RequestsPanel::apply(const EngineSnapshot* snapshot, const std::vector<Requ
   // Follow the newest rows unless the user scrolled up to read.
   auto* bar = view_->verticalScrollBar();
   const bool atBottom = bar->value() >= bar->maximum() - 2;
-  model_->update(snapshot, finished, [this](RequestId id) { return bridge_->tag(id); });
+  model_->update(snapshot, finished, [this](RequestId id) { return source_->tag(id); });
   if (atBottom && !view_->selectionModel()->hasSelection()) view_->scrollToBottom();
 }
 

@@ -11,13 +11,13 @@ class QSortFilterProxyModel;
 
 namespace lwb::ui {
 
-class EngineBridge;
+class RunSource;
 class RequestsTableModel;
 
 class RequestsPanel : public QWidget {
   Q_OBJECT
  public:
-  explicit RequestsPanel(EngineBridge* bridge, QWidget* parent = nullptr);
+  explicit RequestsPanel(RunSource* source, QWidget* parent = nullptr);
   void onFrame(const Frame& frame);
   RequestsTableModel* model() const { return model_; }
   QTableView* view() const { return view_; }
@@ -29,7 +29,7 @@ class RequestsPanel : public QWidget {
  private:
   void apply(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished);
 
-  EngineBridge* bridge_;
+  RunSource* source_;
   RequestsTableModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* view_;

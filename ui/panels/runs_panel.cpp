@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
-#include "ui/bridge/engine_bridge.h"
+#include "ui/bridge/run_source.h"
 #include "ui/bridge/run_export.h"
 #include "ui/charts/time_chart.h"
 #include "ui/theme.h"
@@ -25,8 +25,8 @@ namespace {
 const QColor& slotColor(int slot) { return slot == 0 ? theme::kRunA : theme::kRunB; }
 }  // namespace
 
-RunsPanel::RunsPanel(EngineBridge* bridge, QWidget* parent)
-    : QWidget(parent), bridge_(bridge), title_(new QLabel(this)), plot_(new QCustomPlot(this)),
+RunsPanel::RunsPanel(RunSource* source, QWidget* parent)
+    : QWidget(parent), source_(source), title_(new QLabel(this)), plot_(new QCustomPlot(this)),
       table_(new QTableWidget(this)) {
   auto* openA = new QPushButton(tr("Open A…"), this);
   auto* openB = new QPushButton(tr("Open B…"), this);
@@ -134,7 +134,7 @@ void RunsPanel::plotCdf(int rect, const std::vector<double>& samples, int slot) 
 }
 
 void RunsPanel::refresh() {
-  if (live_) runs_[0] = bridge_->run();
+  if (live_) runs_[0] = source_->run();
   title_->setText(tr("<b style='color:%1'>A</b>: %2 &nbsp; <b style='color:%3'>B</b>: %4")
                       .arg(theme::htmlColor(theme::kRunA), names_[0].toHtmlEscaped(), theme::htmlColor(theme::kRunB),
                            names_[1].toHtmlEscaped()));

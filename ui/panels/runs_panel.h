@@ -12,23 +12,25 @@ class QLabel;
 
 namespace lwb::ui {
 
-class EngineBridge;
+class RunSource;
 
 class RunsPanel : public QWidget {
   Q_OBJECT
  public:
-  explicit RunsPanel(EngineBridge* bridge, QWidget* parent = nullptr);
+  explicit RunsPanel(RunSource* source, QWidget* parent = nullptr);
   // slot 0 = A, 1 = B. Returns an error message or "".
   QString openRun(int slot, const QString& path);
   void setRun(int slot, const RunData& run, const QString& name);
   void useLiveSession();  // A follows the current session
   void refresh();
   QCustomPlot* plot() const { return plot_; }
+  const RunData& run(int slot) const { return runs_[slot]; }
+  QTableWidget* table() const { return table_; }
 
  private:
   void plotCdf(int rect, const std::vector<double>& samples, int slot);
 
-  EngineBridge* bridge_;
+  RunSource* source_;
   RunData runs_[2];
   QString names_[2];
   bool live_ = true;

@@ -17,6 +17,7 @@
 #include "engine/common/error.h"
 #include "ui/remote/remote_metrics_chart.h"
 #include "ui/remote/remote_server_views.h"
+#include "ui/remote/remote_run_views.h"
 
 namespace lwb::ui {
 
@@ -94,6 +95,7 @@ void RemoteWindow::buildUi() {
   statusBar()->addWidget(serverLabel_, 1);
   statusBar()->addPermanentWidget(stateLabel_);
   serverViews_ = new RemoteServerViews(this, [this] { return kvEvents_.get(); });
+  runViews_ = new RemoteRunViews(this);
   auto* kvTimer = new QTimer(this);  // the subscriber's counters are read under its mutex: cheap
   connect(kvTimer, &QTimer::timeout, this, &RemoteWindow::showKvEvents);
   kvTimer->start(250);
@@ -136,6 +138,7 @@ void RemoteWindow::buildMenus() {
   file->addAction(tr("&Connect…"), this, &RemoteWindow::askForEndpoint);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  runViews_->addMenu(menuBar());
 }
 
 void RemoteWindow::askForEndpoint() {
@@ -163,6 +166,7 @@ bool RemoteWindow::connectTo(const RemoteOptions& options) {
     return false;
   }
   session_ = std::move(session);  // the old one stops and joins its threads here
+  runViews_->setSession(session_.get(), client);
   options_ = options;
   activeChat_ = 0;
   messages_ = nlohmann::json::array();

@@ -9,11 +9,9 @@
 // server's prefix-cache block map from those events and shows its counts.
 //
 // Docks show the server's inside as far as it exports it (RemoteServerViews): batches
-// and prefix cache from its counters, the drawn block map, its knobs read-only.
-//
-// Not yet here (the in-process window's views are built on EngineBridge): the load
-// generator, requests table, latency and timeline views, saved runs. `bench --endpoint`
-// covers load runs meanwhile.
+// and prefix cache from its counters, the drawn block map, its knobs read-only. The
+// load generator, requests table, latency and timeline views and saved runs are
+// RemoteRunViews' docks (the in-process window's panels, fed by the client's records).
 #include <QMainWindow>
 
 #include <memory>
@@ -31,6 +29,7 @@ namespace lwb::ui {
 
 class RemoteMetricsChart;
 class RemoteServerViews;
+class RemoteRunViews;
 
 struct RemoteOptions {
   QString url;
@@ -64,6 +63,7 @@ class RemoteWindow : public QMainWindow {
   // The event-fed block map (nullptr without an event address).
   const remote::KvEventSubscriber* kvEvents() const { return kvEvents_.get(); }
   RemoteServerViews* serverViews() const { return serverViews_; }
+  RemoteRunViews* runViews() const { return runViews_; }
 
  private:
   void buildUi();
@@ -84,6 +84,7 @@ class RemoteWindow : public QMainWindow {
   QPushButton *send_, *stop_;
   QTableWidget* config_;
   RemoteMetricsChart* chart_;
+  RemoteRunViews* runViews_;
   QLabel* kvEventsLabel_;
   RemoteServerViews* serverViews_;
   std::unique_ptr<remote::KvEventSubscriber> kvEvents_;
