@@ -101,8 +101,9 @@ float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
   return hsum8(acc) - mins;
 }
 
-constexpr int kTR = kQuantTileRows, kTC = kQuantTileCols;
-
+// Tiles of kTR input rows × kTC weight rows: kQuantTileRows × kQuantTileCols for prefill,
+// 1 × kQuantRowCols for decode (independent accumulators that hide the FMA latency).
+template <int kTR, int kTC>
 void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
   __m256 acc[kTR][kTC];
   for (auto& row : acc)
@@ -131,6 +132,7 @@ void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, floa
     for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]);
 }
 
+template <int kTR, int kTC>
 void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
   const __m256i low4 = _mm256_set1_epi8(0x0F);
   __m256 acc[kTR][kTC];
