@@ -94,18 +94,22 @@ void tileQ5_K(const BlockQ5_K* const* w, const BlockQ8_K* const* x, int nb, floa
     __m256i sumi[kTR][kTC];
     for (auto& row : sumi)
       for (__m256i& v : row) v = _mm256_setzero_si256();
-    for (int g = 0; g < 4; ++g) {
-      __m256i lo[kTC], hi[kTC];
 #pragma GCC unroll 4
-      for (int c = 0; c < kTC; ++c) quantsQ5_K(w[c][b], qh[c], g, lo[c], hi[c]);
+    for (int g = 0; g < 4; ++g) {
+      __m256i lo[kTC], hi[kTC], sc0[kTC], sc1[kTC];
+#pragma GCC unroll 4
+      for (int c = 0; c < kTC; ++c) {
+        quantsQ5_K(w[c][b], qh[c], g, lo[c], hi[c]);
+        sc0[c] = scaleK4(s[c], 2 * g);
+        sc1[c] = scaleK4(s[c], 2 * g + 1);
+      }
 #pragma GCC unroll 4
       for (int r = 0; r < kTR; ++r) {
         const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g));
         const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
 #pragma GCC unroll 4
         for (int c = 0; c < kTC; ++c) {
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot(lo[c], y0, s[c].sc[2 * g]));
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot(hi[c], y1, s[c].sc[2 * g + 1]));
+          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(lo[c], y0, sc0[c], hi[c], y1, sc1[c]));
         }
       }
     }
@@ -129,14 +133,6 @@ inline __m256i quantsQ6_K(const BlockQ6_K& w, int half, int k) {
   return _mm256_or_si256(lowBits, _mm256_slli_epi16(highBits, 4));
 }
 
-// Σ_j sc_j · bsums_j over the 16 sub-blocks (Q6_K's offset partner), exact.
-inline int offsetSumQ6_K(__m256i sc16, const BlockQ8_K& x) {
-  const __m256i prod = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), sc16);
-  const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(prod), _mm256_extracti128_si256(prod, 1));
-  const __m128i h2 = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
-  return _mm_cvtsi128_si32(_mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xb1)));
-}
-
 template <int kTR, int kTC>
 void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
   __m256 acc[kTR][kTC];
@@ -147,30 +143,36 @@ void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, floa
     __m256i sumi[kTR][kTC];
     for (auto& row : sumi)
       for (__m256i& v : row) v = _mm256_setzero_si256();
+    ScalesQ6_K scales[kTC];
+    for (int c = 0; c < kTC; ++c) scales[c] = unpackScalesQ6_K(w[c][b].scales);
+#pragma GCC unroll 2
     for (int half = 0; half < 2; ++half)
-      for (int k = 0; k < 4; ++k) {
-        const int j = 8 * half + 2 * k;  // sub-blocks j, j+1 of 16
-        __m256i q[kTC], sc[kTC];
+#pragma GCC unroll 2
+      for (int k = 0; k < 4; k += 2) {
+        const int j = 8 * half + 2 * k;  // sub-blocks j .. j+3 of 16
+        __m256i q0[kTC], q1[kTC], sc0[kTC], sc1[kTC];
 #pragma GCC unroll 4
         for (int c = 0; c < kTC; ++c) {
-          q[c] = quantsQ6_K(w[c][b], half, k);
-          sc[c] = _mm256_set_m128i(_mm_set1_epi16(w[c][b].scales[j + 1]), _mm_set1_epi16(w[c][b].scales[j]));
+          q0[c] = quantsQ6_K(w[c][b], half, k);
+          q1[c] = quantsQ6_K(w[c][b], half, k + 1);
+          sc0[c] = scalePairQ6_K(scales[c], j);
+          sc1[c] = scalePairQ6_K(scales[c], j + 2);
         }
 #pragma GCC unroll 4
         for (int r = 0; r < kTR; ++r) {
-          const __m256i yq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 16 * j));
+          const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 16 * j));
+          const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 16 * j + 32));
 #pragma GCC unroll 4
           for (int c = 0; c < kTC; ++c)
-            sumi[r][c] = _mm256_add_epi32(sumi[r][c], _mm256_madd_epi16(_mm256_maddubs_epi16(q[c], yq), sc[c]));
+            sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(q0[c], y0, sc0[c], q1[c], y1, sc1[c]));
         }
       }
     for (int c = 0; c < kTC; ++c) {
-      const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w[c][b].scales)));
       const float dw = halfScalar(w[c][b].d);
       for (int r = 0; r < kTR; ++r) {
         const float d = x[r][b].d * dw;
         acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
-        offsets[r][c] += d * float(32 * offsetSumQ6_K(sc16, x[r][b]));
+        offsets[r][c] += d * float(32 * offsetSumQ6_K(w[c][b].scales, x[r][b]));
       }
     }
   }
