@@ -1,13 +1,15 @@
-// Quantized dot-product kernels alone, weights resident in L2: bytes of weights per
-// second and per core for each ISA (Q8_0·Q8_0, Q4_K·Q8_K, and the 4×2 prefill tiles),
-// against the bf16 path's need: a decode at the measured DRAM bandwidth needs the kernel
-// to consume weights at least that fast per core. Never part of the test suite.
+// Quantized dot-product kernels alone, weights resident in L2, one core: for each ISA
+// and each GGUF weight type, the decode dot's weight bytes per second (a decode at the
+// measured DRAM bandwidth needs the kernel to consume weights at least that fast per
+// core) and the prefill tile's multiply-adds per second. Never part of the test suite.
 //   bench_quant_kernels
-#include <chrono>
+#include <algorithm>
+#include <ctime>
 #include <cstdio>
 #include <random>
 #include <vector>
 
+#include "engine/common/dtype.h"
 #include "engine/exec/cpu/quant_kernels.h"
 #include "engine/model/quant.h"
 
@@ -15,17 +17,26 @@ using namespace lwb;
 
 namespace {
 
+// This thread's CPU time: on a shared machine the wall clock also counts the time slices
+// other processes took.
+double threadSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
 template <typename F>
 double bestSeconds(F f) {
   double best = 1e30;
   for (int rep = 0; rep < 7; ++rep) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = threadSeconds();
     f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best, threadSeconds() - t0);
   }
   return best;
 }
 
+// Activation rows: n gaussian values quantized to t.
 template <typename Block>
 std::vector<Block> randomBlocks(GgmlType t, size_t n, std::mt19937& rng) {
   std::normal_distribution<float> dist(0.0f, 1.0f);
@@ -36,53 +47,86 @@ std::vector<Block> randomBlocks(GgmlType t, size_t n, std::mt19937& rng) {
   return out;
 }
 
+// Weights: random bytes (the quants), finite half scales; the speed does not depend on
+// the values.
+template <typename Block>
+std::vector<Block> randomWeights(size_t numBlocks, std::mt19937& rng) {
+  std::vector<Block> out(numBlocks);
+  auto* bytes = reinterpret_cast<uint8_t*>(out.data());
+  for (size_t i = 0; i < out.size() * sizeof(Block); ++i) bytes[i] = uint8_t(rng());
+  for (Block& b : out) {
+    b.d = floatToF16(0.01f);
+    if constexpr (requires { b.m; }) b.m = floatToF16(0.01f);
+    if constexpr (requires { b.dmin; }) b.dmin = floatToF16(0.01f);
+  }
+  return out;
+}
+
+struct Row {
+  double dotGBs = 0, rowsGBs = 0, tileGmacs = 0;
+};
+
+// 64 weight rows of K = 4096 (Q8_0: 278 KiB, in L2) against 4 activation rows.
+template <typename Block, typename Act>
+Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Act*, int), QuantTileFn<Block, Act> tile,
+            QuantTileFn<Block, Act> rowsFn) {
+  constexpr int K = 4096, rows = 64, iters = 200;
+  std::mt19937 rng(1);
+  const auto w = randomWeights<Block>(size_t(K) * rows / size_t(ggmlBlockSize(type)), rng);
+  const auto x = randomBlocks<Act>(actType, size_t(K) * kQuantTileRows, rng);
+  const int nb = K / ggmlBlockSize(type), nbx = K / ggmlBlockSize(actType);
+  volatile float sink = 0;
+  const Act* xs0[1] = {x.data()};
+  const double tDot = bestSeconds([&] {
+    for (int it = 0; it < iters; ++it)
+      for (int r = 0; r < rows; ++r) sink = sink + dot(&w[size_t(r) * size_t(nb)], x.data(), nb);
+  });
+  float y[kQuantTileRows * kQuantTileCols + kQuantRowCols];
+  const double tRows = bestSeconds([&] {
+    for (int it = 0; it < iters; ++it)
+      for (int r = 0; r + kQuantRowCols <= rows; r += kQuantRowCols) {
+        const Block* ws[kQuantRowCols];
+        for (int c = 0; c < kQuantRowCols; ++c) ws[c] = &w[size_t(r + c) * size_t(nb)];
+        rowsFn(ws, xs0, nb, y, kQuantRowCols);
+      }
+    sink = sink + y[0];
+  });
+  const Act* xs[kQuantTileRows];
+  for (int r = 0; r < kQuantTileRows; ++r) xs[r] = x.data() + size_t(r) * size_t(nbx);
+  const double tTile = bestSeconds([&] {
+    for (int it = 0; it < iters / kQuantTileRows; ++it)
+      for (int r = 0; r + kQuantTileCols <= rows; r += kQuantTileCols) {
+        const Block* ws[kQuantTileCols];
+        for (int c = 0; c < kQuantTileCols; ++c) ws[c] = &w[size_t(r + c) * size_t(nb)];
+        tile(ws, xs, nb, y, kQuantTileCols);
+      }
+    sink = sink + y[0];
+  });
+  const double macs = double(iters) * rows * K;
+  const double bytes = double(iters) * double(w.size()) * sizeof(Block);
+  return {bytes / tDot / 1e9, bytes / tRows / 1e9, macs / tTile / 1e9};
+}
+
+void print(const char* isa, const char* type, const Row& r) {
+  std::printf("%-8s %-5s decode: dot %6.1f GB/s, 1x%d rows %6.1f GB/s   prefill: %dx%d tile %6.1f GMAC/s\n", isa, type,
+              r.dotGBs, kQuantRowCols, r.rowsGBs, kQuantTileRows, kQuantTileCols, r.tileGmacs);
+}
+
 }  // namespace
 
 int main() {
-  constexpr int K = 4096, rows = 64;  // 64 rows of Q8_0 K=4096: 278 KiB, in L2
-  std::mt19937 rng(1);
-  const auto w8 = randomBlocks<BlockQ8_0>(GgmlType::Q8_0, size_t(K) * rows, rng);
-  const auto w4 = randomBlocks<BlockQ4_K>(GgmlType::Q4_K, size_t(K) * rows, rng);
-  const auto x8 = randomBlocks<BlockQ8_0>(GgmlType::Q8_0, size_t(K) * 4, rng);
-  const auto xk = randomBlocks<BlockQ8_K>(GgmlType::Q8_K, size_t(K) * 4, rng);
-  const int nb8 = K / 32, nbk = K / 256;
+  std::printf("one core (thread CPU time, best of 7), weights in L2 (64 rows of K = 4096)\n");
   for (Isa isa : supportedIsas()) {
     const QuantKernels& qk = quantKernels(isa);
-    volatile float sink = 0;
-    const int iters = 200;
-    const double t8 = bestSeconds([&] {
-      for (int it = 0; it < iters; ++it)
-        for (int r = 0; r < rows; ++r) sink = sink + qk.dotQ8_0(&w8[size_t(r) * nb8], x8.data(), nb8);
-    });
-    const double t4 = bestSeconds([&] {
-      for (int it = 0; it < iters; ++it)
-        for (int r = 0; r < rows; ++r) sink = sink + qk.dotQ4_K(&w4[size_t(r) * nbk], xk.data(), nbk);
-    });
-    float y[4 * 2];
-    const double tt8 = bestSeconds([&] {
-      const BlockQ8_0* xs[4] = {x8.data(), x8.data() + nb8, x8.data() + 2 * nb8, x8.data() + 3 * nb8};
-      for (int it = 0; it < iters / 4; ++it)
-        for (int r = 0; r + 1 < rows; r += 2) {
-          const BlockQ8_0* ws[2] = {&w8[size_t(r) * nb8], &w8[size_t(r + 1) * nb8]};
-          qk.tileQ8_0(ws, xs, nb8, y, 2);
-        }
-      sink = sink + y[0];
-    });
-    const double tt4 = bestSeconds([&] {
-      const BlockQ8_K* xs[4] = {xk.data(), xk.data() + nbk, xk.data() + 2 * nbk, xk.data() + 3 * nbk};
-      for (int it = 0; it < iters / 4; ++it)
-        for (int r = 0; r + 1 < rows; r += 2) {
-          const BlockQ4_K* ws[2] = {&w4[size_t(r) * nbk], &w4[size_t(r + 1) * nbk]};
-          qk.tileQ4_K(ws, xs, nbk, y, 2);
-        }
-      sink = sink + y[0];
-    });
-    const double bytes8 = double(iters) * rows * nb8 * sizeof(BlockQ8_0), bytes4 = double(iters) * rows * nbk * sizeof(BlockQ4_K);
-    const double macs = double(iters) * rows * K;
-    std::printf("%-8s dot Q8_0 %6.1f GB/s (%5.1f GMAC/s)  dot Q4_K %6.1f GB/s (%5.1f GMAC/s)  "
-                "tile Q8_0 %5.1f GMAC/s  tile Q4_K %5.1f GMAC/s  (one core)\n",
-                isaName(isa), bytes8 / t8 / 1e9, macs / t8 / 1e9, bytes4 / t4 / 1e9, macs / t4 / 1e9, macs / tt8 / 1e9,
-                macs / tt4 / 1e9);
+    const char* name = isaName(isa);
+    print(name, "Q8_0", measure(GgmlType::Q8_0, GgmlType::Q8_0, qk.dotQ8_0, qk.tileQ8_0, qk.rowsQ8_0));
+    print(name, "Q4_0", measure(GgmlType::Q4_0, GgmlType::Q8_0, qk.dotQ4_0, qk.tileQ4_0, qk.rowsQ4_0));
+    print(name, "Q4_1", measure(GgmlType::Q4_1, GgmlType::Q8_0, qk.dotQ4_1, qk.tileQ4_1, qk.rowsQ4_1));
+    print(name, "Q5_0", measure(GgmlType::Q5_0, GgmlType::Q8_0, qk.dotQ5_0, qk.tileQ5_0, qk.rowsQ5_0));
+    print(name, "Q5_1", measure(GgmlType::Q5_1, GgmlType::Q8_0, qk.dotQ5_1, qk.tileQ5_1, qk.rowsQ5_1));
+    print(name, "Q4_K", measure(GgmlType::Q4_K, GgmlType::Q8_K, qk.dotQ4_K, qk.tileQ4_K, qk.rowsQ4_K));
+    print(name, "Q5_K", measure(GgmlType::Q5_K, GgmlType::Q8_K, qk.dotQ5_K, qk.tileQ5_K, qk.rowsQ5_K));
+    print(name, "Q6_K", measure(GgmlType::Q6_K, GgmlType::Q8_K, qk.dotQ6_K, qk.tileQ6_K, qk.rowsQ6_K));
   }
   return 0;
 }

@@ -22,6 +22,7 @@
 #include "ui/charts/latency_chart.h"
 #include "ui/charts/prefix_cache_chart.h"
 #include "ui/charts/timeline_chart.h"
+#include "ui/models/recent_models.h"
 #include "ui/panels/chat_conversation.h"
 #include "ui/panels/chat_panel.h"
 #include "ui/panels/knobs_panel.h"
@@ -76,6 +77,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
   connect(loader_, &ModelLoader::loaded, this,
           [this](std::shared_ptr<const Model> model, std::shared_ptr<EngineLoop> loop) {
             loadProgress_->setVisible(false);
+            RecentModels::add(QString::fromStdString(model->dir));  // only models that loaded
+            fillRecentMenu();
             bridge_->attach(std::move(model), std::move(loop));
           });
   connect(loader_, &ModelLoader::failed, this, [this](const QString& dir, const QString& message) {

@@ -13,6 +13,7 @@ class QLabel;
 class QProgressBar;
 class QDockWidget;
 class QActionGroup;
+class QMenu;
 
 namespace lwb::ui {
 
@@ -85,6 +86,8 @@ class MainWindow : public QMainWindow {
   void saveRun();
   void openRun();
   void showError(const QString& title, const QString& text);
+  void fillRecentMenu();
+  void openRecent(const QString& path);  // a path gone since is dropped from the list
 
   WindowOptions options_;
   EngineBridge* bridge_;
@@ -104,6 +107,7 @@ class MainWindow : public QMainWindow {
   QLabel *modelLabel_, *deviceLabel_, *speedLabel_, *kvLabel_, *queueLabel_;
   QProgressBar* loadProgress_;
   QAction* pauseAction_ = nullptr;
+  QMenu* recentMenu_ = nullptr;  // File ▸ Open recent
   QActionGroup* backendGroup_ = nullptr;
   QString lastError_;
   bool needSizing_ = true;

@@ -2,6 +2,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -19,6 +20,7 @@
 #include "ui/charts/prefix_cache_chart.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/main_window.h"
+#include "ui/models/recent_models.h"
 #include "ui/panels/knobs_panel.h"
 #include "ui/panels/kv_panel.h"
 #include "ui/panels/latency_panel.h"
@@ -38,6 +40,10 @@ void MainWindow::buildMenus() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open a GGUF model file"), {}, tr("GGUF models (*.gguf)"));
     if (!path.isEmpty()) openModel(path);
   });
+  recentMenu_ = file->addMenu(tr("Open &recent"));
+  recentMenu_->setObjectName(QStringLiteral("menu.recent"));
+  connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);  // another window may have added
+  fillRecentMenu();
   file->addSeparator();
   file->addAction(tr("&Export metrics…"), this, &MainWindow::exportMetrics);
   QMenu* png = file->addMenu(tr("Export chart as &PNG"));
@@ -184,6 +190,39 @@ void MainWindow::openRun() {
     d->show();
     d->raise();
   }
+}
+
+// One entry per recent model, newest first, numbered for the keyboard; the full path in
+// the tooltip and the action's data.
+void MainWindow::fillRecentMenu() {
+  recentMenu_->clear();
+  const QStringList paths = RecentModels::paths();
+  for (int i = 0; i < paths.size(); ++i) {
+    const QString path = paths[i];
+    const QFileInfo info(path);
+    QString label = tr("%1 — %2").arg(info.fileName(), info.absolutePath()).replace('&', QStringLiteral("&&"));
+    if (i < 9) label.prepend(QStringLiteral("&%1 ").arg(i + 1));
+    QAction* a = recentMenu_->addAction(label, this, [this, path] { openRecent(path); });
+    a->setData(path);
+    a->setToolTip(path);
+  }
+  if (paths.isEmpty()) recentMenu_->addAction(tr("No recent models"))->setEnabled(false);
+  recentMenu_->addSeparator();
+  QAction* clear = recentMenu_->addAction(tr("&Clear list"), this, [this] {
+    RecentModels::clear();
+    fillRecentMenu();
+  });
+  clear->setEnabled(!paths.isEmpty());
+}
+
+void MainWindow::openRecent(const QString& path) {
+  if (!QFileInfo::exists(path)) {
+    RecentModels::remove(path);
+    fillRecentMenu();
+    showError(tr("Model not found"), tr("%1\n\nno longer exists; it was removed from the recent models.").arg(path));
+    return;
+  }
+  openModel(path);
 }
 
 }  // namespace lwb::ui

@@ -70,6 +70,9 @@ class GgufFile {
  public:
   // mmaps and parses; throws lwb::Error.
   static std::unique_ptr<GgufFile> open(const std::string& path);
+  // Parses `size` bytes the caller keeps alive for the object's lifetime, named `name`
+  // in errors (the fuzzer's way in, without a file).
+  static std::unique_ptr<GgufFile> fromMemory(const uint8_t* bytes, size_t size, const std::string& name);
   ~GgufFile();
   GgufFile(const GgufFile&) = delete;
   GgufFile& operator=(const GgufFile&) = delete;
@@ -96,7 +99,7 @@ class GgufFile {
  private:
   GgufFile() = default;
   std::string path_;
-  void* map_ = nullptr;
+  void* map_ = nullptr;  // null for fromMemory (not ours to unmap)
   size_t size_ = 0;
   GgufContents contents_;
 };

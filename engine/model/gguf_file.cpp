@@ -47,6 +47,14 @@ std::unique_ptr<GgufFile> GgufFile::open(const std::string& path) {
   return f;
 }
 
+std::unique_ptr<GgufFile> GgufFile::fromMemory(const uint8_t* bytes, size_t size, const std::string& name) {
+  std::unique_ptr<GgufFile> f(new GgufFile);
+  f->path_ = name;
+  f->size_ = size;
+  f->contents_ = parseGguf(bytes, size, name);
+  return f;
+}
+
 GgufFile::~GgufFile() {
   if (map_) munmap(map_, size_);
 }

@@ -59,13 +59,11 @@ int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
   return block;
 }
 
-// Full kQuantTileRows × kQuantTileCols tiles, then single dots for the edges; every
-// output is the same bits either way (quant_kernels.h).
+// Full kQuantTileRows × kQuantTileCols tiles; the rows left over (all of them in a decode)
+// in 1 × kQuantRowCols tiles; single dots for the last columns. Every output is the
+// same bits whichever of the three computes it (quant_kernels.h).
 template <typename WB, typename XB>
-using TileFn = void (*)(const WB* const*, const XB* const*, int, float*, size_t);
-
-template <typename WB, typename XB>
-void runTileOf(float (*dot)(const WB*, const XB*, int), TileFn<WB, XB> tile,
+void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile, QuantTileFn<WB, XB> rows,
                const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0, int numCols, float* y,
                size_t ldy) {
   const size_t wRowBlocks = size_t(w.cols() / ggmlBlockSize(w.quantType())), xRowBlocks = xq.rowBytes / sizeof(XB);
@@ -74,41 +72,45 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), TileFn<WB, XB> tile,
   const XB* xBase = reinterpret_cast<const XB*>(xq.bytes.data());
   auto wrow = [&](int n) { return wBase + size_t(n) * wRowBlocks; };
   auto xrow = [&](int t) { return xBase + size_t(t) * xRowBlocks; };
+  auto out = [&](int t, int n) { return y + size_t(t) * ldy + size_t(n); };
   const int rowEnd = row0 + numRows, colEnd = col0 + numCols;
-  const int tiledRows = numRows / kQuantTileRows * kQuantTileRows, tiledCols = numCols / kQuantTileCols * kQuantTileCols;
-  if (tile == nullptr) {  // no tile kernel: every output one dot, weight row outermost (kept in L1)
-    for (int n = col0; n < colEnd; ++n)
-      for (int t = row0; t < rowEnd; ++t) y[size_t(t) * ldy + size_t(n)] = dot(wrow(n), xrow(t), nb);
-    return;
-  }
-  for (int n = col0; n < col0 + tiledCols; n += kQuantTileCols) {
+  const int tiledRowEnd = row0 + numRows / kQuantTileRows * kQuantTileRows;
+  const int tiledColEnd = col0 + numCols / kQuantTileCols * kQuantTileCols;
+  for (int n = col0; n < tiledColEnd; n += kQuantTileCols) {  // weight rows outermost: they stay in L1
     const WB* ws[kQuantTileCols];
     for (int c = 0; c < kQuantTileCols; ++c) ws[c] = wrow(n + c);
-    for (int t = row0; t < row0 + tiledRows; t += kQuantTileRows) {
+    for (int t = row0; t < tiledRowEnd; t += kQuantTileRows) {
       const XB* xs[kQuantTileRows];
       for (int r = 0; r < kQuantTileRows; ++r) xs[r] = xrow(t + r);
-      tile(ws, xs, nb, y + size_t(t) * ldy + size_t(n), ldy);
+      tile(ws, xs, nb, out(t, n), ldy);
     }
-    for (int t = row0 + tiledRows; t < rowEnd; ++t)
-      for (int c = 0; c < kQuantTileCols; ++c) y[size_t(t) * ldy + size_t(n + c)] = dot(ws[c], xrow(t), nb);
   }
-  for (int n = col0 + tiledCols; n < colEnd; ++n)
-    for (int t = row0; t < rowEnd; ++t) y[size_t(t) * ldy + size_t(n)] = dot(wrow(n), xrow(t), nb);
+  for (int n = tiledColEnd; n < colEnd; ++n)
+    for (int t = row0; t < tiledRowEnd; ++t) *out(t, n) = dot(wrow(n), xrow(t), nb);
+  const int rowsColEnd = col0 + numCols / kQuantRowCols * kQuantRowCols;
+  for (int t = tiledRowEnd; t < rowEnd; ++t) {
+    const XB* xs[1] = {xrow(t)};
+    for (int n = col0; n < rowsColEnd; n += kQuantRowCols) {
+      const WB* ws[kQuantRowCols];
+      for (int c = 0; c < kQuantRowCols; ++c) ws[c] = wrow(n + c);
+      rows(ws, xs, nb, out(t, n), ldy);
+    }
+    for (int n = rowsColEnd; n < colEnd; ++n) *out(t, n) = dot(wrow(n), xrow(t), nb);
+  }
 }
 
 void runTile(const QuantKernels& qk, const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0,
              int numCols, float* y, size_t ldy) {
-  auto run = [&](auto dot, auto tile) { runTileOf(dot, tile, w, xq, row0, numRows, col0, numCols, y, ldy); };
-  // Types without a tile kernel run one dot per output (tile = null).
+  auto run = [&](auto dot, auto tile, auto rows) { runTileOf(dot, tile, rows, w, xq, row0, numRows, col0, numCols, y, ldy); };
   switch (w.quantType()) {
-    case GgmlType::Q8_0: return run(qk.dotQ8_0, qk.tileQ8_0);
-    case GgmlType::Q4_K: return run(qk.dotQ4_K, qk.tileQ4_K);
-    case GgmlType::Q4_0: return run(qk.dotQ4_0, TileFn<BlockQ4_0, BlockQ8_0>{});
-    case GgmlType::Q4_1: return run(qk.dotQ4_1, TileFn<BlockQ4_1, BlockQ8_0>{});
-    case GgmlType::Q5_0: return run(qk.dotQ5_0, TileFn<BlockQ5_0, BlockQ8_0>{});
-    case GgmlType::Q5_1: return run(qk.dotQ5_1, TileFn<BlockQ5_1, BlockQ8_0>{});
-    case GgmlType::Q5_K: return run(qk.dotQ5_K, TileFn<BlockQ5_K, BlockQ8_K>{});
-    case GgmlType::Q6_K: return run(qk.dotQ6_K, TileFn<BlockQ6_K, BlockQ8_K>{});
+    case GgmlType::Q8_0: return run(qk.dotQ8_0, qk.tileQ8_0, qk.rowsQ8_0);
+    case GgmlType::Q4_K: return run(qk.dotQ4_K, qk.tileQ4_K, qk.rowsQ4_K);
+    case GgmlType::Q4_0: return run(qk.dotQ4_0, qk.tileQ4_0, qk.rowsQ4_0);
+    case GgmlType::Q4_1: return run(qk.dotQ4_1, qk.tileQ4_1, qk.rowsQ4_1);
+    case GgmlType::Q5_0: return run(qk.dotQ5_0, qk.tileQ5_0, qk.rowsQ5_0);
+    case GgmlType::Q5_1: return run(qk.dotQ5_1, qk.tileQ5_1, qk.rowsQ5_1);
+    case GgmlType::Q5_K: return run(qk.dotQ5_K, qk.tileQ5_K, qk.rowsQ5_K);
+    case GgmlType::Q6_K: return run(qk.dotQ6_K, qk.tileQ6_K, qk.rowsQ6_K);
     default: throw Error("quantized gemm: no kernel for " + ggmlTypeName(w.quantType()));
   }
 }

@@ -45,40 +45,50 @@ float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
   return hsum8(acc);
 }
 
-// The 8 six-bit scales and mins of a Q4_K block, unpacked four at a time in 32-bit
-// words (same values as unpackScaleMinK4): bytes 0-3 and 4-7 hold sc/m 0-3 in their low
+// The 8 six-bit scales and mins of a Q4_K/Q5_K block (same values as unpackScaleMinK4),
+// unpacked four at a time in 32-bit words: bytes 0-3 and 4-7 hold sc/m 0-3 in their low
 // six bits and the top two bits of sc/m 4-7; bytes 8-11 hold the low nibbles of those.
+// Kept as vectors, so that each use is one shuffle or one madd, not a broadcast from memory.
 struct ScalesK4 {
-  alignas(8) uint8_t sc[8];
-  alignas(8) uint8_t m[8];
+  __m256i sc;  // sc_j as int16 at word j of both 128-bit lanes (scaleK4 picks one)
+  __m256i m;   // m_j as int16 at words 2j and 2j+1 (the partners of Q8_K's bsums)
 };
 inline ScalesK4 unpackScalesK4(const uint8_t* q) {
   uint32_t u[3];
   std::memcpy(u, q, 12);
   const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, low2 = 0x03030303;
-  const uint32_t sc[2] = {u[0] & low6, (u[2] & low4) | (((u[0] >> 6) & low2) << 4)};
-  const uint32_t m[2] = {u[1] & low6, ((u[2] >> 4) & low4) | (((u[1] >> 6) & low2) << 4)};
-  ScalesK4 s;
-  std::memcpy(s.sc, sc, 8);
-  std::memcpy(s.m, m, 8);
-  return s;
+  const uint64_t sc = uint64_t(u[0] & low6) | uint64_t((u[2] & low4) | (((u[0] >> 6) & low2) << 4)) << 32;
+  const uint64_t m = uint64_t(u[1] & low6) | uint64_t(((u[2] >> 4) & low4) | (((u[1] >> 6) & low2) << 4)) << 32;
+  const __m128i twice = _mm_setr_epi8(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+  return {_mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(int64_t(sc)))),
+          _mm256_cvtepu8_epi16(_mm_shuffle_epi8(_mm_cvtsi64_si128(int64_t(m)), twice))};
+}
+
+// sc_j in every int16 lane (j is a constant once the loops are unrolled).
+inline __m256i scaleK4(const ScalesK4& s, int j) {
+  return _mm256_shuffle_epi8(s.sc, _mm256_set1_epi16(int16_t((2 * j + 1) << 8 | 2 * j)));
 }
 
 // Σ_j m_j · (bsums[2j] + bsums[2j+1]): the min correction of a Q4_K block, exact.
 inline int minSumK4(const ScalesK4& s, const BlockQ8_K& x) {
-  const __m256i pairs = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), _mm256_set1_epi16(1));
-  uint64_t mBytes;
-  std::memcpy(&mBytes, s.m, 8);
-  const __m256i m = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(mBytes)));
-  const __m256i prod = _mm256_mullo_epi32(pairs, m);
+  const __m256i prod = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), s.m);
   const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(prod), _mm256_extracti128_si256(prod, 1));
   const __m128i h2 = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
   return _mm_cvtsi128_si32(_mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xb1)));
 }
 
-// Lane i: sc · Σ of the 4 products 4i..4i+3 of nibbles q (0..15) and int8 y, exact.
-inline __m256i scaledDot(__m256i q, __m256i y, uint8_t sc) {
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(q, y), _mm256_set1_epi16(sc));
+// acc + lane i: sc · Σ of the 4 products 4i..4i+3 of q (0..63) and int8 y, exact (the
+// byte pairs cannot saturate int16); VNNI fuses the madd and the add.
+inline __m256i addScaledDot(__m256i acc, __m256i q, __m256i y, __m256i sc) {
+  const __m256i pairs = _mm256_maddubs_epi16(q, y);
+  if constexpr (kVnni) return _mm256_dpwssd_epi32(acc, pairs, sc);
+  else return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, sc));
+}
+
+// Two scaled dots summed: a chain of two, so that the sub-blocks of a block do not wait
+// for each other in one long chain of dpwssd latencies (integers: any order is exact).
+inline __m256i scaledDot2(__m256i q0, __m256i y0, __m256i sc0, __m256i q1, __m256i y1, __m256i sc1) {
+  return addScaledDot(_mm256_madd_epi16(_mm256_maddubs_epi16(q0, y0), sc0), q1, y1, sc1);
 }
 
 float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
@@ -88,12 +98,13 @@ float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
   for (int b = 0; b < nb; ++b) {
     const ScalesK4 s = unpackScalesK4(w[b].scales);
     __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
     for (int g = 0; g < 4; ++g) {
       const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
       const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
       const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
-      sumi = _mm256_add_epi32(sumi, scaledDot(_mm256_and_si256(q, low4), y0, s.sc[2 * g]));
-      sumi = _mm256_add_epi32(sumi, scaledDot(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1, s.sc[2 * g + 1]));
+      sumi = _mm256_add_epi32(sumi, scaledDot2(_mm256_and_si256(q, low4), y0, scaleK4(s, 2 * g),
+                                               _mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1, scaleK4(s, 2 * g + 1)));
     }
     acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
     mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
@@ -101,13 +112,27 @@ float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
   return hsum8(acc) - mins;
 }
 
-constexpr int kTR = kQuantTileRows, kTC = kQuantTileCols;
+// Tiles of kTR input rows × kTC weight rows: kQuantTileRows × kQuantTileCols for prefill,
+// 1 × kQuantRowCols for decode (independent accumulators that hide the FMA latency).
 
+// A decode tile streams its kTC weight rows from DRAM as kTC interleaved short streams,
+// which the hardware prefetcher follows poorly; so it prefetches block b of the kTC rows
+// that follow (the GEMM's layout: rows contiguous, nb blocks each) while it reads block b
+// of its own. A prefetch never faults, whatever lies there.
+template <int kTR, int kTC, typename B>
+inline void prefetchNextRows(const B* const* w, int b, int nb) {
+  if constexpr (kTR == 1)
+    for (int c = 0; c < kTC; ++c)
+      for (size_t off = 0; off < sizeof(B); off += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(w[c] + b + size_t(kTC) * size_t(nb)) + off, _MM_HINT_T0);
+}
+template <int kTR, int kTC>
 void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
   __m256 acc[kTR][kTC];
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTR, kTC>(w, b, nb);
     __m256i wq[kTC], wabs[kTC];
     float dw[kTC];
 #pragma GCC unroll 4
@@ -131,6 +156,7 @@ void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, floa
     for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]);
 }
 
+template <int kTR, int kTC>
 void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
   const __m256i low4 = _mm256_set1_epi8(0x0F);
   __m256 acc[kTR][kTC];
@@ -138,18 +164,22 @@ void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, floa
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTR, kTC>(w, b, nb);
     ScalesK4 s[kTC];
     for (int c = 0; c < kTC; ++c) s[c] = unpackScalesK4(w[c][b].scales);
     __m256i sumi[kTR][kTC];
     for (auto& row : sumi)
       for (__m256i& v : row) v = _mm256_setzero_si256();
+#pragma GCC unroll 4
     for (int g = 0; g < 4; ++g) {
-      __m256i lo[kTC], hi[kTC];
+      __m256i lo[kTC], hi[kTC], sc0[kTC], sc1[kTC];
 #pragma GCC unroll 4
       for (int c = 0; c < kTC; ++c) {
         const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[c][b].qs + 32 * g));
         lo[c] = _mm256_and_si256(q, low4);
         hi[c] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+        sc0[c] = scaleK4(s[c], 2 * g);
+        sc1[c] = scaleK4(s[c], 2 * g + 1);
       }
 #pragma GCC unroll 4
       for (int r = 0; r < kTR; ++r) {
@@ -157,8 +187,7 @@ void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, floa
         const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
 #pragma GCC unroll 4
         for (int c = 0; c < kTC; ++c) {
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot(lo[c], y0, s[c].sc[2 * g]));
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot(hi[c], y1, s[c].sc[2 * g + 1]));
+          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(lo[c], y0, sc0[c], hi[c], y1, sc1[c]));
         }
       }
     }

@@ -63,15 +63,16 @@ float dotQ5_K(const BlockQ5_K* w, const BlockQ8_K* x, int nb) {
     const ScalesK4 s = unpackScalesK4(w[b].scales);
     const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qh));
     __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
     for (int g = 0; g < 4; ++g) {
       const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
       const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g)), one), 4);
       const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g + 1)), one), 4);
       const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
       const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
-      sumi = _mm256_add_epi32(sumi, scaledDot(_mm256_or_si256(_mm256_and_si256(q, low4), h0), y0, s.sc[2 * g]));
       sumi = _mm256_add_epi32(
-          sumi, scaledDot(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), h1), y1, s.sc[2 * g + 1]));
+          sumi, scaledDot2(_mm256_or_si256(_mm256_and_si256(q, low4), h0), y0, scaleK4(s, 2 * g),
+                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), h1), y1, scaleK4(s, 2 * g + 1)));
     }
     acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
     mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
@@ -79,10 +80,30 @@ float dotQ5_K(const BlockQ5_K* w, const BlockQ8_K* x, int nb) {
   return hsum8(acc) - mins;
 }
 
-// Lane i: the int8 scale of its 16-byte half (lo for bytes 0..15, hi for 16..31) times
-// Σ of the 4 products 4i..4i+3 of quants q (0..63) and int8 y, exact.
-inline __m256i scaledDot16(__m256i q, __m256i y, int8_t lo, int8_t hi) {
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(q, y), _mm256_set_m128i(_mm_set1_epi16(hi), _mm_set1_epi16(lo)));
+// The 16 int8 scales of a Q6_K block as int16, each twice in a dword: lo holds sc_j for
+// j = 0-3 | 8-11, hi for j = 4-7 | 12-15 (the unpacks work within 128-bit lanes).
+struct ScalesQ6_K {
+  __m256i lo, hi;
+};
+inline ScalesQ6_K unpackScalesQ6_K(const int8_t* sc) {
+  const __m256i s16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc)));
+  return {_mm256_unpacklo_epi16(s16, s16), _mm256_unpackhi_epi16(s16, s16)};
+}
+
+// sc_j in every int16 lane of the low 128 bits, sc_{j+1} in the high ones (j even; a
+// constant once the loops are unrolled).
+inline __m256i scalePairQ6_K(const ScalesQ6_K& s, int j) {
+  const int within = j % 8, d = within % 4 + 4 * (j / 8);
+  return _mm256_permutevar8x32_epi32(within < 4 ? s.lo : s.hi, _mm256_setr_epi32(d, d, d, d, d + 1, d + 1, d + 1, d + 1));
+}
+
+// Σ_j sc_j · bsums_j over the 16 sub-blocks (Q6_K's offset partner), exact.
+inline int offsetSumQ6_K(const int8_t* sc, const BlockQ8_K& x) {
+  const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc)));
+  const __m256i prod = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), sc16);
+  const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(prod), _mm256_extracti128_si256(prod, 1));
+  const __m128i h2 = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
+  return _mm_cvtsi128_si32(_mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xb1)));
 }
 
 float dotQ6_K(const BlockQ6_K* w, const BlockQ8_K* x, int nb) {
@@ -90,8 +111,9 @@ float dotQ6_K(const BlockQ6_K* w, const BlockQ8_K* x, int nb) {
   __m256 acc = _mm256_setzero_ps();
   float offsets = 0.0f;
   for (int b = 0; b < nb; ++b) {
-    const int8_t* sc = w[b].scales;
+    const ScalesQ6_K sc = unpackScalesQ6_K(w[b].scales);
     __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 2
     for (int half = 0; half < 2; ++half) {
       const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].ql + 64 * half));
       const __m256i ql1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].ql + 64 * half + 32));
@@ -103,14 +125,15 @@ float dotQ6_K(const BlockQ6_K* w, const BlockQ8_K* x, int nb) {
                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), low2), 4)),
           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), low2), 4))};
-      for (int k = 0; k < 4; ++k) {
-        const int j = 8 * half + 2 * k;  // sub-blocks j, j+1 of 16
-        const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 16 * j));
-        sumi = _mm256_add_epi32(sumi, scaledDot16(q[k], y, sc[j], sc[j + 1]));
+#pragma GCC unroll 2
+      for (int k = 0; k < 4; k += 2) {
+        const int j = 8 * half + 2 * k;  // sub-blocks j .. j+3 of 16
+        const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 16 * j));
+        const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 16 * j + 32));
+        sumi = _mm256_add_epi32(sumi, scaledDot2(q[k], y0, scalePairQ6_K(sc, j), q[k + 1], y1, scalePairQ6_K(sc, j + 2)));
       }
     }
-    int offset = 0;
-    for (int j = 0; j < 16; ++j) offset += int(sc[j]) * x[b].bsums[j];
+    const int offset = offsetSumQ6_K(w[b].scales, x[b]);
     const float d = x[b].d * halfScalar(w[b].d);
     acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
     offsets += d * float(32 * offset);

@@ -14,36 +14,54 @@
 
 namespace lwb {
 
+// Tiles: y[r * ldy + c] = dot(w[c], x[r]) for R input rows and C weight rows, each output
+// bit-identical to the type's dot (same lane integers, same float sequence); a tile only
+// shares loads and unpacking, and its C × R independent accumulators hide the FMA latency
+// that bounds a single dot.
+template <typename WB, typename XB>
+using QuantTileFn = void (*)(const WB* const* w, const XB* const* x, int nb, float* y, size_t ldy);
+
 struct QuantKernels {
   Isa isa = Isa::Scalar;
   bool vnni = false;
-  // Σ_k w[k] · x[k] over nb blocks of 32.
+  // Σ_k w[k] · x[k] over nb blocks (32 elements; 256 for the K-quants). Q8_0, Q4_0,
+  // Q4_1, Q5_0 and Q5_1 weights meet activations quantized to Q8_0 (Q4_1/Q5_1's offset m
+  // times the block's integer Σx); Q4_K, Q5_K and Q6_K meet Q8_K.
   float (*dotQ8_0)(const BlockQ8_0* w, const BlockQ8_0* x, int nb) = nullptr;
-  // Σ_k w[k] · x[k] over nb super-blocks of 256.
-  float (*dotQ4_K)(const BlockQ4_K* w, const BlockQ8_K* x, int nb) = nullptr;
-  // Prefill tiles: y[r * ldy + c] = dot(w[c], x[r]) for kQuantTileRows input rows and
-  // kQuantTileCols weight rows, each output bit-identical to the dot above (same lane
-  // integers, same float sequence); the tile only shares loads and unpacking.
-  void (*tileQ8_0)(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) = nullptr;
-  void (*tileQ4_K)(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) = nullptr;
-  // Activation rows → Q8_0 / Q8_K blocks (n a multiple of the block): the same bytes as
-  // quantizeRow, vectorized.
-  void (*quantizeQ8_0)(const float* x, BlockQ8_0* out, int n) = nullptr;
-  void (*quantizeQ8_K)(const float* x, BlockQ8_K* out, int n) = nullptr;
-  // The other types GGUF files hold (Q4_K_M / Q5_K_M mixes and their fallbacks), each
-  // against the same activation type as above: the legacy ones against Q8_0 (Q4_1/Q5_1's
-  // offset m times the block's integer Σx), the K-quants against Q8_K. Their tiles
-  // are single dots, so they are the same bits by construction.
   float (*dotQ4_0)(const BlockQ4_0* w, const BlockQ8_0* x, int nb) = nullptr;
   float (*dotQ4_1)(const BlockQ4_1* w, const BlockQ8_0* x, int nb) = nullptr;
   float (*dotQ5_0)(const BlockQ5_0* w, const BlockQ8_0* x, int nb) = nullptr;
   float (*dotQ5_1)(const BlockQ5_1* w, const BlockQ8_0* x, int nb) = nullptr;
+  float (*dotQ4_K)(const BlockQ4_K* w, const BlockQ8_K* x, int nb) = nullptr;
   float (*dotQ5_K)(const BlockQ5_K* w, const BlockQ8_K* x, int nb) = nullptr;
   float (*dotQ6_K)(const BlockQ6_K* w, const BlockQ8_K* x, int nb) = nullptr;
+  // Prefill: kQuantTileRows × kQuantTileCols.
+  QuantTileFn<BlockQ8_0, BlockQ8_0> tileQ8_0 = nullptr;
+  QuantTileFn<BlockQ4_0, BlockQ8_0> tileQ4_0 = nullptr;
+  QuantTileFn<BlockQ4_1, BlockQ8_0> tileQ4_1 = nullptr;
+  QuantTileFn<BlockQ5_0, BlockQ8_0> tileQ5_0 = nullptr;
+  QuantTileFn<BlockQ5_1, BlockQ8_0> tileQ5_1 = nullptr;
+  QuantTileFn<BlockQ4_K, BlockQ8_K> tileQ4_K = nullptr;
+  QuantTileFn<BlockQ5_K, BlockQ8_K> tileQ5_K = nullptr;
+  QuantTileFn<BlockQ6_K, BlockQ8_K> tileQ6_K = nullptr;
+  // Decode (and the rows a prefill leaves over): 1 × kQuantRowCols.
+  QuantTileFn<BlockQ8_0, BlockQ8_0> rowsQ8_0 = nullptr;
+  QuantTileFn<BlockQ4_0, BlockQ8_0> rowsQ4_0 = nullptr;
+  QuantTileFn<BlockQ4_1, BlockQ8_0> rowsQ4_1 = nullptr;
+  QuantTileFn<BlockQ5_0, BlockQ8_0> rowsQ5_0 = nullptr;
+  QuantTileFn<BlockQ5_1, BlockQ8_0> rowsQ5_1 = nullptr;
+  QuantTileFn<BlockQ4_K, BlockQ8_K> rowsQ4_K = nullptr;
+  QuantTileFn<BlockQ5_K, BlockQ8_K> rowsQ5_K = nullptr;
+  QuantTileFn<BlockQ6_K, BlockQ8_K> rowsQ6_K = nullptr;
+  // Activation rows → Q8_0 / Q8_K blocks (n a multiple of the block): the same bytes as
+  // quantizeRow, vectorized.
+  void (*quantizeQ8_0)(const float* x, BlockQ8_0* out, int n) = nullptr;
+  void (*quantizeQ8_K)(const float* x, BlockQ8_K* out, int n) = nullptr;
 };
 
 constexpr int kQuantTileRows = 4;
 constexpr int kQuantTileCols = 2;
+constexpr int kQuantRowCols = 4;
 
 // The kernels of `isa` (throws lwb::Error when the CPU lacks it).
 const QuantKernels& quantKernels(Isa isa);

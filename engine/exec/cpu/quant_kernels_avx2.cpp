@@ -20,12 +20,11 @@ namespace {
 constexpr bool kVnni = false;
 #include "engine/exec/cpu/quant_dot_x86.h"
 #include "engine/exec/cpu/quant_dot_x86_more.h"
+#include "engine/exec/cpu/quant_tile_x86.h"
 }  // namespace
 
 const QuantKernels& avx2QuantKernels() {
-  static const QuantKernels k{Isa::Avx2, false, &dotQ8_0, &dotQ4_K, &tileQ8_0, &tileQ4_K, &quantizeQ8_0, &quantizeQ8_K,
-      &dotLegacySigned<BlockQ4_0, 4, 8>, &dotLegacyMin<BlockQ4_1, 4>, &dotLegacySigned<BlockQ5_0, 5, 16>,
-      &dotLegacyMin<BlockQ5_1, 5>, &dotQ5_K, &dotQ6_K};
+  static const QuantKernels k = x86QuantKernels(Isa::Avx2);
   return k;
 }
 

@@ -1,0 +1,208 @@
+// The x86 prefill tiles of the other GGUF types (Q4_0, Q4_1, Q5_0, Q5_1 against Q8_0;
+// Q5_K, Q6_K against Q8_K), included after quant_dot_x86_more.h. Each computes
+// kTR × kTC outputs; every output is its dot's exact bits: the same int32 lanes per block
+// (integers are exact, however they are formed) and the same float expressions in the
+// same order. The tile only unpacks each weight block once for kTR rows and loads each
+// activation block once for kTC columns.
+
+// Q4_0 / Q5_0 (dotLegacySigned).
+template <typename B, int kBits, int kOffset, int kTR, int kTC>
+void tileLegacySigned(const B* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
+  __m256 acc[kTR][kTC];
+  for (auto& row : acc)
+    for (__m256& a : row) a = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTR, kTC>(w, b, nb);
+    __m256i wq[kTC], wabs[kTC];
+    float dw[kTC];
+#pragma GCC unroll 4
+    for (int c = 0; c < kTC; ++c) {
+      wq[c] = _mm256_sub_epi8(legacyQuants<B, kBits>(w[c][b]), _mm256_set1_epi8(kOffset));
+      wabs[c] = _mm256_sign_epi8(wq[c], wq[c]);
+      dw[c] = halfScalar(w[c][b].d);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < kTR; ++r) {
+      const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs));
+      const float dx = halfScalar(x[r][b].d);
+#pragma GCC unroll 4
+      for (int c = 0; c < kTC; ++c) {
+        const __m256i p = dotBytes(wabs[c], _mm256_sign_epi8(xq, wq[c]));
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(dw[c] * dx), _mm256_cvtepi32_ps(p), acc[r][c]);
+      }
+    }
+  }
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]);
+}
+
+// Q4_1 / Q5_1 (dotLegacyMin): a row's Σx lanes are shared by the kTC columns.
+template <typename B, int kBits, int kTR, int kTC>
+void tileLegacyMin(const B* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
+  const __m256i ones = _mm256_set1_epi8(1);
+  __m256 acc[kTR][kTC], accm[kTR][kTC];
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) acc[r][c] = accm[r][c] = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTR, kTC>(w, b, nb);
+    __m256i wq[kTC];
+    float dw[kTC], mw[kTC];
+#pragma GCC unroll 4
+    for (int c = 0; c < kTC; ++c) {
+      wq[c] = legacyQuants<B, kBits>(w[c][b]);
+      dw[c] = halfScalar(w[c][b].d);
+      mw[c] = halfScalar(w[c][b].m);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < kTR; ++r) {
+      const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs));
+      const float dy = halfScalar(x[r][b].d);
+      const __m256 xsum = _mm256_cvtepi32_ps(dotBytes(ones, xq));
+#pragma GCC unroll 4
+      for (int c = 0; c < kTC; ++c) {
+        const __m256i p = dotBytes(wq[c], xq);
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(dw[c] * dy), _mm256_cvtepi32_ps(p), acc[r][c]);
+        accm[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(mw[c] * dy), xsum, accm[r][c]);
+      }
+    }
+  }
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) + hsum8(accm[r][c]);
+}
+
+// The 8 quants of 4..5 bits of sub-blocks 2g, 2g+1 of a Q5_K block (dotQ5_K's lanes).
+inline void quantsQ5_K(const BlockQ5_K& w, __m256i qh, int g, __m256i& lo, __m256i& hi) {
+  const __m256i low4 = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
+  const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * g));
+  const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g)), one), 4);
+  const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g + 1)), one), 4);
+  lo = _mm256_or_si256(_mm256_and_si256(q, low4), h0);
+  hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), h1);
+}
+
+template <int kTR, int kTC>
+void tileQ5_K(const BlockQ5_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
+  __m256 acc[kTR][kTC];
+  float mins[kTR][kTC] = {};
+  for (auto& row : acc)
+    for (__m256& a : row) a = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTR, kTC>(w, b, nb);
+    ScalesK4 s[kTC];
+    __m256i qh[kTC];
+    for (int c = 0; c < kTC; ++c) {
+      s[c] = unpackScalesK4(w[c][b].scales);
+      qh[c] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[c][b].qh));
+    }
+    __m256i sumi[kTR][kTC];
+    for (auto& row : sumi)
+      for (__m256i& v : row) v = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) {
+      __m256i lo[kTC], hi[kTC], sc0[kTC], sc1[kTC];
+#pragma GCC unroll 4
+      for (int c = 0; c < kTC; ++c) {
+        quantsQ5_K(w[c][b], qh[c], g, lo[c], hi[c]);
+        sc0[c] = scaleK4(s[c], 2 * g);
+        sc1[c] = scaleK4(s[c], 2 * g + 1);
+      }
+#pragma GCC unroll 4
+      for (int r = 0; r < kTR; ++r) {
+        const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g));
+        const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
+#pragma GCC unroll 4
+        for (int c = 0; c < kTC; ++c) {
+          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(lo[c], y0, sc0[c], hi[c], y1, sc1[c]));
+        }
+      }
+    }
+    for (int r = 0; r < kTR; ++r)
+      for (int c = 0; c < kTC; ++c) {
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(x[r][b].d * halfScalar(w[c][b].d)), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
+        mins[r][c] += x[r][b].d * halfScalar(w[c][b].dmin) * float(minSumK4(s[c], x[r][b]));
+      }
+  }
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - mins[r][c];
+}
+
+// Quants k (0..3) of half h of a Q6_K block: sub-blocks j = 8h + 2k, 8h + 2k + 1 (dotQ6_K).
+inline __m256i quantsQ6_K(const BlockQ6_K& w, int half, int k) {
+  const __m256i low4 = _mm256_set1_epi8(0x0F), low2 = _mm256_set1_epi8(0x03);
+  const __m256i ql = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.ql + 64 * half + 32 * (k & 1)));
+  const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * half));
+  const __m256i lowBits = k < 2 ? _mm256_and_si256(ql, low4) : _mm256_and_si256(_mm256_srli_epi16(ql, 4), low4);
+  const __m256i highBits = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * k)), low2);
+  return _mm256_or_si256(lowBits, _mm256_slli_epi16(highBits, 4));
+}
+
+template <int kTR, int kTC>
+void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
+  __m256 acc[kTR][kTC];
+  float offsets[kTR][kTC] = {};
+  for (auto& row : acc)
+    for (__m256& a : row) a = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTR, kTC>(w, b, nb);
+    __m256i sumi[kTR][kTC];
+    for (auto& row : sumi)
+      for (__m256i& v : row) v = _mm256_setzero_si256();
+    ScalesQ6_K scales[kTC];
+    for (int c = 0; c < kTC; ++c) scales[c] = unpackScalesQ6_K(w[c][b].scales);
+#pragma GCC unroll 2
+    for (int half = 0; half < 2; ++half)
+#pragma GCC unroll 2
+      for (int k = 0; k < 4; k += 2) {
+        const int j = 8 * half + 2 * k;  // sub-blocks j .. j+3 of 16
+        __m256i q0[kTC], q1[kTC], sc0[kTC], sc1[kTC];
+#pragma GCC unroll 4
+        for (int c = 0; c < kTC; ++c) {
+          q0[c] = quantsQ6_K(w[c][b], half, k);
+          q1[c] = quantsQ6_K(w[c][b], half, k + 1);
+          sc0[c] = scalePairQ6_K(scales[c], j);
+          sc1[c] = scalePairQ6_K(scales[c], j + 2);
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < kTR; ++r) {
+          const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 16 * j));
+          const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 16 * j + 32));
+#pragma GCC unroll 4
+          for (int c = 0; c < kTC; ++c)
+            sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(q0[c], y0, sc0[c], q1[c], y1, sc1[c]));
+        }
+      }
+    for (int c = 0; c < kTC; ++c) {
+      const float dw = halfScalar(w[c][b].d);
+      for (int r = 0; r < kTR; ++r) {
+        const float d = x[r][b].d * dw;
+        acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
+        offsets[r][c] += d * float(32 * offsetSumQ6_K(w[c][b].scales, x[r][b]));
+      }
+    }
+  }
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - offsets[r][c];
+}
+
+// This ISA's table, every member by name.
+QuantKernels x86QuantKernels(Isa isa) {
+  constexpr int R = kQuantTileRows, C = kQuantTileCols, D = kQuantRowCols;
+  QuantKernels k;
+  k.isa = isa;
+  k.vnni = kVnni;
+  k.dotQ8_0 = &dotQ8_0, k.tileQ8_0 = &tileQ8_0<R, C>, k.rowsQ8_0 = &tileQ8_0<1, D>;
+  k.dotQ4_0 = &dotLegacySigned<BlockQ4_0, 4, 8>, k.tileQ4_0 = &tileLegacySigned<BlockQ4_0, 4, 8, R, C>,
+  k.rowsQ4_0 = &tileLegacySigned<BlockQ4_0, 4, 8, 1, D>;
+  k.dotQ4_1 = &dotLegacyMin<BlockQ4_1, 4>, k.tileQ4_1 = &tileLegacyMin<BlockQ4_1, 4, R, C>,
+  k.rowsQ4_1 = &tileLegacyMin<BlockQ4_1, 4, 1, D>;
+  k.dotQ5_0 = &dotLegacySigned<BlockQ5_0, 5, 16>, k.tileQ5_0 = &tileLegacySigned<BlockQ5_0, 5, 16, R, C>,
+  k.rowsQ5_0 = &tileLegacySigned<BlockQ5_0, 5, 16, 1, D>;
+  k.dotQ5_1 = &dotLegacyMin<BlockQ5_1, 5>, k.tileQ5_1 = &tileLegacyMin<BlockQ5_1, 5, R, C>,
+  k.rowsQ5_1 = &tileLegacyMin<BlockQ5_1, 5, 1, D>;
+  k.dotQ4_K = &dotQ4_K, k.tileQ4_K = &tileQ4_K<R, C>, k.rowsQ4_K = &tileQ4_K<1, D>;
+  k.dotQ5_K = &dotQ5_K, k.tileQ5_K = &tileQ5_K<R, C>, k.rowsQ5_K = &tileQ5_K<1, D>;
+  k.dotQ6_K = &dotQ6_K, k.tileQ6_K = &tileQ6_K<R, C>, k.rowsQ6_K = &tileQ6_K<1, D>;
+  k.quantizeQ8_0 = &quantizeQ8_0;
+  k.quantizeQ8_K = &quantizeQ8_K;
+  return k;
+}

@@ -1,0 +1,164 @@
+// The tiles of every GGUF weight type (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 against Q8_0; Q4_K,
+// Q5_K, Q6_K against Q8_K), prefill's and decode's: on random blocks (every bit pattern of
+// the quants), every ISA's tile gives each output its dot's exact bits, and the quantized GEMM of a
+// GGUF-typed weight gives each output exactly that dot whatever the batch size and the
+// thread count (batch invariance: the tiles and the edge dots must agree).
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "engine/common/dtype.h"
+#include "engine/exec/cpu/gemm_quant.h"
+#include "engine/exec/cpu/kernels.h"
+#include "engine/exec/cpu/quant_kernels.h"
+#include "engine/model/quant.h"
+
+using namespace lwb;
+
+namespace {
+
+// nb blocks of random bytes, their half scales then set to finite values in ±scale.
+template <typename Block>
+std::vector<Block> randomBlocks(size_t nb, std::mt19937& rng, float scale) {
+  std::vector<Block> out(nb);
+  auto* bytes = reinterpret_cast<uint8_t*>(out.data());
+  for (size_t i = 0; i < out.size() * sizeof(Block); ++i) bytes[i] = uint8_t(rng());
+  std::uniform_real_distribution<float> d(-scale, scale);
+  for (Block& b : out) {
+    b.d = floatToF16(d(rng));
+    if constexpr (requires { b.m; }) b.m = floatToF16(d(rng));
+    if constexpr (requires { b.dmin; }) b.dmin = floatToF16(d(rng));
+  }
+  return out;
+}
+
+template <typename Act>
+std::vector<Act> activations(GgmlType actType, int rows, int K, std::mt19937& rng) {
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> x(size_t(rows) * size_t(K));
+  for (float& v : x) v = dist(rng);
+  std::vector<Act> out(x.size() / size_t(ggmlBlockSize(actType)));
+  quantizeRow(actType, x.data(), out.data(), int64_t(x.size()));
+  return out;
+}
+
+template <typename Block, typename Act>
+using DotMember = float (*QuantKernels::*)(const Block*, const Act*, int);
+template <typename Block, typename Act>
+using TileMember = void (*QuantKernels::*)(const Block* const*, const Act* const*, int, float*, size_t);
+
+// One tile shape (R input rows × C weight rows) of one type on every ISA.
+template <typename Block, typename Act>
+void checkTileShape(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, TileMember<Block, Act> tile, int R,
+                    int C) {
+  std::mt19937 rng(31);
+  for (int nb : {1, 3, 8}) {
+    const int K = nb * ggmlBlockSize(type), xBlocks = K / ggmlBlockSize(actType);
+    const auto w = randomBlocks<Block>(size_t(nb) * size_t(C), rng, 0.01f);
+    const auto x = activations<Act>(actType, R, K, rng);
+    std::vector<const Block*> wp;
+    std::vector<const Act*> xp;
+    for (int c = 0; c < C; ++c) wp.push_back(w.data() + size_t(c) * size_t(nb));
+    for (int r = 0; r < R; ++r) xp.push_back(x.data() + size_t(r) * size_t(xBlocks));
+    for (Isa isa : supportedIsas()) {
+      const QuantKernels& qk = quantKernels(isa);
+      QVERIFY2(qk.*tile != nullptr, isaName(isa));
+      const size_t ldy = size_t(C) + 3;
+      std::vector<float> y(size_t(R) * ldy, NAN);
+      (qk.*tile)(wp.data(), xp.data(), nb, y.data(), ldy);
+      for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c) {
+          const float want = (qk.*dot)(wp[size_t(c)], xp[size_t(r)], nb), got = y[size_t(r) * ldy + size_t(c)];
+          QVERIFY2(std::isfinite(want), "the random blocks must give finite dots");
+          QVERIFY2(std::memcmp(&want, &got, 4) == 0,
+                   qPrintable(QString("%1 %2 %3x%4 nb=%5 [%6,%7]: tile %8, dot %9")
+                                  .arg(QString::fromStdString(ggmlTypeName(type)), isaName(isa))
+                                  .arg(R).arg(C).arg(nb).arg(r).arg(c)
+                                  .arg(double(got), 0, 'g', 9).arg(double(want), 0, 'g', 9)));
+        }
+    }
+  }
+}
+
+// The prefill tile and the decode rows of one type.
+template <typename Block, typename Act>
+void checkTile(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, TileMember<Block, Act> tile,
+               TileMember<Block, Act> rows) {
+  checkTileShape(type, actType, dot, tile, kQuantTileRows, kQuantTileCols);
+  checkTileShape(type, actType, dot, rows, 1, kQuantRowCols);
+}
+
+// gemm() over an N × K weight of `type` (random blocks, as a GGUF tensor) against the
+// dot of each weight row with its own quantized input row, for several batches/threads.
+template <typename Block, typename Act>
+void checkGemm(GgmlType type, GgmlType actType, DotMember<Block, Act> dot) {
+  const int N = 37, K = 2 * kQkK, T = 19;  // odd N and T: full tiles and edge dots both
+  std::mt19937 rng(32);
+  const auto w = randomBlocks<Block>(size_t(N) * size_t(K / ggmlBlockSize(type)), rng, 0.01f);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> x(size_t(T) * K);
+  for (float& v : x) v = dist(rng);
+  const Isa isa = detectIsa();
+  const QuantKernels& qk = quantKernels(isa);
+  const PackedMatrix m = copyQuantizedMatrix(w.data(), type, N, K);
+  const size_t wRow = size_t(K / ggmlBlockSize(type));
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    for (int rows : {1, 6, T}) {
+      std::vector<float> y(size_t(rows) * N, NAN);
+      gemm(pool, cpuKernels(isa), x.data(), K, rows, {{&m, y.data(), size_t(N)}});
+      for (int r = 0; r < rows; ++r) {
+        std::vector<Act> xq(size_t(K / ggmlBlockSize(actType)));
+        quantizeRow(actType, x.data() + size_t(r) * K, xq.data(), K);
+        for (int n = 0; n < N; ++n) {
+          const float want = (qk.*dot)(w.data() + size_t(n) * wRow, xq.data(), int(wRow));
+          if (std::memcmp(&want, &y[size_t(r) * N + size_t(n)], 4) != 0)
+            QFAIL(qPrintable(QString("%1 rows=%2 threads=%3 y[%4,%5]")
+                                 .arg(QString::fromStdString(ggmlTypeName(type))).arg(rows).arg(threads).arg(r).arg(n)));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+class TestQuantTiles : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void tilesEqualTheDotProducts() {
+    checkTile<BlockQ8_0, BlockQ8_0>(GgmlType::Q8_0, GgmlType::Q8_0, &QuantKernels::dotQ8_0, &QuantKernels::tileQ8_0,
+                                    &QuantKernels::rowsQ8_0);
+    checkTile<BlockQ4_K, BlockQ8_K>(GgmlType::Q4_K, GgmlType::Q8_K, &QuantKernels::dotQ4_K, &QuantKernels::tileQ4_K,
+                                    &QuantKernels::rowsQ4_K);
+    checkTile<BlockQ4_0, BlockQ8_0>(GgmlType::Q4_0, GgmlType::Q8_0, &QuantKernels::dotQ4_0, &QuantKernels::tileQ4_0,
+                                    &QuantKernels::rowsQ4_0);
+    checkTile<BlockQ4_1, BlockQ8_0>(GgmlType::Q4_1, GgmlType::Q8_0, &QuantKernels::dotQ4_1, &QuantKernels::tileQ4_1,
+                                    &QuantKernels::rowsQ4_1);
+    checkTile<BlockQ5_0, BlockQ8_0>(GgmlType::Q5_0, GgmlType::Q8_0, &QuantKernels::dotQ5_0, &QuantKernels::tileQ5_0,
+                                    &QuantKernels::rowsQ5_0);
+    checkTile<BlockQ5_1, BlockQ8_0>(GgmlType::Q5_1, GgmlType::Q8_0, &QuantKernels::dotQ5_1, &QuantKernels::tileQ5_1,
+                                    &QuantKernels::rowsQ5_1);
+    checkTile<BlockQ5_K, BlockQ8_K>(GgmlType::Q5_K, GgmlType::Q8_K, &QuantKernels::dotQ5_K, &QuantKernels::tileQ5_K,
+                                    &QuantKernels::rowsQ5_K);
+    checkTile<BlockQ6_K, BlockQ8_K>(GgmlType::Q6_K, GgmlType::Q8_K, &QuantKernels::dotQ6_K, &QuantKernels::tileQ6_K,
+                                    &QuantKernels::rowsQ6_K);
+  }
+
+  void gemmOfGgufTypesIsBatchInvariant() {
+    checkGemm<BlockQ8_0, BlockQ8_0>(GgmlType::Q8_0, GgmlType::Q8_0, &QuantKernels::dotQ8_0);
+    checkGemm<BlockQ4_K, BlockQ8_K>(GgmlType::Q4_K, GgmlType::Q8_K, &QuantKernels::dotQ4_K);
+    checkGemm<BlockQ4_0, BlockQ8_0>(GgmlType::Q4_0, GgmlType::Q8_0, &QuantKernels::dotQ4_0);
+    checkGemm<BlockQ4_1, BlockQ8_0>(GgmlType::Q4_1, GgmlType::Q8_0, &QuantKernels::dotQ4_1);
+    checkGemm<BlockQ5_0, BlockQ8_0>(GgmlType::Q5_0, GgmlType::Q8_0, &QuantKernels::dotQ5_0);
+    checkGemm<BlockQ5_1, BlockQ8_0>(GgmlType::Q5_1, GgmlType::Q8_0, &QuantKernels::dotQ5_1);
+    checkGemm<BlockQ5_K, BlockQ8_K>(GgmlType::Q5_K, GgmlType::Q8_K, &QuantKernels::dotQ5_K);
+    checkGemm<BlockQ6_K, BlockQ8_K>(GgmlType::Q6_K, GgmlType::Q8_K, &QuantKernels::dotQ6_K);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestQuantTiles)
+#include "tst_quant_tiles.moc"
