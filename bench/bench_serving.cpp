@@ -267,6 +267,34 @@ BenchReport runRequests(const std::shared_ptr<const Model>& model, EngineConfig 
 
 double decodeTokPerS(const BenchReport& r) { return r.tpotMs.mean > 0 ? 1000.0 / r.tpotMs.mean : 0.0; }
 
+// The draft model on ordinary chat prompts (not the repeating passages n-gram lookup
+// feeds on): one request at a time, greedy, decode tok/s with and without the draft.
+void draftModelRow(const std::shared_ptr<const Model>& model, const EngineConfig& off, const std::string& dir,
+                   int outputLen) {
+  static const char* kQuestions[] = {"Who is Mr. Darcy?", "What does Elizabeth think of Mr. Collins?",
+                                     "Tell me about the ball at Netherfield.", "Why does Jane go to London?"};
+  EngineConfig draft = off;
+  draft.speculative =
+      parseSpeculativeConfig(R"({"num_speculative_tokens": 4, "model": )" + nlohmann::json(dir).dump() + "}");
+  double sumBase = 0, sumSpec = 0;
+  SpecDecodeCounts counts;
+  for (const char* q : kQuestions) {
+    SyntheticRequest r;
+    r.promptTokenIds = model->encodeChat({{"user", q}}, true);
+    r.sampling.temperature = 0;
+    r.sampling.maxTokens = outputLen;
+    r.sampling.ignoreEos = true;
+    sumBase += decodeTokPerS(runRequests(model, off, {r}, 1));
+    const BenchReport d = runRequests(model, draft, {r}, 1);
+    sumSpec += decodeTokPerS(d);
+    counts.add(d.specDecode);
+  }
+  std::printf("  draft model %s (k 4) on %zu chat questions, one at a time: decode tok/s %.1f without, %.1f with "
+              "(%.2fx); acceptance rate %.2f, mean acceptance length %.2f\n",
+              dir.c_str(), std::size(kQuestions), sumBase / std::size(kQuestions), sumSpec / std::size(kQuestions),
+              sumSpec / sumBase, counts.acceptanceRate(), counts.meanAcceptanceLength());
+}
+
 void speculative(const std::shared_ptr<const Model>& model, const Args& a) {
   const int outputLen = a.quick ? 48 : 96;
   const std::string ngram = R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 2, "prompt_lookup_max": 4})";
@@ -288,14 +316,7 @@ void speculative(const std::shared_ptr<const Model>& model, const Args& a) {
                 spec.specDecode.meanAcceptanceLength());
   }
   verdict("mean decode tok/s with ngram / without (one request)", sumSpec / sumBase, ">=", 1.5);
-  if (!a.draftModelDir.empty()) {
-    EngineConfig draft = off;
-    draft.speculative = parseSpeculativeConfig(R"({"num_speculative_tokens": 3, "model": )" +
-                                               nlohmann::json(a.draftModelDir).dump() + "}");
-    const BenchReport d = runRequests(model, draft, {one.front()}, 1);
-    std::printf("  draft model %s: decode tok/s %.1f, acceptance rate %.2f, mean acceptance length %.2f\n",
-                a.draftModelDir.c_str(), decodeTokPerS(d), d.specDecode.acceptanceRate(), d.specDecode.meanAcceptanceLength());
-  }
+  if (!a.draftModelDir.empty()) draftModelRow(model, off, a.draftModelDir, outputLen);
   // (b) many requests at once: total output tok/s with and without.
   std::printf("  %-12s %16s %16s %8s\n", "concurrency", "tok/s without", "tok/s with", "ratio");
   int crossing = 0;

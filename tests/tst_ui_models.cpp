@@ -65,9 +65,14 @@ void TestUiModels::requestsModelPassesTester() {
   QCOMPARE(model.data(model.index(0, RequestsTableModel::State), Qt::DisplayRole).toString(), QString("running"));
   QCOMPARE(model.data(model.index(1, RequestsTableModel::State), Qt::DisplayRole).toString(), QString("preempted"));
   QCOMPARE(model.data(model.index(1, RequestsTableModel::Tag), Qt::DisplayRole).toString(), QString("load"));
-  RequestFinishedEvent done{timeline(1, true), {}};
+  RequestTimeline speculated = timeline(1, true);
+  speculated.specDecode.observe(4, 3);  // two verifications of 4 draft tokens: 3, then 1 accepted
+  speculated.specDecode.observe(4, 1);
+  RequestFinishedEvent done{speculated, {}};
   snap.live = {timeline(2, false)};
   model.update(&snap, {done}, {});
+  QCOMPARE(model.data(model.index(0, RequestsTableModel::Drafts), Qt::DisplayRole).toString(), QString("4/8 (3.00)"));
+  QCOMPARE(model.data(model.index(1, RequestsTableModel::Drafts), Qt::DisplayRole).toString(), QString());
   QCOMPARE(model.rowCount(), 2);
   QCOMPARE(model.data(model.index(0, RequestsTableModel::State), Qt::DisplayRole).toString(), QString("finished"));
   QCOMPARE(model.data(model.index(0, RequestsTableModel::Ttft), Qt::DisplayRole).toString(), QString("300.0"));

@@ -31,7 +31,7 @@ int RequestsTableModel::columnCount(const QModelIndex& parent) const { return pa
 QVariant RequestsTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal) return {};
   static const char* names[] = {"id", "state", "prio", "prompt", "cached", "output", "TTFT (ms)",
-                                "ITL (ms)", "e2e (ms)", "finish", "tag"};
+                                "ITL (ms)", "e2e (ms)", "finish", "tag", "drafts"};
   static const char* tips[] = {
       "Request id, in arrival order",
       "waiting (queued), running (holds KV blocks), preempted (blocks taken back; recomputed later), finished; "
@@ -44,7 +44,10 @@ QVariant RequestsTableModel::headerData(int section, Qt::Orientation o, int role
       "Mean inter-token latency while decoding",
       "End to end: arrival to last token",
       "Why it ended: stop (EOS / stop string), length (max_tokens), abort, error, rejected",
-      "Origin: a chat tab or the load generator"};
+      "Origin: a chat tab or the load generator",
+      "Speculative decoding: draft tokens accepted / proposed for this request, and the mean acceptance length "
+      "(1 + accepted / verifications: tokens gained per target step; near 1 speculation is pure cost). Empty "
+      "when no draft was verified"};
   if (section < 0 || section >= NumColumns) return {};
   if (role == Qt::DisplayRole) return QString::fromLatin1(names[section]);
   if (role == Qt::ToolTipRole) return QString::fromLatin1(tips[section]);
@@ -75,6 +78,12 @@ QVariant RequestsTableModel::display(const Row& r, int column) const {
     case E2e: return t.finishTime ? ms(t.e2e()) : QVariant(QString());
     case Finish: return QString::fromStdString(finishReasonName(t.finishReason));
     case Tag: return r.tag;
+    case Drafts: {
+      const SpecDecodeCounts& d = t.specDecode;
+      if (d.numDraftTokens == 0) return QString();
+      return QStringLiteral("%1/%2 (%3)").arg(d.numAcceptedTokens).arg(d.numDraftTokens)
+          .arg(d.meanAcceptanceLength(), 0, 'f', 2);
+    }
   }
   return {};
 }
