@@ -84,9 +84,8 @@ class TestRemote : public QObject {
   Q_OBJECT
 
   std::shared_ptr<const Model> model_;
-  std::unique_ptr<EngineLoop> loop_;
-  std::unique_ptr<server::ApiServer> server_;
-  std::string url_;
+  LoopbackServer srv_;
+  const std::string& url_ = srv_.url;
 
  private slots:
   void initTestCase() {
@@ -94,18 +93,8 @@ class TestRemote : public QObject {
     QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
     model_ = loadModel(dir.toStdString());
   }
-  void init() {
-    loop_ = std::make_unique<EngineLoop>(model_, remoteTestConfig());
-    server::ServerOptions o;
-    o.port = 0;
-    o.servedModelName = "austen";
-    server_ = std::make_unique<server::ApiServer>(*loop_, o);
-    url_ = "http://127.0.0.1:" + std::to_string(server_->start());
-  }
-  void cleanup() {
-    server_.reset();
-    loop_.reset();
-  }
+  void init() { srv_.start(model_); }
+  void cleanup() { srv_.stop(); }
 
   void modelsAndEndpoint() {
     OpenAiClient c({url_ + "/v1/"});
@@ -186,7 +175,7 @@ class TestRemote : public QObject {
     const RemoteServerConfig c = fetchServerConfig(own);
     QVERIFY(c.notes.empty());
     QCOMPARE(c.find("block_size")->value, std::string("16"));
-    QCOMPARE(c.find("num_gpu_blocks")->value, std::to_string(loop_->snapshot()->kvBlocks.size()));
+    QCOMPARE(c.find("num_gpu_blocks")->value, std::to_string(srv_.loop->snapshot()->kvBlocks.size()));
     QCOMPARE(c.find("enable_prefix_caching")->value, std::string("True"));
 
     FakeServer llama;

@@ -43,9 +43,8 @@ class TestRemoteFailures : public QObject {
   Q_OBJECT
 
   std::shared_ptr<const Model> model_;
-  std::unique_ptr<EngineLoop> loop_;
-  std::unique_ptr<server::ApiServer> server_;
-  std::string url_;
+  LoopbackServer srv_;
+  const std::string& url_ = srv_.url;
 
  private slots:
   void initTestCase() {
@@ -53,18 +52,8 @@ class TestRemoteFailures : public QObject {
     QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
     model_ = loadModel(dir.toStdString());
   }
-  void init() {
-    loop_ = std::make_unique<EngineLoop>(model_, remoteTestConfig());
-    server::ServerOptions o;
-    o.port = 0;
-    o.servedModelName = "austen";
-    server_ = std::make_unique<server::ApiServer>(*loop_, o);
-    url_ = "http://127.0.0.1:" + std::to_string(server_->start());
-  }
-  void cleanup() {
-    server_.reset();
-    loop_.reset();
-  }
+  void init() { srv_.start(model_); }
+  void cleanup() { srv_.stop(); }
 
   void refusedConnection() {
     RemoteBenchOptions o = optionsFor("http://127.0.0.1:" + std::to_string(closedPort()));
@@ -126,9 +115,9 @@ class TestRemoteFailures : public QObject {
     o.warmUp = false;
     RemoteBenchRun run;
     std::thread bench([&] { run = runRemoteBenchmark(o, remoteWorkload(8, 4.0, 200)); });
-    for (int i = 0; i < 1000 && server_->numOpenRequests() == 0; ++i) QThread::msleep(10);
+    for (int i = 0; i < 1000 && srv_.server->numOpenRequests() == 0; ++i) QThread::msleep(10);
     QThread::msleep(300);
-    server_->stop();
+    srv_.server->stop();
     bench.join();
     QCOMPARE(run.report.numRequests, 8);
     QVERIFY(run.report.numFailed >= 1);

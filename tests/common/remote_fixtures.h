@@ -16,8 +16,10 @@
 #include "common/cli_runner.h"
 #include "engine/common/error.h"
 #include "engine/config/engine_config.h"
+#include "engine/engine_loop.h"
 #include "engine/model/tokenizer.h"
 #include "engine/remote/remote_bench.h"
+#include "server/api_server.h"
 
 namespace lwb::test {
 
@@ -95,5 +97,26 @@ inline remote::RemoteBenchOptions optionsFor(const std::string& url, double read
   o.scrapeIntervalSeconds = 0.2;
   return o;
 }
+
+// The server library in front of the bundled model on an ephemeral loopback port, as
+// each remote test's init() starts it; stop() in cleanup().
+struct LoopbackServer {
+  std::unique_ptr<EngineLoop> loop;
+  std::unique_ptr<server::ApiServer> server;
+  std::string url;
+
+  void start(const std::shared_ptr<const Model>& model) {
+    loop = std::make_unique<EngineLoop>(model, remoteTestConfig());
+    server::ServerOptions o;
+    o.port = 0;
+    o.servedModelName = "austen";
+    server = std::make_unique<server::ApiServer>(*loop, o);
+    url = "http://127.0.0.1:" + std::to_string(server->start());
+  }
+  void stop() {
+    server.reset();
+    loop.reset();
+  }
+};
 
 }  // namespace lwb::test
