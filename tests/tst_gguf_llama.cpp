@@ -1,13 +1,21 @@
 // The Llama reading of GGUF metadata (hyper-parameters, defaults, errors naming the key
-// or architecture) and the undoing of the converter's q/k row permutation.
+// or architecture), Llama 3's rope_freqs tensor, and the undoing of the converter's q/k
+// row permutation.
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <cstring>
+#include <set>
 #include <numeric>
 
+#include "common/executor_driver.h"
+#include "common/gguf_export.h"
+#include "common/random_model.h"
 #include "engine/common/error.h"
+#include "engine/exec/cpu/cpu_executor.h"
 #include "engine/model/gguf_llama.h"
+#include "engine/model/model.h"
 
 using namespace lwb;
 
@@ -32,9 +40,10 @@ Metadata llamaMetadata() {
 }
 
 // The file's error message, or "" when it reads.
-QString configError(const QTemporaryDir& tmp, const Metadata& m, ModelConfig* out = nullptr) {
+QString configError(const QTemporaryDir& tmp, const Metadata& m, ModelConfig* out = nullptr,
+                    const std::vector<GgufTensorData>& tensors = {}) {
   const std::string path = tmp.filePath("m.gguf").toStdString();
-  writeGguf(path, m, {});
+  writeGguf(path, m, tensors);
   try {
     const ModelConfig c = ggufModelConfig(*GgufFile::open(path));
     if (out) *out = c;
@@ -53,6 +62,13 @@ Metadata with(Metadata m, const std::string& key, const GgufValue* value) {
     }
   if (value) m.push_back({key, *value});
   return m;
+}
+
+GgufTensorData ropeFreqs(std::vector<float> factors, GgmlType type = GgmlType::F32) {
+  GgufTensorData t{"rope_freqs.weight", type, {int64_t(factors.size())}, {}};
+  t.bytes.resize(factors.size() * 4);
+  std::memcpy(t.bytes.data(), factors.data(), t.bytes.size());
+  return t;
 }
 
 }  // namespace
@@ -92,6 +108,58 @@ class TestGgufLlama : public QObject {
     QVERIFY(configError(tmp, with(llamaMetadata(), "llama.context_length", &text)).contains("llama.context_length: expected an integer"));
     const GgufValue five = ggufUint32(5);
     QVERIFY(configError(tmp, with(llamaMetadata(), "llama.attention.head_count_kv", &five)).contains("not a multiple"));
+  }
+
+  // rope_freqs.weight divides the inverse frequencies pair by pair; a tensor of the wrong
+  // size, type or values is named in the error.
+  void ropeFreqsScaleTheFrequencies() {
+    QTemporaryDir tmp;
+    ModelConfig plain, scaled;
+    QCOMPARE(configError(tmp, llamaMetadata(), &plain), QString());
+    std::vector<float> factors(32, 1.0f);
+    factors[30] = 8.0f, factors[31] = 2.5f;
+    QCOMPARE(configError(tmp, llamaMetadata(), &scaled, {ropeFreqs(factors)}), QString());
+    QCOMPARE(scaled.ropeScaling.freqFactors, factors);
+    const std::vector<float> a = ropeInvFreq(plain), b = ropeInvFreq(scaled);
+    for (int i = 0; i < 30; ++i) QVERIFY(b[size_t(i)] == a[size_t(i)]);  // exact (QCOMPARE is fuzzy near 0)
+    QVERIFY(b[30] == float(double(a[30]) / 8.0));
+    QVERIFY(b[31] < a[31] && b[31] > a[31] / 2.6f);
+    const QString size = configError(tmp, llamaMetadata(), nullptr, {ropeFreqs(std::vector<float>(16, 1.0f))});
+    QVERIFY2(size.contains("tensor rope_freqs.weight: expected 32 elements (head dim 64 / 2), found 16"), qPrintable(size));
+    factors[3] = 0.0f;
+    const QString zero = configError(tmp, llamaMetadata(), nullptr, {ropeFreqs(factors)});
+    QVERIFY2(zero.contains("rope_freqs.weight: element 3 = 0.000000: expected a positive number"), qPrintable(zero));
+    GgufTensorData f16 = ropeFreqs(std::vector<float>(16, 1.0f), GgmlType::F16);
+    f16.dims = {32};
+    QVERIFY(configError(tmp, llamaMetadata(), nullptr, {f16}).contains("rope_freqs.weight: expected type F32, found F16"));
+  }
+
+  // A Llama 3.1-style model (rope_scaling llama3) as a folder and as the GGUF the
+  // converter would write (the scaling baked into rope_freqs): the same inverse
+  // frequencies within one float rounding (the file stores the divisors in F32) and the
+  // same greedy tokens, on positions well past original_max_position_embeddings.
+  void llama3ScalingFromRopeFreqsMatchesTheFolder() {
+    QTemporaryDir tmp;
+    RandomModelSpec spec;  // head dim 16: pairs 0 (short wavelength), 1 (smoothed), 2-7 (long)
+    spec.maxPositionEmbeddings = 512;
+    spec.scale = 0.15f;
+    spec.ropeScaling.type = RopeScaling::Type::Llama3;
+    spec.ropeScaling.factor = 8.0f;
+    spec.ropeScaling.lowFreqFactor = 1.0f;
+    spec.ropeScaling.highFreqFactor = 4.0f;
+    spec.ropeScaling.originalMaxPositionEmbeddings = 32;
+    const std::string dir = writeRandomLlamaModel(tmp.filePath("m").toStdString(), spec);
+    const auto hf = loadModel(dir), gguf = loadModel(test::writeGgufFromFolder(dir, tmp.filePath("m.gguf").toStdString()));
+    QVERIFY(gguf->config.ropeScaling.type == RopeScaling::Type::None);
+    QCOMPARE(gguf->config.ropeScaling.freqFactors.size(), size_t(8));
+    const std::vector<float> a = ropeInvFreq(hf->config), b = ropeInvFreq(gguf->config);
+    for (size_t i = 0; i < a.size(); ++i) QVERIFY2(std::fabs(a[i] - b[i]) <= 2.4e-7f * a[i], qPrintable(QString::number(i)));
+    QVERIFY(b[7] == a[7]);  // factor 8: exact
+    std::vector<int> prompt;
+    for (int i = 0; i < 40; ++i) prompt.push_back((i * 37 + 11) % 300);
+    const std::vector<int> want = test::greedyIds(*createCpuExecutor(hf, 2), prompt, 40);
+    QCOMPARE(test::greedyIds(*createCpuExecutor(gguf, 2), prompt, 40), want);
+    QVERIFY(std::set<int>(want.begin(), want.end()).size() > 3);  // not one token repeated
   }
 
   // The converter's permutation, written as it is specified (HF row (h, s, i) → GGUF row

@@ -55,28 +55,8 @@ std::vector<float> logitsOf(const std::shared_ptr<const Model>& model, const std
 }
 
 // Greedy decode of n tokens after `prompt`, one request alone.
-std::vector<int> greedyIds(const std::shared_ptr<const Model>& model, std::vector<int> tokens, int n) {
-  auto ex = createCpuExecutor(model, 2);
-  const int blockSize = 16;
-  ex->allocateKvCache((int(tokens.size()) + n) / blockSize + 2, blockSize);
-  std::vector<int32_t> blocks;
-  for (int32_t b = 0; b < (int(tokens.size()) + n) / blockSize + 1; ++b) blocks.push_back(b);
-  std::vector<int> out;
-  int computed = 0;
-  for (int step = 0; step < n; ++step) {
-    ForwardBatch batch;
-    const int num = int(tokens.size()) - computed;
-    batch.tokenIds.assign(tokens.begin() + computed, tokens.end());
-    batch.seqs.push_back({1, 0, num, computed, blocks, true});
-    ForwardResult r;
-    ex->forward(batch, r);
-    const float* row = r.logits.data();
-    const int next = int(std::max_element(row, row + r.vocabSize) - row);
-    out.push_back(next);
-    computed = int(tokens.size());
-    tokens.push_back(next);
-  }
-  return out;
+std::vector<int> greedyIds(const std::shared_ptr<const Model>& model, const std::vector<int>& tokens, int n) {
+  return test::greedyIds(*createCpuExecutor(model, 2), tokens, n);
 }
 
 void compareConfigs(const ModelConfig& a, const ModelConfig& b) {

@@ -1,5 +1,6 @@
 #include "engine/model/gguf_llama.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -61,16 +62,32 @@ void readHeads(const GgufFile& f, const std::string& p, ModelConfig& c) {
             " is not a multiple of head_count_kv " + std::to_string(c.numKeyValueHeads));
 }
 
-// RoPE: theta, full rotary dims, and linear scaling (the one kind GGUF spells in metadata
-// that Hugging Face's Llama also has; Llama 3's is baked into a rope_freqs tensor).
+// rope_freqs.weight: Llama 3.1+'s llama3 scaling as llama.cpp's converter bakes it, one
+// F32 divisor per rotary pair (finite, positive) for the inverse frequencies.
+std::vector<float> readRopeFreqs(const GgufFile& f, int headDim) {
+  const GgufTensor* t = f.findTensor("rope_freqs.weight");
+  if (t == nullptr) return {};
+  const std::string what = f.path() + ": tensor rope_freqs.weight";
+  check(t->type == GgmlType::F32, what + ": expected type F32, found " + ggmlTypeName(t->type));
+  check(t->numel() == headDim / 2, what + ": expected " + std::to_string(headDim / 2) + " elements (head dim " +
+                                       std::to_string(headDim) + " / 2), found " + std::to_string(t->numel()));
+  std::vector<float> factors(size_t(headDim / 2));
+  std::memcpy(factors.data(), t->data, factors.size() * sizeof(float));
+  for (size_t i = 0; i < factors.size(); ++i)
+    check(std::isfinite(factors[i]) && factors[i] > 0.0f,
+          what + ": element " + std::to_string(i) + " = " + std::to_string(factors[i]) + ": expected a positive number");
+  return factors;
+}
+
+// RoPE: theta, full rotary dims, linear scaling (the one kind GGUF spells in metadata
+// that Hugging Face's Llama also has) and Llama 3's, baked into a rope_freqs tensor.
 void readRope(const GgufFile& f, const std::string& p, ModelConfig& c) {
   const uint64_t ropeDims = f.getUintOr(p + "rope.dimension_count", uint64_t(c.headDim));
   check(ropeDims == uint64_t(c.headDim), f.path() + ": metadata key " + p + "rope.dimension_count = " +
                                              std::to_string(ropeDims) + ": partial RoPE is not supported (head dim " +
                                              std::to_string(c.headDim) + ")");
   c.ropeTheta = float(f.getFloatOr(p + "rope.freq_base", 10000.0));
-  check(f.findTensor("rope_freqs.weight") == nullptr,
-        f.path() + ": tensor rope_freqs.weight (Llama 3.1-style RoPE scaling) is not supported yet");
+  c.ropeScaling.freqFactors = readRopeFreqs(f, c.headDim);
   const std::string type = f.find(p + "rope.scaling.type") ? f.getString(p + "rope.scaling.type") : "none";
   if (type == "none") return;
   check(type == "linear", f.path() + ": metadata key " + p + "rope.scaling.type = '" + type +

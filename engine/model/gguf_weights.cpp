@@ -70,7 +70,7 @@ std::unique_ptr<WeightStore> WeightStore::fromGguf(std::unique_ptr<GgufFile> fil
   store->dir_ = file->path();
   for (const GgufTensor& t : file->tensors()) {
     const std::string name = hfName(t.name);
-    if (name.empty()) continue;  // e.g. rope_freqs (refused by the config), unknown extras
+    if (name.empty()) continue;  // e.g. rope_freqs (read into the config), unknown extras
     TensorView v = viewOf(t, file->path());
     if (const int heads = unpermuteQk ? permutedHeads(t.name, config) : 0; heads > 0) {
       check(t.numRows() == int64_t(heads) * config.headDim,

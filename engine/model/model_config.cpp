@@ -260,6 +260,7 @@ std::vector<float> ropeInvFreq(const ModelConfig& config) {
         inv = (1 - smooth) * inv / rs.factor + smooth * inv;
       }
     }
+    if (!rs.freqFactors.empty()) inv /= double(rs.freqFactors.at(size_t(i)));
     out[size_t(i)] = float(inv);
   }
   return out;

@@ -15,6 +15,10 @@ struct RopeScaling {
   float lowFreqFactor = 1.0f;
   float highFreqFactor = 4.0f;
   int originalMaxPositionEmbeddings = 8192;
+  // Per-pair divisors of the inverse frequencies, [headDim / 2], applied after the
+  // type's scaling: GGUF's rope_freqs tensor, in which llama.cpp's converter bakes
+  // Llama 3.1+'s llama3 scaling (the file keeps no rope_scaling parameters).
+  std::vector<float> freqFactors;
 };
 
 struct ModelConfig {

@@ -26,4 +26,7 @@ using Schedule = std::vector<std::vector<int>>;
 std::vector<std::vector<float>> runSchedule(Executor& ex, std::vector<Seq> seqs, const Schedule& schedule,
                                             const std::vector<int>& logitsFrom);
 
+// Greedy decode of n tokens after `prompt`, one request alone on a fresh KV cache.
+std::vector<int> greedyIds(Executor& ex, std::vector<int> prompt, int n);
+
 }  // namespace lwb::test

@@ -2,6 +2,7 @@
 
 #include <sentencepiece_processor.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -193,6 +194,30 @@ Metadata ggufTokenizerMetadataFromJson(const std::string& path, const std::strin
           {"tokenizer.ggml.merges", strings(merges)}};
 }
 
+// Llama 3's rope_scaling as llama.cpp's converter stores it: per rotary pair, the divisor
+// of the unscaled inverse frequency (1 for short wavelengths, `factor` for long ones,
+// the smooth interpolation's divisor between), as an F32 rope_freqs tensor.
+GgufTensorData llama3RopeFreqs(const ModelConfig& c) {
+  const RopeScaling& rs = c.ropeScaling;
+  const double pi = 3.14159265358979323846, oldLen = rs.originalMaxPositionEmbeddings;
+  std::vector<float> factors;
+  for (int i = 0; i < c.headDim / 2; ++i) {
+    const double wavelen = 2 * pi * std::pow(double(c.ropeTheta), double(2 * i) / double(c.headDim));
+    double factor = 1.0;
+    if (wavelen > oldLen / rs.lowFreqFactor) {
+      factor = rs.factor;
+    } else if (wavelen >= oldLen / rs.highFreqFactor) {
+      const double smooth = (oldLen / wavelen - rs.lowFreqFactor) / (rs.highFreqFactor - rs.lowFreqFactor);
+      factor = 1.0 / ((1 - smooth) / rs.factor + smooth);
+    }
+    factors.push_back(float(factor));
+  }
+  GgufTensorData t{"rope_freqs.weight", GgmlType::F32, {int64_t(factors.size())}, {}};
+  t.bytes.resize(factors.size() * sizeof(float));
+  std::memcpy(t.bytes.data(), factors.data(), t.bytes.size());
+  return t;
+}
+
 std::string writeGgufFromFolder(const std::string& srcDir, const std::string& dstPath, const GgufTypeChooser& typeFor) {
   const auto model = loadModel(srcDir);
   const ModelConfig& c = model->config;
@@ -210,6 +235,7 @@ std::string writeGgufFromFolder(const std::string& srcDir, const std::string& ds
   if (!model->tokenizerSettings.chatTemplate.empty())
     m.push_back({"tokenizer.chat_template", ggufString(model->tokenizerSettings.chatTemplate)});
   std::vector<GgufTensorData> tensors;
+  if (c.ropeScaling.type == RopeScaling::Type::Llama3) tensors.push_back(llama3RopeFreqs(c));
   const bool permute = arch == "llama";
   for (const auto& [name, view] : model->weights->all())
     if (!(c.tieWordEmbeddings && name == "lm_head.weight")) tensors.push_back(exported(view, c, permute, typeFor));

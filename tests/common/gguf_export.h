@@ -3,7 +3,8 @@
 // tests that cannot run the converter (CI has no llama.cpp): general.architecture and
 // the <arch>.* hyper-parameters, tokenizer.ggml.* (SentencePiece "llama": pieces, scores,
 // types; tokenizer.json "gpt2": tokens, types, merges, pre), the chat template, ggml
-// tensor names with reversed dims, and llama's q/k rows permuted for its RoPE layout.
+// tensor names with reversed dims, llama's q/k rows permuted for its RoPE layout, and
+// Llama 3's rope_scaling as a rope_freqs tensor.
 // Each 2-D weight is stored in the type `typeFor` picks; the quantizers for types the
 // engine never writes (Q4_1, Q5_0, Q5_1, Q5_K, Q6_K) are plain round-to-nearest ones
 // written here from the block layouts (any valid blocks do: tests dequantize them).
