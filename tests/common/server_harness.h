@@ -1,8 +1,9 @@
 #pragma once
-// What the HTTP API tests (tst_server, tst_server_errors) share: a server on an
-// ephemeral loopback port in front of an EngineLoop with the bundled model, a client,
-// the engine's own greedy answer to compare with, server-sent events parsed, OpenAI's
-// error object checked. Header-only: only the tests that link lwb_server include it.
+// What the HTTP API tests (tst_server, tst_server_errors, tst_server_openai) share: a
+// server on an ephemeral loopback port in front of an EngineLoop with the bundled model,
+// a client, the engine's own greedy answer to compare with, server-sent events parsed,
+// OpenAI's error object checked. Header-only: only the tests that link lwb_server
+// include it.
 #include <QtTest>
 
 #include <httplib.h>
@@ -131,8 +132,9 @@ struct ServerHarness {
   }
 
   // What the engine itself answers (greedy), as `generate` does: ids → text.
-  std::string engineGreedy(const std::vector<int>& prompt, int maxTokens) const {
-    Engine engine(model, testConfig());
+  std::string engineGreedy(const std::vector<int>& prompt, int maxTokens,
+                           const EngineConfig& config = testConfig()) const {
+    Engine engine(model, config);
     RequestInput in;
     in.promptTokenIds = prompt;
     in.sampling.temperature = 0;
