@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/cli_runner.h"
 #include "common/server_harness.h"
 
 using namespace lwb;
@@ -28,9 +27,7 @@ class TestServerOpenai : public QObject {
     QVERIFY2(!node.isEmpty(), "Node.js (node) is not installed; run tools/install-deps.sh");
     QVERIFY2(QFileInfo::exists(nodeModulesDir() + "/openai/package.json"),
              qPrintable("the openai npm package is missing from " + nodeModulesDir() + "; run tools/install-deps.sh"));
-    const QString dir = test::defaultModelInBuildTree();
-    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
-    h_.model = loadModel(dir.toStdString());
+    QVERIFY2(h_.model, kBundledModelMissing);
     h_.start("sdk-key");
     const server::ApiServer& api = *h_.server;
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bundled_model.h"
 #include "engine/engine.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
@@ -27,13 +28,6 @@ using nlohmann::json;
 // over raw string literals).
 inline const char* const kSampleLine =
     "^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([a-zA-Z_][a-zA-Z0-9_]*=\"(\\\\.|[^\"\\\\])*\",?)*\\})? (\\S+)$";
-
-inline EngineConfig testConfig() {
-  EngineConfig c;
-  c.executor.backend = "cpu";
-  c.executor.numThreads = 1;
-  return c;
-}
 
 struct Sse {
   std::vector<json> chunks;
@@ -97,14 +91,14 @@ inline void verifyError(const httplib::Result& r, int status, const std::string&
 }
 
 struct ServerHarness {
-  std::shared_ptr<const Model> model;
+  std::shared_ptr<const Model> model = bundledModel();
   std::unique_ptr<EngineLoop> loop;
   std::unique_ptr<server::ApiServer> server;
   int port = 0;
 
   void start(const std::string& apiKey = {}) {
     server.reset();
-    loop = std::make_unique<EngineLoop>(model, testConfig());
+    loop = std::make_unique<EngineLoop>(model, cpuTestConfig());
     server::ServerOptions o;
     o.port = 0;
     o.apiKey = apiKey;
@@ -133,7 +127,7 @@ struct ServerHarness {
 
   // What the engine itself answers (greedy), as `generate` does: ids → text.
   std::string engineGreedy(const std::vector<int>& prompt, int maxTokens,
-                           const EngineConfig& config = testConfig()) const {
+                           const EngineConfig& config = cpuTestConfig()) const {
     Engine engine(model, config);
     RequestInput in;
     in.promptTokenIds = prompt;
