@@ -172,6 +172,7 @@ class TestRemote : public QObject {
     QCOMPARE(c.find("block_size")->value, std::string("16"));
     QCOMPARE(c.find("num_gpu_blocks")->value, std::to_string(srv_.loop->snapshot()->kvBlocks.size()));
     QCOMPARE(c.find("enable_prefix_caching")->value, std::string("True"));
+    QCOMPARE(c.find("gpu_memory_utilization")->value, std::string("0.9"));  // as vLLM prints it
 
     FakeServer llama;
     serveLlamaCpp(llama, true, fixture("llamacpp_props.json"));
