@@ -1,5 +1,7 @@
 #include "server/server_metrics.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace lwb::server {
@@ -18,10 +20,17 @@ std::string escapeLabel(const std::string& v) {
   return out;
 }
 
+// The shortest text that reads back as the same double, as vLLM's Python prints it:
+// gpu_memory_utilization="0.9" and le="0.1", not 0.90000000000000002. Whole numbers stay
+// whole (le="100000", a counter's 1000000), where the shortest form would be 1e+05.
 std::string number(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, ec == std::errc() ? end : buf);
 }
 
 // One metric family at a time, in the order Prometheus expects (HELP, TYPE, samples).

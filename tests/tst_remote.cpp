@@ -83,17 +83,12 @@ int medianBucket(const PromHistogram& h) {
 class TestRemote : public QObject {
   Q_OBJECT
 
-  std::shared_ptr<const Model> model_;
   LoopbackServer srv_;
   const std::string& url_ = srv_.url;
 
  private slots:
-  void initTestCase() {
-    const QString dir = test::defaultModelInBuildTree();
-    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
-    model_ = loadModel(dir.toStdString());
-  }
-  void init() { srv_.start(model_); }
+  void initTestCase() { QVERIFY2(bundledModel(), kBundledModelMissing); }
+  void init() { srv_.start(bundledModel()); }
   void cleanup() { srv_.stop(); }
 
   void modelsAndEndpoint() {
@@ -177,6 +172,7 @@ class TestRemote : public QObject {
     QCOMPARE(c.find("block_size")->value, std::string("16"));
     QCOMPARE(c.find("num_gpu_blocks")->value, std::to_string(srv_.loop->snapshot()->kvBlocks.size()));
     QCOMPARE(c.find("enable_prefix_caching")->value, std::string("True"));
+    QCOMPARE(c.find("gpu_memory_utilization")->value, std::string("0.9"));  // as vLLM prints it
 
     FakeServer llama;
     serveLlamaCpp(llama, true, fixture("llamacpp_props.json"));

@@ -9,7 +9,6 @@
 
 #include <thread>
 
-#include "common/cli_runner.h"
 #include "common/remote_fixtures.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
@@ -42,17 +41,12 @@ void verifyAllFailed(const RemoteBenchRun& run, int n, const std::string& mustMe
 class TestRemoteFailures : public QObject {
   Q_OBJECT
 
-  std::shared_ptr<const Model> model_;
   LoopbackServer srv_;
   const std::string& url_ = srv_.url;
 
  private slots:
-  void initTestCase() {
-    const QString dir = test::defaultModelInBuildTree();
-    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
-    model_ = loadModel(dir.toStdString());
-  }
-  void init() { srv_.start(model_); }
+  void initTestCase() { QVERIFY2(bundledModel(), kBundledModelMissing); }
+  void init() { srv_.start(bundledModel()); }
   void cleanup() { srv_.stop(); }
 
   void refusedConnection() {

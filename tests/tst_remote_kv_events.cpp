@@ -12,6 +12,7 @@
 #include <map>
 #include <thread>
 
+#include "common/bundled_model.h"
 #include "common/cli_runner.h"
 #include "engine/common/error.h"
 #include "engine/engine_loop.h"
@@ -80,14 +81,8 @@ KvEventBatch sampleBatch() {
 class TestRemoteKvEvents : public QObject {
   Q_OBJECT
 
-  std::shared_ptr<const Model> model_;
-
  private slots:
-  void initTestCase() {
-    const QString dir = test::defaultModelInBuildTree();
-    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
-    model_ = loadModel(dir.toStdString());
-  }
+  void initTestCase() { QVERIFY2(test::bundledModel(), test::kBundledModelMissing); }
 
   // The array-like layout of vLLM's msgspec structs, field by field.
   void encodesVllmLayout() {
@@ -182,11 +177,9 @@ class TestRemoteKvEvents : public QObject {
 // HTTP while the publisher streams events to a subscriber that joins through the replay
 // socket.
 void TestRemoteKvEvents::endToEndBlockMapEqualsServerTable() {
-  EngineConfig config;
-  config.executor.backend = "cpu";
-  config.executor.numThreads = 1;
+  EngineConfig config = test::cpuTestConfig();
   config.numGpuBlocksOverride = 40;
-  EngineLoop loop(model_, config);
+  EngineLoop loop(test::bundledModel(), config);
   server::ServerOptions so;
   so.port = 0;
   so.servedModelName = "austen";
@@ -201,7 +194,7 @@ void TestRemoteKvEvents::endToEndBlockMapEqualsServerTable() {
   KvEventSubscriber sub({publisher.endpoint(), publisher.replayEndpoint(), "kv"});
   sub.start();
 
-  const auto tok = Tokenizer::load(test::defaultModelInBuildTree().toStdString() + "/tokenizer.model");
+  const Tokenizer& tok = *test::bundledModel()->tokenizer;
   WorkloadOptions w;
   w.numPrompts = 24;
   w.requestRate = std::numeric_limits<double>::infinity();
@@ -214,7 +207,7 @@ void TestRemoteKvEvents::endToEndBlockMapEqualsServerTable() {
   ro.client.url = url;
   ro.model = "austen";
   ro.scrapeIntervalSeconds = 0.2;
-  const RemoteBenchRun run = runRemoteBenchmark(ro, makeWorkload(w, tok->ordinaryIds(), tok->bosId()));
+  const RemoteBenchRun run = runRemoteBenchmark(ro, makeWorkload(w, tok.ordinaryIds(), tok.bosId()));
   QCOMPARE(run.report.completed, 24);
 
   // Idle, every batch published and received, the final snapshot out: then the two agree.

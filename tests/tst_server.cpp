@@ -7,7 +7,6 @@
 #include <thread>
 #include <vector>
 
-#include "common/cli_runner.h"
 #include "common/server_harness.h"
 
 using namespace lwb;
@@ -18,11 +17,7 @@ class TestServer : public QObject {
   ServerHarness h_;
 
  private slots:
-  void initTestCase() {
-    const QString dir = test::defaultModelInBuildTree();
-    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
-    h_.model = loadModel(dir.toStdString());
-  }
+  void initTestCase() { QVERIFY2(h_.model, kBundledModelMissing); }
   void init() { h_.start(); }
   void cleanup() { h_.stop(); }
 

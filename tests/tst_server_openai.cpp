@@ -6,39 +6,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/cli_runner.h"
-#include "engine/engine.h"
-#include "engine/engine_loop.h"
-#include "engine/model/model.h"
-#include "server/api_server.h"
+#include "common/server_harness.h"
 
 using namespace lwb;
-using nlohmann::json;
+using namespace lwb::test;
 
 class TestServerOpenai : public QObject {
   Q_OBJECT
+  ServerHarness h_;
 
   static QString nodeModulesDir() {
     QString cache = qEnvironmentVariable("LWB_CACHE_DIR");
     if (cache.isEmpty()) cache = QDir::homePath() + "/.cache/llm-workbench";
     return cache + "/npm/openai/node_modules";
-  }
-
-  static std::string greedy(std::shared_ptr<const Model> model, const std::vector<int>& prompt, int maxTokens) {
-    EngineConfig c;
-    c.executor.backend = "cpu";
-    c.executor.numThreads = 1;
-    Engine engine(model, c);
-    RequestInput in;
-    in.promptTokenIds = prompt;
-    in.sampling.temperature = 0;
-    in.sampling.maxTokens = maxTokens;
-    const RequestId id = engine.addRequest(in);
-    std::string text;
-    while (engine.hasUnfinishedRequests())
-      for (const TokenDelta& d : engine.step().deltas)
-        if (d.id == id) text += d.newText;
-    return text;
   }
 
  private slots:
@@ -47,18 +27,9 @@ class TestServerOpenai : public QObject {
     QVERIFY2(!node.isEmpty(), "Node.js (node) is not installed; run tools/install-deps.sh");
     QVERIFY2(QFileInfo::exists(nodeModulesDir() + "/openai/package.json"),
              qPrintable("the openai npm package is missing from " + nodeModulesDir() + "; run tools/install-deps.sh"));
-    const QString dir = test::defaultModelInBuildTree();
-    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
-    auto model = loadModel(dir.toStdString());
-    EngineConfig c;
-    c.executor.backend = "cpu";
-    c.executor.numThreads = 1;
-    EngineLoop loop(model, c);
-    server::ServerOptions o;
-    o.port = 0;
-    o.apiKey = "sdk-key";
-    server::ApiServer api(loop, o);
-    api.start();
+    QVERIFY2(h_.model, kBundledModelMissing);
+    h_.start("sdk-key");
+    const server::ApiServer& api = *h_.server;
 
     QProcess proc;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -75,10 +46,10 @@ class TestServerOpenai : public QObject {
     QCOMPARE(out["models"][0].get<std::string>(), api.modelName());
     QCOMPARE(out["role"].get<std::string>(), std::string("assistant"));
     QVERIFY(out["finishReason"].is_string());
-    QCOMPARE(out["chatText"].get<std::string>(), greedy(model, model->encodeChat({{"user", "Who is Emma?"}}, true), 16));
+    QCOMPARE(out["chatText"].get<std::string>(), h_.engineGreedy(h_.model->encodeChat({{"user", "Who is Emma?"}}, true), 16));
     QCOMPARE(out["usage"]["completion_tokens"].get<int>() + out["usage"]["prompt_tokens"].get<int>(),
              out["usage"]["total_tokens"].get<int>());
-    QCOMPARE(out["completionText"].get<std::string>(), greedy(model, model->encodePrompt("Mr. Darcy said"), 8));
+    QCOMPARE(out["completionText"].get<std::string>(), h_.engineGreedy(h_.model->encodePrompt("Mr. Darcy said"), 8));
   }
 };
 

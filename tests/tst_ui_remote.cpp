@@ -13,7 +13,7 @@
 #include <map>
 #include <thread>
 
-#include "common/cli_runner.h"
+#include "common/bundled_model.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
 #include "engine/remote/kv_event_codec.h"
@@ -28,13 +28,6 @@ using namespace lwb::ui;
 namespace {
 
 constexpr int kTimeoutMs = 30000;
-
-EngineConfig cpuConfig() {
-  EngineConfig c;
-  c.executor.backend = "cpu";
-  c.executor.numThreads = 1;
-  return c;
-}
 
 bool tableHas(const QTableWidget* t, const QString& key, const QString& value) {
   for (int r = 0; r < t->rowCount(); ++r)
@@ -84,7 +77,6 @@ struct BadServer {
 
 class TestUiRemote : public QObject {
   Q_OBJECT
-  std::shared_ptr<const Model> model_;
   std::unique_ptr<EngineLoop> loop_;
   std::unique_ptr<server::ApiServer> server_;
   int port_ = 0;
@@ -100,10 +92,8 @@ class TestUiRemote : public QObject {
 
  private slots:
   void initTestCase() {
-    const QString dir = test::defaultModelInBuildTree();
-    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
-    model_ = loadModel(dir.toStdString());
-    loop_ = std::make_unique<EngineLoop>(model_, cpuConfig());
+    QVERIFY2(test::bundledModel(), test::kBundledModelMissing);
+    loop_ = std::make_unique<EngineLoop>(test::bundledModel(), test::cpuTestConfig());
     startServer(0);
   }
   void cleanupTestCase() {

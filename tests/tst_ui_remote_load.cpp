@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "common/cli_runner.h"
+#include "common/remote_fixtures.h"
 #include "engine/bench/bench_report.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
@@ -37,13 +37,6 @@ namespace {
 constexpr int kTimeoutMs = 60000;
 constexpr int kNumRequests = 8;
 constexpr int kOutputLen = 6;
-
-EngineConfig cpuConfig() {
-  EngineConfig c;
-  c.executor.backend = "cpu";
-  c.executor.numThreads = 1;
-  return c;
-}
 
 WorkloadOptions smallWorkload(int numPrompts, double rate, int outputLen) {
   WorkloadOptions w;
@@ -89,30 +82,19 @@ std::vector<RequestTimeline> serverTimelines(EventSubscriber& events, int numOut
 
 class TestUiRemoteLoad : public QObject {
   Q_OBJECT
-  std::shared_ptr<const Model> model_;
-  std::unique_ptr<EngineLoop> loop_;
-  std::unique_ptr<server::ApiServer> server_;
+  test::LoopbackServer srv_;
   QString url_;
 
  private slots:
   void initTestCase() {
-    const QString dir = test::defaultModelInBuildTree();
-    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
-    model_ = loadModel(dir.toStdString());
-    loop_ = std::make_unique<EngineLoop>(model_, cpuConfig());
-    server::ServerOptions o;
-    o.port = 0;
-    o.servedModelName = "austen";
-    server_ = std::make_unique<server::ApiServer>(*loop_, o);
-    url_ = QStringLiteral("http://127.0.0.1:%1").arg(server_->start());
+    QVERIFY2(test::bundledModel(), test::kBundledModelMissing);
+    srv_.start(test::bundledModel());
+    url_ = QString::fromStdString(srv_.url);
   }
-  void cleanupTestCase() {
-    server_.reset();
-    loop_.reset();
-  }
+  void cleanupTestCase() { srv_.stop(); }
 
   void loadRunFeedsTheViewsAndSaves() {
-    const auto events = loop_->subscribe();
+    const auto events = srv_.loop->subscribe();
     RemoteWindow w({url_, "", "", 0.2});
     w.show();
     QTRY_VERIFY_WITH_TIMEOUT(w.statusText().contains("| connected"), kTimeoutMs);

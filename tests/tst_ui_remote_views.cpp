@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/cli_runner.h"
+#include "common/remote_fixtures.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
 #include "engine/remote/kv_event_codec.h"
@@ -64,47 +64,33 @@ remote::RemoteServerState stateOf(const std::string& text) {
 
 class TestUiRemoteViews : public QObject {
   Q_OBJECT
-  std::shared_ptr<const Model> model_;
-  std::unique_ptr<EngineLoop> loop_;
-  std::unique_ptr<server::ApiServer> server_;
+  test::LoopbackServer srv_;
   std::unique_ptr<server::KvEventPublisher> publisher_;
-  int port_ = 0;
 
-  QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(port_); }
+  QString url() const { return QString::fromStdString(srv_.url); }
 
   std::map<std::string, int> serverBlockTable() const {
     std::map<std::string, int> t;
-    for (const KvBlockInfo& b : loop_->snapshot()->kvBlocks)
+    for (const KvBlockInfo& b : srv_.loop->snapshot()->kvBlocks)
       if (b.hasHash) ++t[remote::blockHashText(b.hash)];
     return t;
   }
 
  private slots:
   void initTestCase() {
-    const QString dir = test::defaultModelInBuildTree();
-    QVERIFY2(!dir.isEmpty(), "the bundled model is missing from the build tree");
-    model_ = loadModel(dir.toStdString());
-    EngineConfig c;
-    c.executor.backend = "cpu";
-    c.executor.numThreads = 1;
-    loop_ = std::make_unique<EngineLoop>(model_, c);
-    server::ServerOptions o;
-    o.port = 0;
-    o.servedModelName = "austen";
-    server_ = std::make_unique<server::ApiServer>(*loop_, o);
-    port_ = server_->start();
+    QVERIFY2(test::bundledModel(), test::kBundledModelMissing);
+    srv_.start(test::bundledModel());
     server::KvEventsConfig kc;  // as `serve --kv-events-config` builds it
     kc.enableKvCacheEvents = true;
     kc.publisher = "zmq";
     kc.endpoint = "tcp://127.0.0.1:*";
     kc.replayEndpoint = "tcp://127.0.0.1:*";
-    publisher_ = std::make_unique<server::KvEventPublisher>(*loop_, kc);
+    publisher_ = std::make_unique<server::KvEventPublisher>(*srv_.loop, kc);
     publisher_->start();
   }
   void cleanupTestCase() {
     publisher_.reset();
-    server_.reset();
-    loop_.reset();
+    srv_.stop();
   }
 
   // Two chats, the second continuing the first (its prompt starts with the first's):
@@ -133,7 +119,7 @@ class TestUiRemoteViews : public QObject {
     QVERIFY2(chart->notExportedText().isEmpty(), qPrintable(chart->notExportedText()));
 
     RemoteKvPanel* kv = views->kvPanel();
-    const int numPool = int(loop_->snapshot()->kvBlocks.size());
+    const int numPool = int(srv_.loop->snapshot()->kvBlocks.size());
     auto numHashed = [&] {
       int n = 0;
       for (const auto& [hash, copies] : serverBlockTable()) n += copies;
@@ -150,12 +136,12 @@ class TestUiRemoteViews : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(knobs->isKnown("block_size"), kTimeoutMs);
     auto* blockSize = qobject_cast<QComboBox*>(knobs->field("block_size"));
     QVERIFY(blockSize);
-    QCOMPARE(blockSize->currentText(), QString::number(loop_->config().blockSize));
+    QCOMPARE(blockSize->currentText(), QString::number(srv_.loop->config().blockSize));
     QVERIFY(!blockSize->isEnabled());
     QVERIFY(knobs->valueText("block_size").contains("vllm:cache_config_info"));
     auto* caching = qobject_cast<QCheckBox*>(knobs->field("enable_prefix_caching"));
     QVERIFY(caching && !caching->isEnabled());
-    QCOMPARE(caching->isChecked(), loop_->config().enablePrefixCaching);
+    QCOMPARE(caching->isChecked(), srv_.loop->config().enablePrefixCaching);
     QVERIFY(knobs->isKnown("gpu_memory_utilization"));
     QVERIFY(!knobs->isKnown("max_num_seqs"));  // not in vLLM's cache config
     QVERIFY(knobs->valueText("max_num_seqs").startsWith("unknown"));

@@ -13,7 +13,7 @@
 #include <limits>
 #include <thread>
 
-#include "common/cli_runner.h"
+#include "common/bundled_model.h"
 #include "engine/common/error.h"
 #include "engine/config/engine_config.h"
 #include "engine/engine_loop.h"
@@ -22,13 +22,6 @@
 #include "server/api_server.h"
 
 namespace lwb::test {
-
-inline EngineConfig remoteTestConfig() {
-  EngineConfig c;
-  c.executor.backend = "cpu";
-  c.executor.numThreads = 1;
-  return c;
-}
 
 // A port nothing listens on: bound once, then closed.
 inline int closedPort() {
@@ -77,7 +70,7 @@ inline bool throwsError(F f) {
 }
 
 inline std::vector<SyntheticRequest> remoteWorkload(int n, double rate, int outputLen, int sharedPrefix = 0, int inputLen = 24) {
-  static const auto tok = Tokenizer::load(test::defaultModelInBuildTree().toStdString() + "/tokenizer.model");
+  const Tokenizer& tok = *bundledModel()->tokenizer;
   WorkloadOptions w;
   w.numPrompts = n;
   w.requestRate = rate;
@@ -86,7 +79,7 @@ inline std::vector<SyntheticRequest> remoteWorkload(int n, double rate, int outp
   w.ignoreEos = true;
   w.sharedPrefixLen = sharedPrefix;
   w.seed = 3;
-  return makeWorkload(w, tok->ordinaryIds(), tok->bosId());
+  return makeWorkload(w, tok.ordinaryIds(), tok.bosId());
 }
 
 inline remote::RemoteBenchOptions optionsFor(const std::string& url, double readTimeout = 30) {
@@ -99,14 +92,14 @@ inline remote::RemoteBenchOptions optionsFor(const std::string& url, double read
 }
 
 // The server library in front of the bundled model on an ephemeral loopback port, as
-// each remote test's init() starts it; stop() in cleanup().
+// the remote tests start it (in init() or initTestCase()); stop() in the matching cleanup.
 struct LoopbackServer {
   std::unique_ptr<EngineLoop> loop;
   std::unique_ptr<server::ApiServer> server;
   std::string url;
 
   void start(const std::shared_ptr<const Model>& model) {
-    loop = std::make_unique<EngineLoop>(model, remoteTestConfig());
+    loop = std::make_unique<EngineLoop>(model, cpuTestConfig());
     server::ServerOptions o;
     o.port = 0;
     o.servedModelName = "austen";

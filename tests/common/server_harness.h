@@ -1,8 +1,9 @@
 #pragma once
-// What the HTTP API tests (tst_server, tst_server_errors) share: a server on an
-// ephemeral loopback port in front of an EngineLoop with the bundled model, a client,
-// the engine's own greedy answer to compare with, server-sent events parsed, OpenAI's
-// error object checked. Header-only: only the tests that link lwb_server include it.
+// What the HTTP API tests (tst_server, tst_server_errors, tst_server_openai) share: a
+// server on an ephemeral loopback port in front of an EngineLoop with the bundled model,
+// a client, the engine's own greedy answer to compare with, server-sent events parsed,
+// OpenAI's error object checked. Header-only: only the tests that link lwb_server
+// include it.
 #include <QtTest>
 
 #include <httplib.h>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bundled_model.h"
 #include "engine/engine.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
@@ -26,13 +28,6 @@ using nlohmann::json;
 // over raw string literals).
 inline const char* const kSampleLine =
     "^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([a-zA-Z_][a-zA-Z0-9_]*=\"(\\\\.|[^\"\\\\])*\",?)*\\})? (\\S+)$";
-
-inline EngineConfig testConfig() {
-  EngineConfig c;
-  c.executor.backend = "cpu";
-  c.executor.numThreads = 1;
-  return c;
-}
 
 struct Sse {
   std::vector<json> chunks;
@@ -96,14 +91,14 @@ inline void verifyError(const httplib::Result& r, int status, const std::string&
 }
 
 struct ServerHarness {
-  std::shared_ptr<const Model> model;
+  std::shared_ptr<const Model> model = bundledModel();
   std::unique_ptr<EngineLoop> loop;
   std::unique_ptr<server::ApiServer> server;
   int port = 0;
 
   void start(const std::string& apiKey = {}) {
     server.reset();
-    loop = std::make_unique<EngineLoop>(model, testConfig());
+    loop = std::make_unique<EngineLoop>(model, cpuTestConfig());
     server::ServerOptions o;
     o.port = 0;
     o.apiKey = apiKey;
@@ -131,8 +126,9 @@ struct ServerHarness {
   }
 
   // What the engine itself answers (greedy), as `generate` does: ids → text.
-  std::string engineGreedy(const std::vector<int>& prompt, int maxTokens) const {
-    Engine engine(model, testConfig());
+  std::string engineGreedy(const std::vector<int>& prompt, int maxTokens,
+                           const EngineConfig& config = cpuTestConfig()) const {
+    Engine engine(model, config);
     RequestInput in;
     in.promptTokenIds = prompt;
     in.sampling.temperature = 0;

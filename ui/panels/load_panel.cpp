@@ -1,9 +1,7 @@
 #include "ui/panels/load_panel.h"
 
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
-#include <QPushButton>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -15,11 +13,9 @@
 namespace lwb::ui {
 
 LoadPanel::LoadPanel(EngineBridge* bridge, QWidget* parent)
-    : QWidget(parent), bridge_(bridge), form_(new WorkloadForm(this)) {
-  start_ = new QPushButton(tr("Start load"), this);
-  stop_ = new QPushButton(tr("Stop"), this);
-  stop_->setEnabled(false);
-  stop_->setToolTip(tr("Stop submitting and abort the load's requests still in flight"));
+    : QWidget(parent),
+      bridge_(bridge),
+      form_(new WorkloadForm(tr("Stop submitting and abort the load's requests still in flight"), this)) {
   progress_ = new QProgressBar(this);
   progress_->setFormat(tr("%v / %m finished"));
   progress_->setValue(0);
@@ -27,13 +23,9 @@ LoadPanel::LoadPanel(EngineBridge* bridge, QWidget* parent)
   status_->setWordWrap(true);
   status_->setStyleSheet(QStringLiteral("color: %1;").arg(theme::htmlColor(theme::kMutedText)));
 
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(start_);
-  buttons->addWidget(stop_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(form_);
-  layout->addLayout(buttons);
   layout->addWidget(progress_);
   layout->addWidget(status_);
   layout->addStretch();
@@ -41,8 +33,8 @@ LoadPanel::LoadPanel(EngineBridge* bridge, QWidget* parent)
   timer_.setSingleShot(true);
   timer_.setTimerType(Qt::PreciseTimer);
   connect(&timer_, &QTimer::timeout, this, &LoadPanel::submitDue);
-  connect(start_, &QPushButton::clicked, this, &LoadPanel::start);
-  connect(stop_, &QPushButton::clicked, this, &LoadPanel::stop);
+  connect(form_, &WorkloadForm::startClicked, this, &LoadPanel::start);
+  connect(form_, &WorkloadForm::stopClicked, this, &LoadPanel::stop);
   connect(bridge_, &EngineBridge::engineAttached, this, [this] {
     timer_.stop();
     plan_.clear();
@@ -73,8 +65,7 @@ bool LoadPanel::start() {
   pacer_ = ArrivalPacer(plan_);
   numFinished_ = 0;
   clock_.start();
-  start_->setEnabled(false);
-  stop_->setEnabled(true);
+  form_->setRunning(true);
   status_->setText(tr("Running…"));
   emit runningChanged(true);
   submitDue();
@@ -107,8 +98,7 @@ void LoadPanel::stop() {
   const bool was = !plan_.empty();
   pacer_.finish();
   if (was) status_->setText(tr("Stopped."));
-  start_->setEnabled(true);
-  stop_->setEnabled(false);
+  form_->setRunning(false);
   if (was) emit runningChanged(false);
 }
 
@@ -118,10 +108,9 @@ void LoadPanel::onFrame(const Frame& frame) {
   for (const auto& f : frame.finished)
     if (inFlight_.erase(f.timeline.id)) ++numFinished_;
   if (numFinished_ != before) updateProgress();  // submissions update it themselves
-  if (!plan_.empty() && pacer_.allTaken() && inFlight_.empty() && stop_->isEnabled()) {
+  if (!plan_.empty() && pacer_.allTaken() && inFlight_.empty() && form_->showsRunning()) {
     status_->setText(tr("Done: %1 requests.").arg(numFinished_));
-    start_->setEnabled(true);
-    stop_->setEnabled(false);
+    form_->setRunning(false);
     emit runningChanged(false);
   }
 }

@@ -11,7 +11,6 @@
 #include "engine/bench/workload.h"
 #include "ui/bridge/frame.h"
 
-class QPushButton;
 class QProgressBar;
 class QLabel;
 
@@ -42,7 +41,6 @@ class LoadPanel : public QWidget {
 
   EngineBridge* bridge_;
   WorkloadForm* form_;
-  QPushButton *start_, *stop_;
   QProgressBar* progress_;
   QLabel* status_;
 

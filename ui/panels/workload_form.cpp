@@ -3,8 +3,11 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSpinBox>
+#include <QVBoxLayout>
 #include <cmath>
 #include <limits>
 
@@ -21,8 +24,7 @@ QSpinBox* intField(QWidget* parent, int lo, int hi, int value, const QString& ti
 }
 }  // namespace
 
-WorkloadForm::WorkloadForm(QWidget* parent) : QWidget(parent), form_(new QFormLayout(this)) {
-  form_->setContentsMargins(0, 0, 0, 0);
+WorkloadForm::WorkloadForm(const QString& stopToolTip, QWidget* parent) : QWidget(parent), form_(new QFormLayout) {
   rate_ = new QDoubleSpinBox(this);
   rate_->setRange(0, 1000);
   rate_->setDecimals(1);
@@ -58,7 +60,31 @@ WorkloadForm::WorkloadForm(QWidget* parent) : QWidget(parent), form_(new QFormLa
     label->setStyleSheet(QStringLiteral("font-family: monospace;"));
     form_->addRow(label, field);
   }
+  addButtons(stopToolTip);
 }
+
+void WorkloadForm::addButtons(const QString& stopToolTip) {
+  start_ = new QPushButton(tr("Start load"), this);
+  stop_ = new QPushButton(tr("Stop"), this);
+  stop_->setEnabled(false);
+  stop_->setToolTip(stopToolTip);
+  connect(start_, &QPushButton::clicked, this, &WorkloadForm::startClicked);
+  connect(stop_, &QPushButton::clicked, this, &WorkloadForm::stopClicked);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(start_);
+  buttons->addWidget(stop_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(form_);
+  layout->addLayout(buttons);
+}
+
+void WorkloadForm::setRunning(bool running) {
+  start_->setEnabled(!running);
+  stop_->setEnabled(running);
+}
+
+bool WorkloadForm::showsRunning() const { return stop_->isEnabled(); }
 
 WorkloadOptions WorkloadForm::options() const {
   WorkloadOptions w;

@@ -1,8 +1,9 @@
 #pragma once
 // The `bench` workload as a form (vLLM's option names, a tooltip each): request_rate,
 // num_prompts, input_len, range_ratio, output_len, shared_prefix_len, num_prefix_groups,
-// seed, ignore_eos. One form for both load generators, the in-process engine's and the
-// remote window's.
+// seed, ignore_eos, and the Start / Stop row under it. One form for both load
+// generators, the in-process engine's and the remote window's; each panel says what Stop
+// does (its tooltip) and when a run is going (setRunning).
 #include <QWidget>
 
 #include "engine/bench/workload.h"
@@ -10,6 +11,7 @@
 class QCheckBox;
 class QDoubleSpinBox;
 class QFormLayout;
+class QPushButton;
 class QSpinBox;
 
 namespace lwb::ui {
@@ -17,13 +19,24 @@ namespace lwb::ui {
 class WorkloadForm : public QWidget {
   Q_OBJECT
  public:
-  explicit WorkloadForm(QWidget* parent = nullptr);
+  explicit WorkloadForm(const QString& stopToolTip, QWidget* parent = nullptr);
   WorkloadOptions options() const;
   void setOptions(const WorkloadOptions& w);
-  QFormLayout* layout() const { return form_; }  // for a caller's own rows below
+  QFormLayout* layout() const { return form_; }  // for a caller's own rows, above the buttons
+
+  // Start enabled while idle, Stop while running (Stop starts disabled).
+  void setRunning(bool running);
+  bool showsRunning() const;
+
+ signals:
+  void startClicked();
+  void stopClicked();
 
  private:
+  void addButtons(const QString& stopToolTip);
+
   QFormLayout* form_;
+  QPushButton *start_, *stop_;
   QDoubleSpinBox *rate_, *rangeRatio_;
   QSpinBox *count_, *inputLen_, *outputLen_, *prefixLen_, *groups_, *seed_;
   QCheckBox* ignoreEos_;

@@ -1,11 +1,9 @@
 #include "ui/remote/remote_load_panel.h"
 
 #include <QFormLayout>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
-#include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -19,7 +17,9 @@
 namespace lwb::ui {
 
 RemoteLoadPanel::RemoteLoadPanel(RemoteLoad* load, QWidget* parent)
-    : QWidget(parent), load_(load), form_(new WorkloadForm(this)) {
+    : QWidget(parent),
+      load_(load),
+      form_(new WorkloadForm(tr("Send nothing more and cancel the streams in flight"), this)) {
   maxConcurrency_ = new QSpinBox(this);
   maxConcurrency_->setRange(0, 100000);
   maxConcurrency_->setSpecialValueText(tr("default (min(num_prompts, %1))").arg(remote::kMaxStreams));
@@ -35,10 +35,6 @@ RemoteLoadPanel::RemoteLoadPanel(RemoteLoad* load, QWidget* parent)
     label->setStyleSheet(QStringLiteral("font-family: monospace;"));
     form_->layout()->addRow(label, field);
   }
-  start_ = new QPushButton(tr("Start load"), this);
-  stop_ = new QPushButton(tr("Stop"), this);
-  stop_->setEnabled(false);
-  stop_->setToolTip(tr("Send nothing more and cancel the streams in flight"));
   progress_ = new QProgressBar(this);
   progress_->setFormat(tr("%v / %m finished"));
   progress_->setValue(0);
@@ -46,19 +42,15 @@ RemoteLoadPanel::RemoteLoadPanel(RemoteLoad* load, QWidget* parent)
                        this);
   status_->setWordWrap(true);
   status_->setStyleSheet(QStringLiteral("color: %1;").arg(theme::htmlColor(theme::kMutedText)));
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(start_);
-  buttons->addWidget(stop_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(form_);
-  layout->addLayout(buttons);
   layout->addWidget(progress_);
   layout->addWidget(status_);
   layout->addStretch();
-  connect(start_, &QPushButton::clicked, this, &RemoteLoadPanel::start);
-  connect(stop_, &QPushButton::clicked, load_, &RemoteLoad::stop);
-  connect(stop_, &QPushButton::clicked, this, [this] { status_->setText(tr("Stopping…")); });
+  connect(form_, &WorkloadForm::startClicked, this, &RemoteLoadPanel::start);
+  connect(form_, &WorkloadForm::stopClicked, load_, &RemoteLoad::stop);
+  connect(form_, &WorkloadForm::stopClicked, this, [this] { status_->setText(tr("Stopping…")); });
   connect(load_, &RemoteLoad::progressed, this, &RemoteLoadPanel::onProgress);
   connect(load_, &RemoteLoad::runningChanged, this, &RemoteLoadPanel::onRunningChanged);
 }
@@ -85,8 +77,7 @@ void RemoteLoadPanel::onProgress(int numSent, int numFinished, int numPlanned) {
 }
 
 void RemoteLoadPanel::onRunningChanged(bool running) {
-  start_->setEnabled(!running);
-  stop_->setEnabled(running);
+  form_->setRunning(running);
   if (running) return;
   if (!load_->error().isEmpty()) status_->setText(tr("Failed: %1").arg(load_->error()));
   else if (load_->lastRun())

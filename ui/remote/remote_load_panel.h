@@ -7,7 +7,6 @@
 class QLabel;
 class QLineEdit;
 class QProgressBar;
-class QPushButton;
 class QSpinBox;
 
 namespace lwb::ui {
@@ -32,7 +31,6 @@ class RemoteLoadPanel : public QWidget {
   WorkloadForm* form_;
   QSpinBox* maxConcurrency_;
   QLineEdit* tokenizer_;
-  QPushButton *start_, *stop_;
   QProgressBar* progress_;
   QLabel* status_;
 };

@@ -1,12 +1,32 @@
 #pragma once
 // What the AVX-512 kernel files share (kernels_avx512.cpp: dot products, elementwise and
-// attention; gemm_avx512.cpp: the GEMM tiles). Include it inside their target region,
-// after the standard headers and <immintrin.h>, as they do: everything here is compiled
-// for AVX-512.
+// attention; gemm_avx512.cpp: the GEMM tiles): their target region and the helpers
+// compiled in it. Include it after the standard headers, as they do, then open the
+// region with LWB_AVX512_BEGIN and close it with LWB_AVX512_END at the end of the file.
 #include <cstddef>
 #include <cstdint>
 
 #include "engine/exec/cpu/kernels.h"
+
+// Functions defined between the two are compiled for AVX-512 (and AVX2, FMA, F16C); the
+// code outside, standard headers' inline functions included, stays portable.
+#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
+#define LWB_AVX512_BEGIN \
+  _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c\"))), apply_to = function)")
+#define LWB_AVX512_END _Pragma("clang attribute pop")
+#else
+// GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
+#define LWB_AVX512_BEGIN                                        \
+  _Pragma("GCC push_options")                                   \
+  _Pragma("GCC diagnostic push")                                \
+  _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")         \
+  _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")   \
+  _Pragma("GCC target(\"avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c\")")
+#define LWB_AVX512_END _Pragma("GCC diagnostic pop") _Pragma("GCC pop_options")
+#endif
+
+LWB_AVX512_BEGIN
+#include <immintrin.h>
 
 namespace lwb::avx512 {
 
@@ -43,3 +63,4 @@ inline void inRegister(__m512& v) { asm("" : "+v"(v)); }
 void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols);
 
 }  // namespace lwb::avx512
+LWB_AVX512_END

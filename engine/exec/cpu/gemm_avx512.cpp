@@ -1,7 +1,7 @@
 // AVX-512 GEMM tiles (layout and order in kernels.h): register tiles for few rows
 // (decode batches, weights converted inline), tall tiles for 7..16 rows of 16-bit weights,
 // and K-blocked tiles over converted panels for many rows (prefill). Standard headers come
-// before the target pragma so that no inline library code is emitted with AVX-512
+// before the target region so that no inline library code is emitted with AVX-512
 // instructions for use elsewhere.
 #include <algorithm>
 #include <array>
@@ -11,19 +11,9 @@
 #include "engine/exec/cpu/kernels.h"
 
 #if defined(__x86_64__)
-#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))), apply_to = function)
-#else
-#pragma GCC push_options
-// GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
-#endif
-#include <immintrin.h>
-
 #include "engine/exec/cpu/avx512_common.h"
+
+LWB_AVX512_BEGIN
 
 namespace lwb::avx512 {
 namespace {
@@ -247,10 +237,5 @@ void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) 
 }
 
 }  // namespace lwb::avx512
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+LWB_AVX512_END
 #endif

@@ -1,5 +1,5 @@
 // AVX-512 kernels (W = 16): dot products, elementwise and attention; the GEMM tiles are
-// in gemm_avx512.cpp. Standard headers come before the target pragma so that no inline
+// in gemm_avx512.cpp. Standard headers come before the target region so that no inline
 // library code is emitted with AVX-512 instructions for use elsewhere.
 #include <algorithm>
 #include <cstdint>
@@ -9,20 +9,10 @@
 #include "engine/exec/cpu/kernels.h"
 
 #if defined(__x86_64__)
-#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c"))), apply_to = function)
-#else
-#pragma GCC push_options
-// GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
-#endif
-#include <immintrin.h>
-
-#include "engine/exec/cpu/attend_row.h"
 #include "engine/exec/cpu/avx512_common.h"
+
+LWB_AVX512_BEGIN
+#include "engine/exec/cpu/attend_row.h"
 
 namespace lwb {
 namespace {
@@ -285,12 +275,7 @@ const CpuKernels& avx512Kernels() {
 }
 
 }  // namespace lwb
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+LWB_AVX512_END
 
 #else
 namespace lwb {
