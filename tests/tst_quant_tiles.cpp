@@ -49,11 +49,13 @@ using DotMember = float (*QuantKernels::*)(const Block*, const Act*, int);
 template <typename Block, typename Act>
 using TileMember = void (*QuantKernels::*)(const Block* const*, const Act* const*, int, float*, size_t);
 
-// A tile's shape on one ISA: Q8_0's prefill tile has its own (tileDimsQ8_0).
+// A tile's shape on one ISA: Q8_0's, Q4_0's and Q5_0's prefill tiles have their own.
 using DimsOf = QuantTileDims (*)(const QuantKernels&);
 QuantTileDims defaultTile(const QuantKernels&) { return {}; }
 QuantTileDims decodeRows(const QuantKernels&) { return {1, kQuantRowCols}; }
 QuantTileDims q8_0Tile(const QuantKernels& qk) { return qk.tileDimsQ8_0; }
+QuantTileDims q4_0Tile(const QuantKernels& qk) { return qk.tileDimsQ4_0; }
+QuantTileDims q5_0Tile(const QuantKernels& qk) { return qk.tileDimsQ5_0; }
 
 // Each output of `tile` (R × C as dimsOf says, on every ISA) against its dot, bit for bit.
 template <typename Block, typename Act>
@@ -175,11 +177,11 @@ class TestQuantTiles : public QObject {
     checkTile<BlockQ4_K, BlockQ8_K>(GgmlType::Q4_K, GgmlType::Q8_K, &QuantKernels::dotQ4_K, &QuantKernels::tileQ4_K,
                                     &QuantKernels::rowsQ4_K);
     checkTile<BlockQ4_0, BlockQ8_0>(GgmlType::Q4_0, GgmlType::Q8_0, &QuantKernels::dotQ4_0, &QuantKernels::tileQ4_0,
-                                    &QuantKernels::rowsQ4_0);
+                                    &QuantKernels::rowsQ4_0, &q4_0Tile);
     checkTile<BlockQ4_1, BlockQ8_0>(GgmlType::Q4_1, GgmlType::Q8_0, &QuantKernels::dotQ4_1, &QuantKernels::tileQ4_1,
                                     &QuantKernels::rowsQ4_1);
     checkTile<BlockQ5_0, BlockQ8_0>(GgmlType::Q5_0, GgmlType::Q8_0, &QuantKernels::dotQ5_0, &QuantKernels::tileQ5_0,
-                                    &QuantKernels::rowsQ5_0);
+                                    &QuantKernels::rowsQ5_0, &q5_0Tile);
     checkTile<BlockQ5_1, BlockQ8_0>(GgmlType::Q5_1, GgmlType::Q8_0, &QuantKernels::dotQ5_1, &QuantKernels::tileQ5_1,
                                     &QuantKernels::rowsQ5_1);
     checkTile<BlockQ5_K, BlockQ8_K>(GgmlType::Q5_K, GgmlType::Q8_K, &QuantKernels::dotQ5_K, &QuantKernels::tileQ5_K,

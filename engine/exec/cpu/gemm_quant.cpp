@@ -109,9 +109,9 @@ void runTile(const QuantKernels& qk, const PackedMatrix& w, const QuantizedRows&
   switch (w.quantType()) {
     case GgmlType::Q8_0: return run(qk.dotQ8_0, qk.tileQ8_0, qk.rowsQ8_0, qk.tileDimsQ8_0);
     case GgmlType::Q4_K: return run(qk.dotQ4_K, qk.tileQ4_K, qk.rowsQ4_K);
-    case GgmlType::Q4_0: return run(qk.dotQ4_0, qk.tileQ4_0, qk.rowsQ4_0);
+    case GgmlType::Q4_0: return run(qk.dotQ4_0, qk.tileQ4_0, qk.rowsQ4_0, qk.tileDimsQ4_0);
     case GgmlType::Q4_1: return run(qk.dotQ4_1, qk.tileQ4_1, qk.rowsQ4_1);
-    case GgmlType::Q5_0: return run(qk.dotQ5_0, qk.tileQ5_0, qk.rowsQ5_0);
+    case GgmlType::Q5_0: return run(qk.dotQ5_0, qk.tileQ5_0, qk.rowsQ5_0, qk.tileDimsQ5_0);
     case GgmlType::Q5_1: return run(qk.dotQ5_1, qk.tileQ5_1, qk.rowsQ5_1);
     case GgmlType::Q5_K: return run(qk.dotQ5_K, qk.tileQ5_K, qk.rowsQ5_K);
     case GgmlType::Q6_K: return run(qk.dotQ6_K, qk.tileQ6_K, qk.rowsQ6_K);

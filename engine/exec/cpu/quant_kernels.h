@@ -46,9 +46,9 @@ struct QuantKernels {
   float (*dotQ4_K)(const BlockQ4_K* w, const BlockQ8_K* x, int nb) = nullptr;
   float (*dotQ5_K)(const BlockQ5_K* w, const BlockQ8_K* x, int nb) = nullptr;
   float (*dotQ6_K)(const BlockQ6_K* w, const BlockQ8_K* x, int nb) = nullptr;
-  // Prefill: kQuantTileRows × kQuantTileCols, except Q8_0's (tileDimsQ8_0: AVX-512
-  // computes two columns per 512-bit register, so its tile is wider).
-  QuantTileDims tileDimsQ8_0;
+  // Prefill: kQuantTileRows × kQuantTileCols, except where the dims below say otherwise
+  // (AVX-512's Q8_0, Q4_0 and Q5_0 tiles hold two columns per 512-bit register).
+  QuantTileDims tileDimsQ8_0, tileDimsQ4_0, tileDimsQ5_0;
   QuantTileFn<BlockQ8_0, BlockQ8_0> tileQ8_0 = nullptr;
   QuantTileFn<BlockQ4_0, BlockQ8_0> tileQ4_0 = nullptr;
   QuantTileFn<BlockQ4_1, BlockQ8_0> tileQ4_1 = nullptr;
