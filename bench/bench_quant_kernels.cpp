@@ -64,16 +64,17 @@ std::vector<Block> randomWeights(size_t numBlocks, std::mt19937& rng) {
 
 struct Row {
   double dotGBs = 0, rowsGBs = 0, tileGmacs = 0;
+  QuantTileDims dims;
 };
 
 // 64 weight rows of K = 4096 (Q8_0: 278 KiB, in L2) against 4 activation rows.
 template <typename Block, typename Act>
 Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Act*, int), QuantTileFn<Block, Act> tile,
-            QuantTileFn<Block, Act> rowsFn) {
+            QuantTileFn<Block, Act> rowsFn, QuantTileDims dims = {}) {
   constexpr int K = 4096, rows = 64, iters = 200;
   std::mt19937 rng(1);
   const auto w = randomWeights<Block>(size_t(K) * rows / size_t(ggmlBlockSize(type)), rng);
-  const auto x = randomBlocks<Act>(actType, size_t(K) * kQuantTileRows, rng);
+  const auto x = randomBlocks<Act>(actType, size_t(K) * size_t(dims.rows), rng);
   const int nb = K / ggmlBlockSize(type), nbx = K / ggmlBlockSize(actType);
   volatile float sink = 0;
   const Act* xs0[1] = {x.data()};
@@ -81,7 +82,7 @@ Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Ac
     for (int it = 0; it < iters; ++it)
       for (int r = 0; r < rows; ++r) sink = sink + dot(&w[size_t(r) * size_t(nb)], x.data(), nb);
   });
-  float y[kQuantTileRows * kQuantTileCols + kQuantRowCols];
+  float y[kQuantTileMax * kQuantTileMax + kQuantRowCols];
   const double tRows = bestSeconds([&] {
     for (int it = 0; it < iters; ++it)
       for (int r = 0; r + kQuantRowCols <= rows; r += kQuantRowCols) {
@@ -91,25 +92,26 @@ Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Ac
       }
     sink = sink + y[0];
   });
-  const Act* xs[kQuantTileRows];
-  for (int r = 0; r < kQuantTileRows; ++r) xs[r] = x.data() + size_t(r) * size_t(nbx);
+  const Act* xs[kQuantTileMax];
+  for (int r = 0; r < dims.rows; ++r) xs[r] = x.data() + size_t(r) * size_t(nbx);
+  const int tileIters = iters / dims.rows;
   const double tTile = bestSeconds([&] {
-    for (int it = 0; it < iters / kQuantTileRows; ++it)
-      for (int r = 0; r + kQuantTileCols <= rows; r += kQuantTileCols) {
-        const Block* ws[kQuantTileCols];
-        for (int c = 0; c < kQuantTileCols; ++c) ws[c] = &w[size_t(r + c) * size_t(nb)];
-        tile(ws, xs, nb, y, kQuantTileCols);
+    for (int it = 0; it < tileIters; ++it)
+      for (int r = 0; r + dims.cols <= rows; r += dims.cols) {
+        const Block* ws[kQuantTileMax];
+        for (int c = 0; c < dims.cols; ++c) ws[c] = &w[size_t(r + c) * size_t(nb)];
+        tile(ws, xs, nb, y, size_t(dims.cols));
       }
     sink = sink + y[0];
   });
-  const double macs = double(iters) * rows * K;
+  const double macs = double(tileIters) * dims.rows * rows * K;
   const double bytes = double(iters) * double(w.size()) * sizeof(Block);
-  return {bytes / tDot / 1e9, bytes / tRows / 1e9, macs / tTile / 1e9};
+  return {bytes / tDot / 1e9, bytes / tRows / 1e9, macs / tTile / 1e9, dims};
 }
 
 void print(const char* isa, const char* type, const Row& r) {
   std::printf("%-8s %-5s decode: dot %6.1f GB/s, 1x%d rows %6.1f GB/s   prefill: %dx%d tile %6.1f GMAC/s\n", isa, type,
-              r.dotGBs, kQuantRowCols, r.rowsGBs, kQuantTileRows, kQuantTileCols, r.tileGmacs);
+              r.dotGBs, kQuantRowCols, r.rowsGBs, r.dims.rows, r.dims.cols, r.tileGmacs);
 }
 
 }  // namespace
@@ -119,10 +121,10 @@ int main() {
   for (Isa isa : supportedIsas()) {
     const QuantKernels& qk = quantKernels(isa);
     const char* name = isaName(isa);
-    print(name, "Q8_0", measure(GgmlType::Q8_0, GgmlType::Q8_0, qk.dotQ8_0, qk.tileQ8_0, qk.rowsQ8_0));
-    print(name, "Q4_0", measure(GgmlType::Q4_0, GgmlType::Q8_0, qk.dotQ4_0, qk.tileQ4_0, qk.rowsQ4_0));
+    print(name, "Q8_0", measure(GgmlType::Q8_0, GgmlType::Q8_0, qk.dotQ8_0, qk.tileQ8_0, qk.rowsQ8_0, qk.tileDimsQ8_0));
+    print(name, "Q4_0", measure(GgmlType::Q4_0, GgmlType::Q8_0, qk.dotQ4_0, qk.tileQ4_0, qk.rowsQ4_0, qk.tileDimsQ4_0));
     print(name, "Q4_1", measure(GgmlType::Q4_1, GgmlType::Q8_0, qk.dotQ4_1, qk.tileQ4_1, qk.rowsQ4_1));
-    print(name, "Q5_0", measure(GgmlType::Q5_0, GgmlType::Q8_0, qk.dotQ5_0, qk.tileQ5_0, qk.rowsQ5_0));
+    print(name, "Q5_0", measure(GgmlType::Q5_0, GgmlType::Q8_0, qk.dotQ5_0, qk.tileQ5_0, qk.rowsQ5_0, qk.tileDimsQ5_0));
     print(name, "Q5_1", measure(GgmlType::Q5_1, GgmlType::Q8_0, qk.dotQ5_1, qk.tileQ5_1, qk.rowsQ5_1));
     print(name, "Q4_K", measure(GgmlType::Q4_K, GgmlType::Q8_K, qk.dotQ4_K, qk.tileQ4_K, qk.rowsQ4_K));
     print(name, "Q5_K", measure(GgmlType::Q5_K, GgmlType::Q8_K, qk.dotQ5_K, qk.tileQ5_K, qk.rowsQ5_K));

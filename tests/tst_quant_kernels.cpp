@@ -144,33 +144,37 @@ class TestQuantKernels : public QObject {
     std::vector<std::vector<BlockQ8_0>> w8, x8;
     std::vector<std::vector<BlockQ4_K>> w4;
     std::vector<std::vector<BlockQ8_K>> xk;
-    for (int c = 0; c < kQuantTileCols; ++c) {
+    for (int c = 0; c < kQuantTileMax; ++c) {
       const std::vector<float> w = gaussian(K, rng, 0.05f);
       w8.push_back(quantized<BlockQ8_0>(GgmlType::Q8_0, w));
       w4.push_back(quantized<BlockQ4_K>(GgmlType::Q4_K, w));
     }
     w8[0][5].qs[7] = -128;
-    for (int r = 0; r < kQuantTileRows; ++r) {
+    for (int r = 0; r < kQuantTileMax; ++r) {
       const std::vector<float> x = gaussian(K, rng);
       x8.push_back(quantized<BlockQ8_0>(GgmlType::Q8_0, x));
       xk.push_back(quantized<BlockQ8_K>(GgmlType::Q8_K, x));
     }
     for (Isa isa : supportedIsas()) {
       const QuantKernels& qk = quantKernels(isa);
-      const BlockQ8_0* w8p[kQuantTileCols];
-      const BlockQ4_K* w4p[kQuantTileCols];
-      const BlockQ8_0* x8p[kQuantTileRows];
-      const BlockQ8_K* xkp[kQuantTileRows];
-      for (int c = 0; c < kQuantTileCols; ++c) w8p[c] = w8[size_t(c)].data(), w4p[c] = w4[size_t(c)].data();
-      for (int r = 0; r < kQuantTileRows; ++r) x8p[r] = x8[size_t(r)].data(), xkp[r] = xk[size_t(r)].data();
-      const size_t ldy = 5;
-      std::vector<float> y8(kQuantTileRows * ldy, NAN), y4(kQuantTileRows * ldy, NAN);
+      const BlockQ8_0* w8p[kQuantTileMax];
+      const BlockQ4_K* w4p[kQuantTileMax];
+      const BlockQ8_0* x8p[kQuantTileMax];
+      const BlockQ8_K* xkp[kQuantTileMax];
+      for (int c = 0; c < kQuantTileMax; ++c) w8p[c] = w8[size_t(c)].data(), w4p[c] = w4[size_t(c)].data();
+      for (int r = 0; r < kQuantTileMax; ++r) x8p[r] = x8[size_t(r)].data(), xkp[r] = xk[size_t(r)].data();
+      const size_t ldy = kQuantTileMax + 1;
+      std::vector<float> y8(kQuantTileMax * ldy, NAN), y4(kQuantTileMax * ldy, NAN);
       qk.tileQ8_0(w8p, x8p, K / 32, y8.data(), ldy);
       qk.tileQ4_K(w4p, xkp, K / 256, y4.data(), ldy);
+      for (int r = 0; r < qk.tileDimsQ8_0.rows; ++r)
+        for (int c = 0; c < qk.tileDimsQ8_0.cols; ++c) {
+          const float d8 = qk.dotQ8_0(w8p[c], x8p[r], K / 32);
+          QVERIFY2(std::memcmp(&d8, &y8[size_t(r) * ldy + size_t(c)], 4) == 0, isaName(isa));
+        }
       for (int r = 0; r < kQuantTileRows; ++r)
         for (int c = 0; c < kQuantTileCols; ++c) {
-          const float d8 = qk.dotQ8_0(w8p[c], x8p[r], K / 32), d4 = qk.dotQ4_K(w4p[c], xkp[r], K / 256);
-          QVERIFY2(std::memcmp(&d8, &y8[size_t(r) * ldy + size_t(c)], 4) == 0, isaName(isa));
+          const float d4 = qk.dotQ4_K(w4p[c], xkp[r], K / 256);
           QVERIFY2(std::memcmp(&d4, &y4[size_t(r) * ldy + size_t(c)], 4) == 0, isaName(isa));
         }
     }

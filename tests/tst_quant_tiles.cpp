@@ -49,35 +49,53 @@ using DotMember = float (*QuantKernels::*)(const Block*, const Act*, int);
 template <typename Block, typename Act>
 using TileMember = void (*QuantKernels::*)(const Block* const*, const Act* const*, int, float*, size_t);
 
-// One tile shape (R input rows × C weight rows) of one type on every ISA.
+// A tile's shape on one ISA: Q8_0's, Q4_0's and Q5_0's prefill tiles have their own.
+using DimsOf = QuantTileDims (*)(const QuantKernels&);
+QuantTileDims defaultTile(const QuantKernels&) { return {}; }
+QuantTileDims decodeRows(const QuantKernels&) { return {1, kQuantRowCols}; }
+QuantTileDims q8_0Tile(const QuantKernels& qk) { return qk.tileDimsQ8_0; }
+QuantTileDims q4_0Tile(const QuantKernels& qk) { return qk.tileDimsQ4_0; }
+QuantTileDims q5_0Tile(const QuantKernels& qk) { return qk.tileDimsQ5_0; }
+
+// Each output of `tile` (R × C as dimsOf says, on every ISA) against its dot, bit for bit.
 template <typename Block, typename Act>
-void checkTileShape(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, TileMember<Block, Act> tile, int R,
-                    int C) {
+void checkTileOutputs(GgmlType type, const QuantKernels& qk, DotMember<Block, Act> dot, TileMember<Block, Act> tile,
+                      QuantTileDims dims, const std::vector<const Block*>& wp, const std::vector<const Act*>& xp,
+                      int nb) {
+  const int R = dims.rows, C = dims.cols;
+  QVERIFY2(qk.*tile != nullptr, isaName(qk.isa));
+  const size_t ldy = size_t(C) + 3;
+  std::vector<float> y(size_t(R) * ldy, NAN);
+  (qk.*tile)(wp.data(), xp.data(), nb, y.data(), ldy);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      const float want = (qk.*dot)(wp[size_t(c)], xp[size_t(r)], nb), got = y[size_t(r) * ldy + size_t(c)];
+      QVERIFY2(std::isfinite(want), "the random blocks must give finite dots");
+      QVERIFY2(std::memcmp(&want, &got, 4) == 0,
+               qPrintable(QString("%1 %2 %3x%4 nb=%5 [%6,%7]: tile %8, dot %9")
+                              .arg(QString::fromStdString(ggmlTypeName(type)), isaName(qk.isa))
+                              .arg(R).arg(C).arg(nb).arg(r).arg(c)
+                              .arg(double(got), 0, 'g', 9).arg(double(want), 0, 'g', 9)));
+    }
+}
+
+// One tile shape of one type on every ISA, on random blocks.
+template <typename Block, typename Act>
+void checkTileShape(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, TileMember<Block, Act> tile,
+                    DimsOf dimsOf) {
   std::mt19937 rng(31);
-  for (int nb : {1, 3, 8}) {
-    const int K = nb * ggmlBlockSize(type), xBlocks = K / ggmlBlockSize(actType);
-    const auto w = randomBlocks<Block>(size_t(nb) * size_t(C), rng, 0.01f);
-    const auto x = activations<Act>(actType, R, K, rng);
-    std::vector<const Block*> wp;
-    std::vector<const Act*> xp;
-    for (int c = 0; c < C; ++c) wp.push_back(w.data() + size_t(c) * size_t(nb));
-    for (int r = 0; r < R; ++r) xp.push_back(x.data() + size_t(r) * size_t(xBlocks));
-    for (Isa isa : supportedIsas()) {
-      const QuantKernels& qk = quantKernels(isa);
-      QVERIFY2(qk.*tile != nullptr, isaName(isa));
-      const size_t ldy = size_t(C) + 3;
-      std::vector<float> y(size_t(R) * ldy, NAN);
-      (qk.*tile)(wp.data(), xp.data(), nb, y.data(), ldy);
-      for (int r = 0; r < R; ++r)
-        for (int c = 0; c < C; ++c) {
-          const float want = (qk.*dot)(wp[size_t(c)], xp[size_t(r)], nb), got = y[size_t(r) * ldy + size_t(c)];
-          QVERIFY2(std::isfinite(want), "the random blocks must give finite dots");
-          QVERIFY2(std::memcmp(&want, &got, 4) == 0,
-                   qPrintable(QString("%1 %2 %3x%4 nb=%5 [%6,%7]: tile %8, dot %9")
-                                  .arg(QString::fromStdString(ggmlTypeName(type)), isaName(isa))
-                                  .arg(R).arg(C).arg(nb).arg(r).arg(c)
-                                  .arg(double(got), 0, 'g', 9).arg(double(want), 0, 'g', 9)));
-        }
+  for (Isa isa : supportedIsas()) {
+    const QuantKernels& qk = quantKernels(isa);
+    const QuantTileDims dims = dimsOf(qk);
+    for (int nb : {1, 3, 8}) {
+      const int K = nb * ggmlBlockSize(type), xBlocks = K / ggmlBlockSize(actType);
+      const auto w = randomBlocks<Block>(size_t(nb) * size_t(dims.cols), rng, 0.01f);
+      const auto x = activations<Act>(actType, dims.rows, K, rng);
+      std::vector<const Block*> wp;
+      std::vector<const Act*> xp;
+      for (int c = 0; c < dims.cols; ++c) wp.push_back(w.data() + size_t(c) * size_t(nb));
+      for (int r = 0; r < dims.rows; ++r) xp.push_back(x.data() + size_t(r) * size_t(xBlocks));
+      checkTileOutputs(type, qk, dot, tile, dims, wp, xp, nb);
     }
   }
 }
@@ -85,9 +103,33 @@ void checkTileShape(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, 
 // The prefill tile and the decode rows of one type.
 template <typename Block, typename Act>
 void checkTile(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, TileMember<Block, Act> tile,
-               TileMember<Block, Act> rows) {
-  checkTileShape(type, actType, dot, tile, kQuantTileRows, kQuantTileCols);
-  checkTileShape(type, actType, dot, rows, 1, kQuantRowCols);
+               TileMember<Block, Act> rows, DimsOf tileDims = &defaultTile) {
+  checkTileShape(type, actType, dot, tile, tileDims);
+  checkTileShape(type, actType, dot, rows, &decodeRows);
+}
+
+// Q8_0 blocks at the extremes of the integer arithmetic: every weight byte -128 or 127
+// (and a mix), activations ±127 (quantizeRow's range), all-zero blocks.
+std::vector<BlockQ8_0> extremeQ8_0(int numRows, int nb, int salt) {
+  std::vector<BlockQ8_0> out(size_t(numRows) * size_t(nb));
+  for (size_t i = 0; i < out.size(); ++i) {
+    BlockQ8_0& b = out[i];
+    b.d = floatToF16(0.001f * float(1 + (i + size_t(salt)) % 7));
+    for (int k = 0; k < kQk; ++k) {
+      const size_t pattern = (i + size_t(salt)) % 5;
+      b.qs[k] = int8_t(pattern == 0 ? -128 : pattern == 1 ? 127 : pattern == 2 ? ((k + salt) % 2 ? 127 : -128)
+                                          : pattern == 3 ? 0 : ((k * 37 + salt) % 3 == 0 ? -128 : (k % 2 ? 127 : -127)));
+    }
+  }
+  return out;
+}
+std::vector<BlockQ8_0> extremeActivations(int numRows, int nb) {
+  std::vector<BlockQ8_0> out(size_t(numRows) * size_t(nb));
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].d = floatToF16(0.01f * float(1 + i % 3));
+    for (int k = 0; k < kQk; ++k) out[i].qs[k] = int8_t(i % 4 == 3 ? 0 : ((k + int(i)) % 3 ? 127 : -127));
+  }
+  return out;
 }
 
 // gemm() over an N × K weight of `type` (random blocks, as a GGUF tensor) against the
@@ -131,21 +173,51 @@ class TestQuantTiles : public QObject {
  private slots:
   void tilesEqualTheDotProducts() {
     checkTile<BlockQ8_0, BlockQ8_0>(GgmlType::Q8_0, GgmlType::Q8_0, &QuantKernels::dotQ8_0, &QuantKernels::tileQ8_0,
-                                    &QuantKernels::rowsQ8_0);
+                                    &QuantKernels::rowsQ8_0, &q8_0Tile);
     checkTile<BlockQ4_K, BlockQ8_K>(GgmlType::Q4_K, GgmlType::Q8_K, &QuantKernels::dotQ4_K, &QuantKernels::tileQ4_K,
                                     &QuantKernels::rowsQ4_K);
     checkTile<BlockQ4_0, BlockQ8_0>(GgmlType::Q4_0, GgmlType::Q8_0, &QuantKernels::dotQ4_0, &QuantKernels::tileQ4_0,
-                                    &QuantKernels::rowsQ4_0);
+                                    &QuantKernels::rowsQ4_0, &q4_0Tile);
     checkTile<BlockQ4_1, BlockQ8_0>(GgmlType::Q4_1, GgmlType::Q8_0, &QuantKernels::dotQ4_1, &QuantKernels::tileQ4_1,
                                     &QuantKernels::rowsQ4_1);
     checkTile<BlockQ5_0, BlockQ8_0>(GgmlType::Q5_0, GgmlType::Q8_0, &QuantKernels::dotQ5_0, &QuantKernels::tileQ5_0,
-                                    &QuantKernels::rowsQ5_0);
+                                    &QuantKernels::rowsQ5_0, &q5_0Tile);
     checkTile<BlockQ5_1, BlockQ8_0>(GgmlType::Q5_1, GgmlType::Q8_0, &QuantKernels::dotQ5_1, &QuantKernels::tileQ5_1,
                                     &QuantKernels::rowsQ5_1);
     checkTile<BlockQ5_K, BlockQ8_K>(GgmlType::Q5_K, GgmlType::Q8_K, &QuantKernels::dotQ5_K, &QuantKernels::tileQ5_K,
                                     &QuantKernels::rowsQ5_K);
     checkTile<BlockQ6_K, BlockQ8_K>(GgmlType::Q6_K, GgmlType::Q8_K, &QuantKernels::dotQ6_K, &QuantKernels::tileQ6_K,
                                     &QuantKernels::rowsQ6_K);
+  }
+
+  // Weights of -128 and 127, activations of ±127: the tile's unsigned offset (x + 128,
+  // minus 128 · Σw) must still give the dot's exact integers, on every ISA.
+  void q8_0TileAtTheIntegerExtremes() {
+    for (Isa isa : supportedIsas()) {
+      const QuantKernels& qk = quantKernels(isa);
+      const QuantTileDims dims = qk.tileDimsQ8_0;
+      for (int nb : {1, 2, 5, 33}) {
+        const auto w = extremeQ8_0(dims.cols, nb, nb);
+        const auto x = extremeActivations(dims.rows, nb);
+        std::vector<const BlockQ8_0*> wp, xp;
+        for (int c = 0; c < dims.cols; ++c) wp.push_back(w.data() + size_t(c) * size_t(nb));
+        for (int r = 0; r < dims.rows; ++r) xp.push_back(x.data() + size_t(r) * size_t(nb));
+        checkTileOutputs<BlockQ8_0, BlockQ8_0>(GgmlType::Q8_0, qk, &QuantKernels::dotQ8_0, &QuantKernels::tileQ8_0,
+                                                dims, wp, xp, nb);
+      }
+      // And the integers themselves: at d = 1 one block's sum is exact in float.
+      for (int xv : {127, -127}) {
+        std::vector<BlockQ8_0> w(size_t(dims.cols)), x(size_t(dims.rows));
+        for (BlockQ8_0& b : w) b.d = floatToF16(1.0f), std::fill(std::begin(b.qs), std::end(b.qs), int8_t(-128));
+        for (BlockQ8_0& b : x) b.d = floatToF16(1.0f), std::fill(std::begin(b.qs), std::end(b.qs), int8_t(xv));
+        std::vector<const BlockQ8_0*> wp, xp;
+        for (const BlockQ8_0& b : w) wp.push_back(&b);
+        for (const BlockQ8_0& b : x) xp.push_back(&b);
+        std::vector<float> y(size_t(dims.rows) * size_t(dims.cols), NAN);
+        qk.tileQ8_0(wp.data(), xp.data(), 1, y.data(), size_t(dims.cols));
+        for (float v : y) QCOMPARE(v, float(-128 * xv * kQk));
+      }
+    }
   }
 
   void gemmOfGgufTypesIsBatchInvariant() {

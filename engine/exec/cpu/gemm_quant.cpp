@@ -59,13 +59,15 @@ int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
   return block;
 }
 
-// Full kQuantTileRows × kQuantTileCols tiles; the rows left over (all of them in a decode)
-// in 1 × kQuantRowCols tiles; single dots for the last columns. Every output is the
-// same bits whichever of the three computes it (quant_kernels.h).
+// Full dims.rows × dims.cols tiles; the rows left over (all of them in a decode) in
+// 1 × kQuantRowCols tiles; single dots for the last columns. Every output is the same
+// bits whichever of the three computes it (quant_kernels.h).
 template <typename WB, typename XB>
-void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile, QuantTileFn<WB, XB> rows,
-               const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0, int numCols, float* y,
-               size_t ldy) {
+void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile, QuantTileDims dims,
+               QuantTileFn<WB, XB> rows, const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0,
+               int numCols, float* y, size_t ldy) {
+  check(dims.rows > 0 && dims.rows <= kQuantTileMax && dims.cols > 0 && dims.cols <= kQuantTileMax,
+        "quantized gemm: tile dims out of range");
   const size_t wRowBlocks = size_t(w.cols() / ggmlBlockSize(w.quantType())), xRowBlocks = xq.rowBytes / sizeof(XB);
   const int nb = int(wRowBlocks);
   const WB* wBase = static_cast<const WB*>(w.data());
@@ -74,14 +76,14 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile
   auto xrow = [&](int t) { return xBase + size_t(t) * xRowBlocks; };
   auto out = [&](int t, int n) { return y + size_t(t) * ldy + size_t(n); };
   const int rowEnd = row0 + numRows, colEnd = col0 + numCols;
-  const int tiledRowEnd = row0 + numRows / kQuantTileRows * kQuantTileRows;
-  const int tiledColEnd = col0 + numCols / kQuantTileCols * kQuantTileCols;
-  for (int n = col0; n < tiledColEnd; n += kQuantTileCols) {  // weight rows outermost: they stay in L1
-    const WB* ws[kQuantTileCols];
-    for (int c = 0; c < kQuantTileCols; ++c) ws[c] = wrow(n + c);
-    for (int t = row0; t < tiledRowEnd; t += kQuantTileRows) {
-      const XB* xs[kQuantTileRows];
-      for (int r = 0; r < kQuantTileRows; ++r) xs[r] = xrow(t + r);
+  const int tiledRowEnd = row0 + numRows / dims.rows * dims.rows;
+  const int tiledColEnd = col0 + numCols / dims.cols * dims.cols;
+  for (int n = col0; n < tiledColEnd; n += dims.cols) {  // weight rows outermost: they stay in L1
+    const WB* ws[kQuantTileMax];
+    for (int c = 0; c < dims.cols; ++c) ws[c] = wrow(n + c);
+    for (int t = row0; t < tiledRowEnd; t += dims.rows) {
+      const XB* xs[kQuantTileMax];
+      for (int r = 0; r < dims.rows; ++r) xs[r] = xrow(t + r);
       tile(ws, xs, nb, out(t, n), ldy);
     }
   }
@@ -101,13 +103,15 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile
 
 void runTile(const QuantKernels& qk, const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0,
              int numCols, float* y, size_t ldy) {
-  auto run = [&](auto dot, auto tile, auto rows) { runTileOf(dot, tile, rows, w, xq, row0, numRows, col0, numCols, y, ldy); };
+  auto run = [&](auto dot, auto tile, auto rows, QuantTileDims dims = {}) {
+    runTileOf(dot, tile, dims, rows, w, xq, row0, numRows, col0, numCols, y, ldy);
+  };
   switch (w.quantType()) {
-    case GgmlType::Q8_0: return run(qk.dotQ8_0, qk.tileQ8_0, qk.rowsQ8_0);
+    case GgmlType::Q8_0: return run(qk.dotQ8_0, qk.tileQ8_0, qk.rowsQ8_0, qk.tileDimsQ8_0);
     case GgmlType::Q4_K: return run(qk.dotQ4_K, qk.tileQ4_K, qk.rowsQ4_K);
-    case GgmlType::Q4_0: return run(qk.dotQ4_0, qk.tileQ4_0, qk.rowsQ4_0);
+    case GgmlType::Q4_0: return run(qk.dotQ4_0, qk.tileQ4_0, qk.rowsQ4_0, qk.tileDimsQ4_0);
     case GgmlType::Q4_1: return run(qk.dotQ4_1, qk.tileQ4_1, qk.rowsQ4_1);
-    case GgmlType::Q5_0: return run(qk.dotQ5_0, qk.tileQ5_0, qk.rowsQ5_0);
+    case GgmlType::Q5_0: return run(qk.dotQ5_0, qk.tileQ5_0, qk.rowsQ5_0, qk.tileDimsQ5_0);
     case GgmlType::Q5_1: return run(qk.dotQ5_1, qk.tileQ5_1, qk.rowsQ5_1);
     case GgmlType::Q5_K: return run(qk.dotQ5_K, qk.tileQ5_K, qk.rowsQ5_K);
     case GgmlType::Q6_K: return run(qk.dotQ6_K, qk.tileQ6_K, qk.rowsQ6_K);

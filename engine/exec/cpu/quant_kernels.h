@@ -21,6 +21,17 @@ namespace lwb {
 template <typename WB, typename XB>
 using QuantTileFn = void (*)(const WB* const* w, const XB* const* x, int nb, float* y, size_t ldy);
 
+constexpr int kQuantTileRows = 4;
+constexpr int kQuantTileCols = 2;
+constexpr int kQuantRowCols = 4;
+constexpr int kQuantTileMax = 8;  // the largest rows or cols of any prefill tile
+
+// A prefill tile's input rows × weight rows.
+struct QuantTileDims {
+  int rows = kQuantTileRows;
+  int cols = kQuantTileCols;
+};
+
 struct QuantKernels {
   Isa isa = Isa::Scalar;
   bool vnni = false;
@@ -35,7 +46,9 @@ struct QuantKernels {
   float (*dotQ4_K)(const BlockQ4_K* w, const BlockQ8_K* x, int nb) = nullptr;
   float (*dotQ5_K)(const BlockQ5_K* w, const BlockQ8_K* x, int nb) = nullptr;
   float (*dotQ6_K)(const BlockQ6_K* w, const BlockQ8_K* x, int nb) = nullptr;
-  // Prefill: kQuantTileRows × kQuantTileCols.
+  // Prefill: kQuantTileRows × kQuantTileCols, except where the dims below say otherwise
+  // (AVX-512's Q8_0, Q4_0 and Q5_0 tiles hold two columns per 512-bit register).
+  QuantTileDims tileDimsQ8_0, tileDimsQ4_0, tileDimsQ5_0;
   QuantTileFn<BlockQ8_0, BlockQ8_0> tileQ8_0 = nullptr;
   QuantTileFn<BlockQ4_0, BlockQ8_0> tileQ4_0 = nullptr;
   QuantTileFn<BlockQ4_1, BlockQ8_0> tileQ4_1 = nullptr;
@@ -58,10 +71,6 @@ struct QuantKernels {
   void (*quantizeQ8_0)(const float* x, BlockQ8_0* out, int n) = nullptr;
   void (*quantizeQ8_K)(const float* x, BlockQ8_K* out, int n) = nullptr;
 };
-
-constexpr int kQuantTileRows = 4;
-constexpr int kQuantTileCols = 2;
-constexpr int kQuantRowCols = 4;
 
 // The kernels of `isa` (throws lwb::Error when the CPU lacks it).
 const QuantKernels& quantKernels(Isa isa);

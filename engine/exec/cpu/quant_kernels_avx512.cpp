@@ -1,6 +1,7 @@
 // AVX-512 quantized dot products: VNNI's dpbusd on 256-bit vectors (decode reads one
-// weight row per output, memory-bound; wider vectors would not read it faster). Without
-// VNNI the AVX2 kernels run (same integers, same bits).
+// weight row per output, memory-bound; wider vectors would not read it faster), and
+// 512-bit prefill tiles for Q8_0, Q4_0 and Q5_0 (compute-bound; quant_tile_avx512.h).
+// Without VNNI the AVX2 kernels run (same integers, same bits).
 #include <cstdint>
 #include <cstring>
 
@@ -26,10 +27,27 @@ constexpr bool kVnni = true;
 #include "engine/exec/cpu/quant_dot_x86.h"
 #include "engine/exec/cpu/quant_dot_x86_more.h"
 #include "engine/exec/cpu/quant_tile_x86.h"
+#include "engine/exec/cpu/quant_tile_avx512.h"
+
+// The 512-bit prefill tiles replace the 256-bit ones of these three types (the shapes
+// that measured fastest in bench_quant_kernels).
+constexpr QuantTileDims kZmmDimsQ8_0{4, 8}, kZmmDimsLegacy{8, 4};
+
+QuantKernels avx512Table() {
+  constexpr int R = kZmmDimsLegacy.rows, C = kZmmDimsLegacy.cols;
+  QuantKernels k = x86QuantKernels(Isa::Avx512);
+  k.tileQ8_0 = &tileQ8_0Zmm<kZmmDimsQ8_0.rows, kZmmDimsQ8_0.cols>;
+  k.tileDimsQ8_0 = kZmmDimsQ8_0;
+  k.tileQ4_0 = &tileLegacySignedZmm<BlockQ4_0, 4, 8, R, C>;
+  k.tileDimsQ4_0 = kZmmDimsLegacy;
+  k.tileQ5_0 = &tileLegacySignedZmm<BlockQ5_0, 5, 16, R, C>;
+  k.tileDimsQ5_0 = kZmmDimsLegacy;
+  return k;
+}
 }  // namespace
 
 const QuantKernels& avx512QuantKernels() {
-  static const QuantKernels vnni = x86QuantKernels(Isa::Avx512);
+  static const QuantKernels vnni = avx512Table();
   static const QuantKernels none{};
   static const bool hasVnni = cpuHasAvx512Vnni();
   return hasVnni ? vnni : none;
