@@ -228,6 +228,13 @@ void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols)
 
 }  // namespace
 
+// The tiles fewRows runs (batch 1 keeps the old blocks: its 8-panel tile streams from
+// memory and measured best with many small tasks).
+int panelGroup(DType wtype, int numRows) {
+  if (numRows <= 1 || numRows > kFewRows) return 1;
+  return wtype != DType::F32 && useTallTiles(numRows) ? kTallPanels : kPanelTile;
+}
+
 void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   switch (a.wtype) {
     case DType::F32: gemmBlockT<DType::F32>(a, row0, numRows, col0, numCols); break;

@@ -270,7 +270,8 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
 }  // namespace
 
 const CpuKernels& avx512Kernels() {
-  static const CpuKernels k{Isa::Avx512, &avx512::gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow};
+  static const CpuKernels k{Isa::Avx512, &avx512::gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow,
+                            &avx512::panelGroup};
   return k;
 }
 
