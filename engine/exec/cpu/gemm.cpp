@@ -24,19 +24,20 @@ struct TaskGrid {
 
 // Column blocks of a multiple of kPanel, small enough for ~4 tasks per thread so the
 // dynamic scheduling evens out, large enough to amortise the per-task overhead.
-// When the kernel names its tile's width (group panels), blocks are multiples of it instead:
-// the largest up to 256 columns that still gives wantTasks tasks.
+// When the kernel names its tile's width (group panels), no block is narrower than one
+// tile; a width that is not a power of two gets multiples of it instead: the largest up to
+// 256 columns that still gives wantTasks tasks.
 int chooseColBlock(int totalCols, int rowGroups, int numThreads, int group) {
   const int wantTasks = 4 * numThreads;
   auto tasks = [&](int block) { return int64_t(rowGroups) * ((totalCols + block - 1) / block); };
-  if (group > 1) {
-    const int unit = group * kPanel;
+  const int unit = std::max(1, group) * kPanel;
+  if ((unit & (unit - 1)) != 0) {
     int block = std::max(unit, 256 / unit * unit);
     while (block > unit && tasks(block) < wantTasks) block -= unit;
     return block;
   }
   int block = 256;
-  while (block > kPanel && tasks(block) < wantTasks) block /= 2;
+  while (block > unit && tasks(block) < wantTasks) block /= 2;
   return block;
 }
 
