@@ -59,8 +59,9 @@ inline __mmask16 tailMask(int n) { return __mmask16((1u << n) - 1u); }
 // into each of them, and the loop becomes bound by loads instead of FMAs.
 inline void inRegister(__m512& v) { asm("" : "+v"(v)); }
 
-// CpuKernels::gemmBlock for AVX-512 (gemm_avx512.cpp).
+// CpuKernels::gemmBlock and panelGroup for AVX-512 (gemm_avx512.cpp).
 void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols);
+int panelGroup(DType wtype, int numRows);
 
 }  // namespace lwb::avx512
 LWB_AVX512_END

@@ -24,19 +24,29 @@ struct TaskGrid {
 
 // Column blocks of a multiple of kPanel, small enough for ~4 tasks per thread so the
 // dynamic scheduling evens out, large enough to amortise the per-task overhead.
-int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
+// When the kernel names its tile's width (group panels), no block is narrower than one
+// tile; a width that is not a power of two gets multiples of it instead: the largest up to
+// 256 columns that still gives wantTasks tasks.
+int chooseColBlock(int totalCols, int rowGroups, int numThreads, int group) {
   const int wantTasks = 4 * numThreads;
+  auto tasks = [&](int block) { return int64_t(rowGroups) * ((totalCols + block - 1) / block); };
+  const int unit = std::max(1, group) * kPanel;
+  if ((unit & (unit - 1)) != 0) {
+    int block = std::max(unit, 256 / unit * unit);
+    while (block > unit && tasks(block) < wantTasks) block -= unit;
+    return block;
+  }
   int block = 256;
-  while (block > kPanel && int64_t(rowGroups) * ((totalCols + block - 1) / block) < wantTasks) block /= 2;
+  while (block > unit && tasks(block) < wantTasks) block /= 2;
   return block;
 }
 
-TaskGrid makeGrid(const std::vector<GemmJob>& jobs, int numRows, int numThreads) {
+TaskGrid makeGrid(const std::vector<GemmJob>& jobs, int numRows, int numThreads, int group) {
   TaskGrid g;
   g.rowGroups = (numRows + kRowGroup - 1) / kRowGroup;
   int totalCols = 0;
   for (const GemmJob& j : jobs) totalCols += j.w->rows();
-  g.colBlock = chooseColBlock(totalCols, g.rowGroups, numThreads);
+  g.colBlock = chooseColBlock(totalCols, g.rowGroups, numThreads, group);
   g.firstTaskOfJob.push_back(0);
   for (const GemmJob& j : jobs)
     g.firstTaskOfJob.push_back(g.firstTaskOfJob.back() + g.rowGroups * ((j.w->rows() + g.colBlock - 1) / g.colBlock));
@@ -87,7 +97,9 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
           const std::vector<GemmJob>& jobs) {
   if (numRows <= 0 || jobs.empty()) return;
   if (jobs.front().w->isQuantized()) return gemmQuantized(pool, kernels.isa, x, ldx, numRows, jobs);
-  const TaskGrid grid = makeGrid(jobs, numRows, pool.numThreads());
+  const DType wtype = jobs.front().w->dtype();
+  const int group = kernels.panelGroup != nullptr ? kernels.panelGroup(wtype, numRows) : 1;
+  const TaskGrid grid = makeGrid(jobs, numRows, pool.numThreads(), group);
   pool.parallelFor(grid.firstTaskOfJob.back(), [&](int task, int) {
     const size_t j = size_t(std::upper_bound(grid.firstTaskOfJob.begin(), grid.firstTaskOfJob.end(), task) -
                             grid.firstTaskOfJob.begin() - 1);

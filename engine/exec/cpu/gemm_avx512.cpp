@@ -228,6 +228,15 @@ void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols)
 
 }  // namespace
 
+// The tiles fewRows and manyRows run, for decode-sized batches (up to one row group of
+// gemm.cpp, 256 rows: there a 2-panel block, which the 384-column o_proj/down_proj of a
+// small model got, runs half-width tiles). Batch 1 keeps the old blocks: its 8-panel tile
+// streams from memory and measured best with many small tasks; prefill keeps them too.
+int panelGroup(DType wtype, int numRows) {
+  if (numRows <= 1 || numRows > 256) return 1;
+  return wtype != DType::F32 && useTallTiles(numRows) ? kTallPanels : kPanelTile;
+}
+
 void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   switch (a.wtype) {
     case DType::F32: gemmBlockT<DType::F32>(a, row0, numRows, col0, numCols); break;

@@ -74,6 +74,11 @@ struct CpuKernels {
   // position order, times 1/sum. `scratch` holds G * (roundUp(n, 16) + 1) floats.
   void (*attendRow)(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch,
                     float* out) = nullptr;
+  // Panels per register tile that gemmBlock uses for numRows rows of wtype weights, when
+  // the caller should cut column blocks in multiples of it (a block that splits into
+  // narrower tiles runs them at a lower rate); null or 1: no preference. Performance only:
+  // every output's order is fixed whatever the blocks.
+  int (*panelGroup)(DType wtype, int numRows) = nullptr;
 };
 
 // Throws lwb::Error when the ISA is not supported by this CPU.

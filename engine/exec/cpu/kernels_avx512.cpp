@@ -204,14 +204,13 @@ template <int GN, int NV, bool MaskLast>
       for (int t = 0; t < NV; ++t) _mm_prefetch(reinterpret_cast<const char*>(pf + t * kW), _MM_HINT_T0);
     }
     const float* vrow = rows.next();
-    __m512 v[NV];
-    for (int t = 0; t < NV; ++t)
-      v[t] = MaskLast && t == NV - 1 ? _mm512_maskz_loadu_ps(m[t], vrow + t * kW) : _mm512_loadu_ps(vrow + t * kW);
-    if constexpr (GN > 1)
-      for (int t = 0; t < NV; ++t) inRegister(v[t]);
-    for (int g = 0; g < GN; ++g) {
-      const __m512 pg = _mm512_set1_ps(p[size_t(g) * ldp + size_t(j)]);
-      for (int t = 0; t < NV; ++t) acc[g][t] = _mm512_fmadd_ps(pg, v[t], acc[g][t]);
+    // One V vector at a time, kept in a register (inRegister on an element of a V array
+    // made GCC keep the accumulators in memory); one FMA per accumulator and position, so
+    // the order of every sum is unchanged.
+    for (int t = 0; t < NV; ++t) {
+      __m512 v = MaskLast && t == NV - 1 ? _mm512_maskz_loadu_ps(m[t], vrow + t * kW) : _mm512_loadu_ps(vrow + t * kW);
+      if constexpr (GN > 1) inRegister(v);
+      for (int g = 0; g < GN; ++g) acc[g][t] = _mm512_fmadd_ps(_mm512_set1_ps(p[size_t(g) * ldp + size_t(j)]), v, acc[g][t]);
     }
   }
   for (int g = 0; g < GN; ++g)
@@ -270,7 +269,8 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
 }  // namespace
 
 const CpuKernels& avx512Kernels() {
-  static const CpuKernels k{Isa::Avx512, &avx512::gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow};
+  static const CpuKernels k{Isa::Avx512, &avx512::gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow,
+                            &avx512::panelGroup};
   return k;
 }
 
