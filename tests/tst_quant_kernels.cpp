@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 
+#include "common/random_blocks.h"
 #include "engine/common/dtype.h"
 #include "engine/exec/cpu/gemm_quant.h"
 #include "engine/exec/cpu/kernels.h"
@@ -16,6 +17,7 @@
 #include "engine/model/quant.h"
 
 using namespace lwb;
+using lwb::test::randomBlocks;
 
 namespace {
 
@@ -50,22 +52,6 @@ void checkDot(float got, const std::vector<double>& w, const std::vector<double>
            qPrintable(QString("%1: %2 vs exact %3 (scale %4)").arg(what).arg(got).arg(exact).arg(scale)));
 }
 
-// nb blocks of random bytes (every bit pattern of the quants), their half scales then
-// set to finite values in ±scale.
-template <typename Block>
-std::vector<Block> randomBlocks(int nb, std::mt19937& rng, float scale) {
-  std::vector<Block> out(static_cast<size_t>(nb));
-  auto* bytes = reinterpret_cast<uint8_t*>(out.data());
-  for (size_t i = 0; i < out.size() * sizeof(Block); ++i) bytes[i] = uint8_t(rng());
-  std::uniform_real_distribution<float> d(-scale, scale);
-  for (Block& b : out) {
-    b.d = floatToF16(d(rng));
-    if constexpr (requires { b.m; }) b.m = floatToF16(d(rng));
-    if constexpr (requires { b.dmin; }) b.dmin = floatToF16(d(rng));
-  }
-  return out;
-}
-
 // The GGUF types beyond Q8_0/Q4_K: each ISA's dot on random blocks against the float64
 // dot of the dequantized blocks; `Dot` picks the kernel out of a table.
 template <typename Block, typename Act>
@@ -73,7 +59,7 @@ void checkOtherType(GgmlType type, GgmlType actType, float (*QuantKernels::*dot)
   std::mt19937 rng(21);
   for (int nb : {1, 2, 9}) {
     const int n = nb * ggmlBlockSize(type);
-    const auto w = randomBlocks<Block>(nb, rng, 0.01f);
+    const auto w = randomBlocks<Block>(size_t(nb), rng, 0.01f);
     const std::vector<float> x = gaussian(size_t(n), rng);
     std::vector<Act> xq(size_t(n / ggmlBlockSize(actType)));
     quantizeRow(actType, x.data(), xq.data(), n);

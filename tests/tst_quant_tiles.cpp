@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 
+#include "common/random_blocks.h"
 #include "engine/common/dtype.h"
 #include "engine/exec/cpu/gemm_quant.h"
 #include "engine/exec/cpu/kernels.h"
@@ -16,23 +17,9 @@
 #include "engine/model/quant.h"
 
 using namespace lwb;
+using lwb::test::randomBlocks;
 
 namespace {
-
-// nb blocks of random bytes, their half scales then set to finite values in ±scale.
-template <typename Block>
-std::vector<Block> randomBlocks(size_t nb, std::mt19937& rng, float scale) {
-  std::vector<Block> out(nb);
-  auto* bytes = reinterpret_cast<uint8_t*>(out.data());
-  for (size_t i = 0; i < out.size() * sizeof(Block); ++i) bytes[i] = uint8_t(rng());
-  std::uniform_real_distribution<float> d(-scale, scale);
-  for (Block& b : out) {
-    b.d = floatToF16(d(rng));
-    if constexpr (requires { b.m; }) b.m = floatToF16(d(rng));
-    if constexpr (requires { b.dmin; }) b.dmin = floatToF16(d(rng));
-  }
-  return out;
-}
 
 template <typename Act>
 std::vector<Act> activations(GgmlType actType, int rows, int K, std::mt19937& rng) {

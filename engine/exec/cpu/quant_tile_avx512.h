@@ -39,6 +39,16 @@ inline __m512i pairQuantsZmm(const BlockQ8_0& a, const BlockQ8_0& b) {
 inline __m256 lowHalf(__m512 v) { return _mm512_castps512_ps256(v); }
 inline __m256 highHalf(__m512 v) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)); }
 
+// Each accumulator's halves (columns 2p and 2p + 1) through the dot's own hsum8.
+template <int kTR, int kP>
+inline void storePairSums(const __m512 (&acc)[kTR][kP], float* y, size_t ldy) {
+  for (int r = 0; r < kTR; ++r)
+    for (int p = 0; p < kP; ++p) {
+      y[size_t(r) * ldy + size_t(2 * p)] = hsum8(lowHalf(acc[r][p]));
+      y[size_t(r) * ldy + size_t(2 * p + 1)] = hsum8(highHalf(acc[r][p]));
+    }
+}
+
 // kTR input rows × kTC weight rows (kTC even): kTR · kTC / 2 zmm accumulators.
 template <int kTR, int kTC>
 void tileQ8_0Zmm(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
@@ -46,9 +56,7 @@ void tileQ8_0Zmm(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, f
   constexpr int kP = kTC / 2;
   const __m512i offset = _mm512_set1_epi8(int8_t(0x80));
   const __m512i magic = _mm512_set1_epi32(kMagicFloatBits);
-  __m512 acc[kTR][kP];
-  for (auto& row : acc)
-    for (__m512& a : row) a = _mm512_setzero_ps();
+  __m512 acc[kTR][kP] = {};
   for (int b = 0; b < nb; ++b) {
     __m512i wq[kP], base[kP];
     __m512 dw[kP];
@@ -72,11 +80,7 @@ void tileQ8_0Zmm(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, f
       }
     }
   }
-  for (int r = 0; r < kTR; ++r)
-    for (int p = 0; p < kP; ++p) {
-      y[size_t(r) * ldy + size_t(2 * p)] = hsum8(lowHalf(acc[r][p]));
-      y[size_t(r) * ldy + size_t(2 * p + 1)] = hsum8(highHalf(acc[r][p]));
-    }
+  storePairSums<kTR, kP>(acc, y, ldy);
 }
 
 // Q4_0 / Q5_0 (dotLegacySigned's outputs) on the same scheme. Here the weights are the
@@ -92,9 +96,7 @@ void tileLegacySignedZmm(const B* const* w, const BlockQ8_0* const* x, int nb, f
   constexpr int kP = kTC / 2;
   const __m512i offset = _mm512_set1_epi8(int8_t(kOffset));
   const __m512i magic = _mm512_set1_epi32(kMagicFloatBits);
-  __m512 acc[kTR][kP];
-  for (auto& row : acc)
-    for (__m512& a : row) a = _mm512_setzero_ps();
+  __m512 acc[kTR][kP] = {};
   for (int b = 0; b < nb; ++b) {
     __m512i wq[kP];
     __m512 dw[kP];
@@ -118,9 +120,5 @@ void tileLegacySignedZmm(const B* const* w, const BlockQ8_0* const* x, int nb, f
       }
     }
   }
-  for (int r = 0; r < kTR; ++r)
-    for (int p = 0; p < kP; ++p) {
-      y[size_t(r) * ldy + size_t(2 * p)] = hsum8(lowHalf(acc[r][p]));
-      y[size_t(r) * ldy + size_t(2 * p + 1)] = hsum8(highHalf(acc[r][p]));
-    }
+  storePairSums<kTR, kP>(acc, y, ldy);
 }
