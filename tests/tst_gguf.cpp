@@ -195,6 +195,8 @@ class TestGguf : public QObject {
                   "metadata key k appears twice");
     QVERIFY_ERROR(Raw().header(0, 1).str("general.alignment").put<uint32_t>(4).put<uint32_t>(48).b,
                   "general.alignment = 48", "power of two");
+    QVERIFY_ERROR(Raw().header(0, 1).str("general.alignment").put<uint32_t>(4).put<uint32_t>(1).b,
+                  "general.alignment = 1", "at least 8");
     QVERIFY_ERROR(Raw().header(0, 1).str("general.alignment").put<uint32_t>(8).str("32").b, "general.alignment",
                   "expected a uint32");
     Raw deep;
