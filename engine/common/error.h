@@ -4,6 +4,7 @@
 // boundaries (CLI, EngineLoop, model loading); it never aborts the process.
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace lwb {
 
@@ -15,6 +16,15 @@ class Error : public std::runtime_error {
 // Throws lwb::Error(message) when the condition is false.
 inline void check(bool condition, const std::string& message) {
   if (!condition) throw Error(message);
+}
+
+// The same, with the message built only when the condition is false: for checks that run
+// every step over every row or block, where building the text each time would cost more
+// than the check.
+template <typename MakeMessage>
+  requires std::is_invocable_r_v<std::string, MakeMessage>
+inline void check(bool condition, MakeMessage&& message) {
+  if (!condition) throw Error(message());
 }
 
 }  // namespace lwb

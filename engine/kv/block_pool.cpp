@@ -70,8 +70,8 @@ void BlockPool::evict(KvBlock& b) {
 }
 
 std::vector<int> BlockPool::getNewBlocks(int n) {
-  check(n <= numFree_, "KV cache: asked for " + std::to_string(n) + " blocks, " + std::to_string(numFree_) +
-                           " free");
+  check(n <= numFree_,
+        [&] { return "KV cache: asked for " + std::to_string(n) + " blocks, " + std::to_string(numFree_) + " free"; });
   std::vector<int> out;
   out.reserve(size_t(n));
   for (int i = 0; i < n; ++i) {
@@ -95,7 +95,7 @@ void BlockPool::freeBlocks(const std::vector<int>& ids) {
   std::vector<int> unhashed;
   for (int id : ids) {
     KvBlock& b = blocks_[size_t(id)];
-    check(b.refCount > 0, "KV cache: block " + std::to_string(id) + " freed with ref count 0");
+    check(b.refCount > 0, [&] { return "KV cache: block " + std::to_string(id) + " freed with ref count 0"; });
     if (--b.refCount > 0) continue;
     if (b.hash) pushBack(id);
     else unhashed.push_back(id);

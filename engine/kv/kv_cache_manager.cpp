@@ -135,8 +135,10 @@ void KvCacheManager::trimTo(int64_t id, int numTokens) {
   ReqBlocks& r = it->second;
   const size_t keep = size_t(blocksFor(numTokens));
   if (r.blocks.size() <= keep) return;
-  check(r.hashes.size() <= keep, "KV cache: request " + std::to_string(id) + " trims to " + std::to_string(keep) +
-                                     " blocks but " + std::to_string(r.hashes.size()) + " are hashed");
+  check(r.hashes.size() <= keep, [&] {
+    return "KV cache: request " + std::to_string(id) + " trims to " + std::to_string(keep) + " blocks but " +
+           std::to_string(r.hashes.size()) + " are hashed";
+  });
   std::vector<int> tail(r.blocks.rbegin(), r.blocks.rend() - long(keep));
   pool_.freeBlocks(tail);
   r.blocks.resize(keep);

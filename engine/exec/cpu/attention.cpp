@@ -37,19 +37,22 @@ void attendGroup(const CpuKernels& kn, const AttentionShape& s, const RowPositio
 
 }  // namespace
 
+void writeKvRow(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache) {
+  const size_t kvSize = size_t(s.numKvHeads) * size_t(s.headDim), d = size_t(s.headDim);
+  const int pos = row.pos;
+  const size_t block = size_t(row.blockTable[pos / s.blockSize]), slot = size_t(pos % s.blockSize);
+  for (int h = 0; h < s.numKvHeads; ++h) {
+    float* kt = cache.k + kBlockOffset(s, block, h) + slot;
+    const float* kr = k + size_t(h) * d;
+    for (size_t i = 0; i < d; ++i) kt[i * size_t(s.blockSize)] = kr[i];
+  }
+  std::memcpy(cache.v + vOffset(s, row.blockTable, pos, 0), v, kvSize * sizeof(float));
+}
+
 void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows, const float* k, const float* v,
                   const KvLayer& cache) {
-  const size_t kvSize = size_t(s.numKvHeads) * size_t(s.headDim), d = size_t(s.headDim);
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const int pos = rows[r].pos;
-    const size_t block = size_t(rows[r].blockTable[pos / s.blockSize]), slot = size_t(pos % s.blockSize);
-    for (int h = 0; h < s.numKvHeads; ++h) {
-      float* kt = cache.k + kBlockOffset(s, block, h) + slot;
-      const float* kr = k + r * kvSize + size_t(h) * d;
-      for (size_t i = 0; i < d; ++i) kt[i * size_t(s.blockSize)] = kr[i];
-    }
-    std::memcpy(cache.v + vOffset(s, rows[r].blockTable, pos, 0), v + r * kvSize, kvSize * sizeof(float));
-  }
+  const size_t kvSize = size_t(s.numKvHeads) * size_t(s.headDim);
+  for (size_t r = 0; r < rows.size(); ++r) writeKvRow(s, rows[r], k + r * kvSize, v + r * kvSize, cache);
 }
 
 void reserveAttentionScratch(int numThreads, int groupSize, int maxLen, std::vector<std::vector<float>>& scratch) {

@@ -38,7 +38,10 @@ struct KvLayer {
   float* v = nullptr;
 };
 
-// Copies each row's k/v ([numRows, numKvHeads * headDim]) into its cache slot.
+// Copies one row's k/v (numKvHeads * headDim each) into its cache slot.
+void writeKvRow(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache);
+
+// writeKvRow for every row of k/v ([numRows, numKvHeads * headDim]).
 void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows, const float* k, const float* v,
                   const KvLayer& cache);
 

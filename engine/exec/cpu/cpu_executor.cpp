@@ -79,7 +79,8 @@ class CpuExecutor final : public Executor {
   void forRows(int numRows, int width, const std::function<void(int row)>& fn);
   void embed(const ForwardBatch& batch);
   void runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows);
-  void finishQkv(const LayerMatrices& w, int numRows);
+  void finishQkv(const LayerMatrices& w, int numRows, const std::vector<RowPosition>& rows, const AttentionShape& shape,
+                 const KvLayer& cache);
   void computeLogits(const ForwardBatch& batch, ForwardResult& out);
   size_t weightBytes() const;
   std::string describeWeightTypes() const;
@@ -236,10 +237,9 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
   });
   gemm(pool_, kernels_, a.normed.data(), h, numRows,
        {{&w.q, a.q.data(), qs}, {&w.k, a.k.data(), kvs}, {&w.v, a.v.data(), kvs}});
-  finishQkv(w, numRows);
   const AttentionShape shape{cfg_.numAttentionHeads, cfg_.numKeyValueHeads, cfg_.headDim, blockSize_};
   const KvLayer cache{kCache_[layer].get(), vCache_[layer].get()};
-  writeKvCache(shape, rows, a.k.data(), a.v.data(), cache);
+  finishQkv(w, numRows, rows, shape, cache);
   pagedAttention(pool_, kernels_, shape, rows, a.q.data(), cache, a.attn.data(), attnScratch_);
   gemm(pool_, kernels_, a.attn.data(), qs, numRows, {{&w.o, a.proj.data(), h}});
   // --- MLP block ---
@@ -263,9 +263,12 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
 }
 
 // One pass per row over the fresh projections: biases (Qwen2), per-head RMSNorm (Qwen3),
-// then RoPE, while the row is in cache. Row-wise, so batch invariance is kept; a Llama
-// layer does exactly what it did before (RoPE only).
-void CpuExecutor::finishQkv(const LayerMatrices& w, int numRows) {
+// then RoPE, then the row's K/V into its cache slot, while the row is in cache (and on
+// every thread, not the caller alone). Row-wise, so batch invariance is kept; a Llama
+// layer does exactly what it did before (RoPE only). Attention starts after every row's
+// write, so a prefill row sees the earlier rows of its chunk.
+void CpuExecutor::finishQkv(const LayerMatrices& w, int numRows, const std::vector<RowPosition>& rows,
+                            const AttentionShape& shape, const KvLayer& cache) {
   const size_t qs = size_t(cfg_.qSize()), kvs = size_t(cfg_.kvSize()), half = size_t(cfg_.headDim / 2);
   const size_t d = size_t(cfg_.headDim);
   Activations& a = act_;
@@ -285,6 +288,7 @@ void CpuExecutor::finishQkv(const LayerMatrices& w, int numRows) {
     const float* s = a.ropeSin.data() + size_t(r) * half;
     applyRope(q, cfg_.numAttentionHeads, cfg_.headDim, c, s);
     applyRope(k, cfg_.numKeyValueHeads, cfg_.headDim, c, s);
+    writeKvRow(shape, rows[size_t(r)], k, a.v.data() + size_t(r) * kvs, cache);
   });
 }
 
