@@ -23,8 +23,8 @@ KnobValue otherValue(const Knob& k) {
   switch (k.kind) {
     case KnobKind::Bool:
       return !std::get<bool>(d);
-    case KnobKind::Real:
-      return std::get<double>(d) == k.realMax ? k.realMax / 2 : k.realMax;
+    case KnobKind::Real:  // more digits than %g keeps: the command line must carry them all
+      return k.realMin + (k.realMax - k.realMin) * 0.7123456789012345;
     case KnobKind::Choice:
       for (std::string_view c : k.choices)
         if (std::string(c) != std::get<std::string>(d)) return std::string(c);

@@ -1,7 +1,7 @@
 #include "engine/config/knobs.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 
 #include "engine/common/error.h"
 #include "engine/config/engine_config.h"
@@ -145,10 +145,13 @@ std::vector<Knob> makeTable() {
   return t;
 }
 
+// The shortest text that reads back as the same double ("0.9", not "0.90000000000000002";
+// all the digits of 0.7123456789, which "%g" cut to 6): the text is what the command line,
+// saved runs and the window show, and each must give back the value itself.
 std::string formatReal(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
+  char b[64];
+  const auto [end, ec] = std::to_chars(b, b + sizeof b, v);
+  return ec == std::errc() ? std::string(b, end) : std::string("nan");
 }
 
 }  // namespace
