@@ -1,7 +1,8 @@
 // CPU executor benchmark: prefill and decode throughput of the default model (f32 and a
 // bf16 copy), of a random bf16 model larger than the CPU caches, and of a random bf16
 // model with Qwen2.5-0.5B's shape (biases, 151,936-token tied vocabulary); the default and
-// the large model also quantized at load to Q8_0 and Q4_K. Each decode batch is set against
+// the large model also quantized at load to Q8_0 and Q4_K, the bf16 default model also with
+// kv_cache_dtype=bfloat16. Each decode batch is set against
 // its roofline bound (prefill's rate, or the streaming bandwidth × FLOPs per byte read when
 // the step's bytes do not fit in the L3; bench_models.h). Never part of the test suite.
 //   bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]
@@ -86,10 +87,11 @@ std::vector<int> parseBatches(const std::string& list) {
 }
 
 void benchModel(const std::string& label, std::shared_ptr<const Model> model, int threads, double bandwidth, bool quick,
-                const std::vector<int>& decodeBatches = gDecodeBatches, GgmlType quantization = GgmlType::F32) {
+                const std::vector<int>& decodeBatches = gDecodeBatches, GgmlType quantization = GgmlType::F32,
+                DType kvType = DType::F32) {
   if (!wanted(label)) return;
   const ModelConfig& c = model->config;
-  auto ex = createCpuExecutor(model, threads, quantization);
+  auto ex = createCpuExecutor(model, threads, quantization, kvType);
   const DeviceInfo info = ex->deviceInfo();
   std::printf("\n== %s, weights %s (%.1f MiB): %.1fM params, %s\n", label.c_str(), info.weightType.c_str(),
               double(info.weightBytes) / (1 << 20), c.numParameters() / 1e6, info.name.c_str());
@@ -131,7 +133,7 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
       for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens++;
     }
     const double t = secondsSince(t0) / steps, tCpu = (processCpuSeconds() - c0) / numThreads / steps;
-    const double kvBytes = double(B) * (context + steps / 2.0) * c.numHiddenLayers * 2.0 * c.kvSize() * 4.0;
+    const double kvBytes = double(B) * (context + steps / 2.0) * double(ex->kvBytesPerBlock(1));  // K and V read
     const double gbs = (wBytes + kvBytes) / t / 1e9;
     const double stepFlops = 2.0 * (matrixParams(*model) + double(c.vocabSize) * c.hiddenSize) * B;
     const double gflops = stepFlops / t / 1e9, gflopsCpu = stepFlops / tCpu / 1e9;
@@ -182,7 +184,11 @@ int main(int argc, char** argv) {
       if (wanted("engine step")) bench::benchEngineStep("austen-chat-11m f32", small, threads, quick);
       if (only == "engine") return 0;
       benchModel("austen-chat-11m f32", small, threads, bw, quick);
-      benchModel("austen-chat-11m bf16", makeModel(small->config, DType::BF16, small.get()), threads, bw, quick);
+      const auto smallBf16 = makeModel(small->config, DType::BF16, small.get());
+      benchModel("austen-chat-11m bf16", smallBf16, threads, bw, quick);
+      // kv_cache_dtype=bfloat16: half the attention bytes of a decode step.
+      benchModel("austen-chat-11m bf16, kv bfloat16", smallBf16, threads, bw, quick, gDecodeBatches, GgmlType::F32,
+                 DType::BF16);
       for (GgmlType q : {GgmlType::Q8_0, GgmlType::Q4_K})
         benchModel("austen-chat-11m --quantization " + ggmlTypeName(q), small, threads, bw, quick, {1, 8, 32}, q);
     }

@@ -131,7 +131,8 @@ std::string ServerMetrics::render(const EngineSnapshot& s, const std::string& mo
   // which remote clients show as the server's start-up flags.
   w.header("vllm:cache_config_info", "Information of the LLMEngine CacheConfig", "gauge");
   w.sample("vllm:cache_config_info",
-           ",block_size=\"" + std::to_string(s.config.blockSize) + "\",cache_dtype=\"auto\",enable_prefix_caching=\"" +
+           ",block_size=\"" + std::to_string(s.config.blockSize) + "\",cache_dtype=\"" + s.config.executor.kvCacheDtype +
+               "\",enable_prefix_caching=\"" +
                (s.config.enablePrefixCaching ? "True" : "False") + "\",gpu_memory_utilization=\"" +
                number(s.config.executor.gpuMemoryUtilization) + "\",num_gpu_blocks=\"" +
                std::to_string(s.kvBlocks.size()) + "\"",

@@ -112,9 +112,9 @@ class TestKnobTable : public QObject {
                           "long_prefill_token_threshold", "scheduling_policy", "max_model_len",
                           "scheduler_reserve_full_isl", "block_size", "kv_cache_memory_bytes",
                           "num_gpu_blocks_override", "backend", "threads", "gpu_memory_utilization", "quantization",
-                          "speculative_config"})
+                          "kv_cache_dtype", "speculative_config"})
       QVERIFY2(findKnob(n) != nullptr, n);
-    QCOMPARE(int(knobTable().size()), 16);
+    QCOMPARE(int(knobTable().size()), 17);
     EngineConfig{}.validate();
   }
 

@@ -14,6 +14,7 @@
 #include "engine/remote/remote_metrics.h"
 #include "engine/remote/server_config.h"
 #include "engine/remote/sse_parser.h"
+#include "server/server_metrics.h"
 
 using namespace lwb;
 using namespace lwb::remote;
@@ -81,6 +82,12 @@ class TestRemoteMetrics : public QObject {
     RemoteServerConfig none;
     addCacheConfigInfo(parsePrometheusText(fixture("sglang.txt")), none);
     QVERIFY(none.entries.empty());
+    // Our server's series carries kv_cache_dtype in force as cache_dtype, as vLLM's does.
+    EngineSnapshot snap;
+    snap.config.executor.kvCacheDtype = "bfloat16";
+    RemoteServerConfig own;
+    addCacheConfigInfo(parsePrometheusText(server::ServerMetrics(64).render(snap, "m")), own);
+    QCOMPARE(own.find("cache_dtype")->value, std::string("bfloat16"));
   }
 
   void llamaCppProps() {

@@ -29,6 +29,7 @@ struct ExecutorOptions {
   int numThreads = 0;              // threads: CPU worker threads (0 = all cores)
   double gpuMemoryUtilization = 0.9;  // gpu_memory_utilization
   std::string quantization;        // quantization: "" (none), "q8_0", "q4_k" (CPU only)
+  std::string kvCacheDtype = "auto";  // kv_cache_dtype: "auto" | "float32" | "bfloat16"
   int deviceIndex = 0;             // not a knob: CUDA device 0 (CUDA_VISIBLE_DEVICES chooses)
 };
 
@@ -47,7 +48,8 @@ struct EngineConfig {
   int blockSize = 16;                  // block_size: tokens per KV block, a power of two
   int64_t kvCacheMemoryBytes = 0;      // kv_cache_memory_bytes (0 = default budget)
   int numGpuBlocksOverride = 0;        // num_gpu_blocks_override (0 = unset)
-  ExecutorOptions executor;            // backend, threads, gpu_memory_utilization, quantization
+  ExecutorOptions executor;            // backend, threads, gpu_memory_utilization, quantization,
+                                       // kv_cache_dtype
 
   // speculative_config (off by default). ngram settings apply at the next step; a
   // draft_model change loads the draft model (in-flight requests are aborted).

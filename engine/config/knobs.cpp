@@ -138,6 +138,17 @@ std::vector<Knob> makeTable() {
     c.executor.quantization = s == "none" ? std::string() : s;
   };
   t.push_back(k);
+  // A new executor because the KV pool's element type is the executor's: it rebuilds the
+  // pool with it, at the new bytes per block.
+  k = {knob::kKvCacheDtype, KnobKind::Choice, KnobApply::RebuildExecutor, "",
+       "Element type of the KV cache: bfloat16 halves the bytes per KV block, so the same memory holds 2x the "
+       "blocks (fewer preemptions) and decode attention reads half the bytes, at a small accuracy cost (K/V "
+       "rounded to 8 mantissa bits). auto: float32 on the CPU backend (its attention math is f32 and the golden "
+       "outputs stay bit-identical; vLLM's auto follows the model dtype), the model's activation dtype on CUDA"};
+  k.choices = {"auto", "float32", "bfloat16"};
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.kvCacheDtype; };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.kvCacheDtype = std::get<std::string>(v); };
+  t.push_back(k);
   for (Knob& each : t) {  // vLLM's flag spelling: --max-num-seqs for max_num_seqs
     each.flag = std::string(each.name);
     for (char& ch : each.flag) ch = ch == '_' ? '-' : ch;

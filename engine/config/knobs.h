@@ -31,6 +31,7 @@ inline constexpr std::string_view kBackend = "backend";
 inline constexpr std::string_view kThreads = "threads";
 inline constexpr std::string_view kGpuMemoryUtilization = "gpu_memory_utilization";
 inline constexpr std::string_view kQuantization = "quantization";
+inline constexpr std::string_view kKvCacheDtype = "kv_cache_dtype";
 inline constexpr std::string_view kSpeculativeConfig = "speculative_config";
 }  // namespace knob
 

@@ -109,6 +109,7 @@ std::unique_ptr<Executor> tryCreateCudaExecutor(std::shared_ptr<const Model> mod
   desc.hasQkvBias = c.qkvBias ? 1 : 0;
   desc.hasQkNorm = c.qkNorm ? 1 : 0;
 
+  checkCudaKvCacheDtype(options.kvCacheDtype, lwbCudaActivationDType(desc) == LWB_CUDA_F16);  // before any upload
   LwbCudaOptions opts{};
   opts.deviceIndex = options.deviceIndex;
   opts.gpuMemoryUtilization = options.gpuMemoryUtilization;

@@ -21,6 +21,21 @@ GgmlType parseQuantization(const std::string& name) {
   throw Error(std::string(knob::kQuantization) + ": expected q8_0 or q4_k, found '" + name + "'");
 }
 
+DType cpuKvCacheType(const std::string& name) {
+  findKnob(knob::kKvCacheDtype)->check(name);
+  return name == "bfloat16" ? DType::BF16 : DType::F32;
+}
+
+void checkCudaKvCacheDtype(const std::string& name, bool f16Activations) {
+  findKnob(knob::kKvCacheDtype)->check(name);
+  const std::string have = f16Activations ? "f16" : "bf16";
+  if (name == "auto" || (name == "bfloat16" && !f16Activations)) return;
+  throw Error(std::string(knob::kKvCacheDtype) + " " + name + ": the CUDA backend keeps the KV cache in " + have +
+              " for this model (its activation dtype" + (f16Activations ? ": every weight matrix is F16" : "") +
+              ") and cannot store it as " + name + "; use auto" + (f16Activations ? "" : " or bfloat16") +
+              ", or --backend cpu");
+}
+
 // A GGUF tensor stored in ggml blocks (the CUDA plugin reads F32/F16/BF16 only).
 static bool hasBlockWeights(const Model& model) {
   if (!model.weights) return false;
@@ -34,6 +49,7 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
   const std::string& backend = options.backend;
   findKnob(knob::kBackend)->check(backend);  // callers outside the engine skip its validation
   const GgmlType quantization = parseQuantization(options.quantization);
+  const DType kvType = cpuKvCacheType(options.kvCacheDtype);
   // Quantized weights have CPU kernels only, so a quantized run picks the CPU.
   check(quantization == GgmlType::F32 || backend != "cuda",
         std::string(knob::kQuantization) + " " + options.quantization +
@@ -50,7 +66,7 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
                      : "using the CPU backend: " + std::string(knob::kQuantization) + " " + options.quantization +
                            " runs on the CPU only";
   }
-  return createCpuExecutor(std::move(model), options.numThreads, quantization);
+  return createCpuExecutor(std::move(model), options.numThreads, quantization, kvType);
 }
 
 }  // namespace lwb

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/dtype.h"
 #include "engine/config/engine_config.h"
 #include "engine/model/quant_types.h"
 
@@ -83,6 +84,16 @@ class Executor {
 // "q8_0" → Q8_0, "q4_k" → Q4_K, "" or "none" → F32 (unquantized); throws lwb::Error
 // naming the value and the choices otherwise.
 GgmlType parseQuantization(const std::string& name);
+
+// kv_cache_dtype on the CPU backend: auto and float32 → F32 (auto keeps today's f32
+// cache), bfloat16 → BF16; throws the knob table's error (naming the knob and the
+// choices) for anything else.
+DType cpuKvCacheType(const std::string& name);
+
+// The CUDA backend keeps its KV cache in its activation dtype: bf16, or f16 when every
+// weight matrix is F16 (`f16Activations`). Throws lwb::Error naming kv_cache_dtype, the
+// value and the backend unless `name` is auto or that dtype (never a silent fallback).
+void checkCudaKvCacheDtype(const std::string& name, bool f16Activations);
 
 // Picks and creates the executor. `notice` receives why auto fell back to the CPU.
 // Throws lwb::Error when the asked backend is unavailable ("--backend cuda: no CUDA

@@ -2,7 +2,8 @@
 // The ISA-independent driver of CpuKernels::attendRow (order in kernels.h): scores of up
 // to 4 heads at a time, softmax per head, then Σ p·V of up to 4 heads at a time. Each
 // SIMD kernels file includes it inside its target region and passes its own tiles as
-// `Tiles`: scores<GN>, accumulate<GN> (GN = 1..4 heads), maxOf and expAndSum. Include it
+// `Tiles<T>`: scores<GN>, accumulate<GN> (GN = 1..4 heads), maxOf and expAndSum, for KV
+// elements T = float (f32 cache) or uint16_t (bf16 cache, widened on load). Include it
 // after the standard headers (as those files do), so no library code is compiled for a
 // target here.
 #include <algorithm>
@@ -16,13 +17,14 @@ namespace lwb::detail {
 // The V rows of positions 0, 1, 2, ... of one KV head, columns from i0: next() moves
 // down a block and jumps to the next block of the table every blockSize rows. The
 // Σ p·V tiles walk their positions with it in one flat loop (a nested block/slot loop
-// makes GCC store the tiles' accumulators every iteration).
+// makes GCC store the tiles' accumulators every iteration). T: the cache's element type.
+template <typename T>
 class PagedRows {
  public:
   PagedRows(const PagedKv& kv, int i0)
-      : table_(kv.blockTable), base_(kv.v + size_t(i0)), blockStride_(kv.vBlockStride), ldv_(kv.ldv),
-        blockSize_(kv.blockSize), slot_(kv.blockSize) {}
-  const float* next() {
+      : table_(kv.blockTable), base_(static_cast<const T*>(kv.v) + size_t(i0)), blockStride_(kv.vBlockStride),
+        ldv_(kv.ldv), blockSize_(kv.blockSize), slot_(kv.blockSize) {}
+  const T* next() {
     if (slot_ == blockSize_) {
       slot_ = 0;
       row_ = base_ + size_t(*table_++) * blockStride_;
@@ -35,8 +37,8 @@ class PagedRows {
 
  private:
   const int32_t* table_;
-  const float* base_;
-  const float* row_ = nullptr;
+  const T* base_;
+  const T* row_ = nullptr;
   size_t blockStride_, ldv_;
   int blockSize_, slot_;
 };
@@ -69,6 +71,13 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
   forHeadGroups(G, [&]<int GN>(int g) {
     Tiles::template accumulate<GN>(scores + size_t(g) * lds, lds, kv, n, d, invSum + g, out + size_t(g) * size_t(d));
   });
+}
+
+// attendRow with the tiles of the cache's element type (kv.type: F32 or BF16).
+template <template <typename> class Tiles>
+void attendRowKv(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
+  if (kv.type == DType::BF16) attendRow<Tiles<uint16_t>>(q, G, d, kv, n, scale, scratch, out);
+  else attendRow<Tiles<float>>(q, G, d, kv, n, scale, scratch, out);
 }
 
 }  // namespace lwb::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 namespace lwb {
 namespace {
@@ -23,30 +24,44 @@ inline size_t kBlockOffset(const AttentionShape& s, size_t block, int kvHead) {
 void attendGroup(const CpuKernels& kn, const AttentionShape& s, const RowPosition& row, int kvHead, const float* q,
                  const KvLayer& cache, float* out, float* scratch) {
   const int group = s.numHeads / s.numKvHeads, d = s.headDim;
+  const size_t bytes = dtypeSize(cache.type);
   PagedKv kv;
   kv.blockTable = row.blockTable;
   kv.blockSize = s.blockSize;
-  kv.k = cache.k + kBlockOffset(s, 0, kvHead);
+  kv.type = cache.type;
+  kv.k = static_cast<const char*>(cache.k) + kBlockOffset(s, 0, kvHead) * bytes;
   kv.kBlockStride = size_t(s.numKvHeads) * size_t(d) * size_t(s.blockSize);
-  kv.v = cache.v + size_t(kvHead) * size_t(d);
+  kv.v = static_cast<const char*>(cache.v) + size_t(kvHead) * size_t(d) * bytes;
   kv.ldv = size_t(s.numKvHeads) * size_t(d);
   kv.vBlockStride = size_t(s.blockSize) * kv.ldv;
   const size_t h0 = size_t(kvHead) * size_t(group) * size_t(d);
   kn.attendRow(q + h0, group, d, kv, row.pos + 1, float(1.0 / std::sqrt(double(d))), scratch, out + h0);
 }
 
-}  // namespace
+inline void storeKv(float* to, float x) { *to = x; }
+inline void storeKv(uint16_t* to, float x) { *to = floatToBf16(x); }
 
-void writeKvRow(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache) {
+template <typename T>
+void writeKvRowT(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache) {
   const size_t kvSize = size_t(s.numKvHeads) * size_t(s.headDim), d = size_t(s.headDim);
   const int pos = row.pos;
   const size_t block = size_t(row.blockTable[pos / s.blockSize]), slot = size_t(pos % s.blockSize);
   for (int h = 0; h < s.numKvHeads; ++h) {
-    float* kt = cache.k + kBlockOffset(s, block, h) + slot;
+    T* kt = static_cast<T*>(cache.k) + kBlockOffset(s, block, h) + slot;
     const float* kr = k + size_t(h) * d;
-    for (size_t i = 0; i < d; ++i) kt[i * size_t(s.blockSize)] = kr[i];
+    for (size_t i = 0; i < d; ++i) storeKv(kt + i * size_t(s.blockSize), kr[i]);
   }
-  std::memcpy(cache.v + vOffset(s, row.blockTable, pos, 0), v, kvSize * sizeof(float));
+  T* vt = static_cast<T*>(cache.v) + vOffset(s, row.blockTable, pos, 0);
+  if constexpr (std::is_same_v<T, float>) std::memcpy(vt, v, kvSize * sizeof(float));
+  else
+    for (size_t i = 0; i < kvSize; ++i) storeKv(vt + i, v[i]);
+}
+
+}  // namespace
+
+void writeKvRow(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache) {
+  if (cache.type == DType::BF16) writeKvRowT<uint16_t>(s, row, k, v, cache);
+  else writeKvRowT<float>(s, row, k, v, cache);
 }
 
 void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows, const float* k, const float* v,

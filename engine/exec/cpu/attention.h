@@ -1,7 +1,8 @@
 #pragma once
 // Causal attention over a paged KV cache.
 //
-// KV cache layout (f32), per layer:
+// KV cache layout, per layer, in f32 or bf16 (the kv_cache_dtype knob; the same layout,
+// only the element type differs):
 //   K: [numBlocks, numKvHeads, headDim, blockSize]  (transposed: a block's scores are
 //      outer-product FMAs over its slots, no horizontal sums)
 //   V: [numBlocks, blockSize, numKvHeads, headDim]
@@ -34,11 +35,13 @@ struct RowPosition {
 };
 
 struct KvLayer {
-  float* k = nullptr;  // [numBlocks, numKvHeads, headDim, blockSize]
-  float* v = nullptr;
+  void* k = nullptr;  // [numBlocks, numKvHeads, headDim, blockSize] elements of `type`
+  void* v = nullptr;
+  DType type = DType::F32;  // F32 or BF16
 };
 
-// Copies one row's k/v (numKvHeads * headDim each) into its cache slot.
+// Copies one row's k/v (numKvHeads * headDim each) into its cache slot; into a bf16 cache
+// rounded to nearest even (floatToBf16, as bf16 weights are).
 void writeKvRow(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache);
 
 // writeKvRow for every row of k/v ([numRows, numKvHeads * headDim]).

@@ -1,5 +1,5 @@
 // The CPU executor: one forward pass of a Llama-family model over a flattened batch, with
-// a paged f32 KV cache (layout in attention.h). Per layer:
+// a paged f32 or bf16 KV cache (layout in attention.h; kv_cache_dtype). Per layer:
 //   xn = RMSNorm(h); q,k,v = xn·Wqkvᵀ (+ b_qkv, Qwen2); per-head RMSNorm(q,k) (Qwen3);
 //   RoPE(q,k); K/V → cache; a = attention(q, cache)
 //   h += a·Woᵀ; xn = RMSNorm(h); h += (silu(xn·Wgᵀ) ⊙ xn·Wuᵀ)·Wdᵀ
@@ -64,7 +64,7 @@ struct Activations {
 
 class CpuExecutor final : public Executor {
  public:
-  CpuExecutor(std::shared_ptr<const Model> model, int numThreads, GgmlType quantization);
+  CpuExecutor(std::shared_ptr<const Model> model, int numThreads, GgmlType quantization, DType kvType);
   DeviceInfo deviceInfo() const override;
   size_t kvBytesPerBlock(int blockSize) const override;
   size_t defaultKvBudgetBytes() const override;
@@ -97,13 +97,15 @@ class CpuExecutor final : public Executor {
   size_t packedBytes_ = 0;
   std::map<std::string, int> weightTypes_;  // type name → Linear weights held in it
   int numBlocks_ = 0, blockSize_ = 0;
-  std::vector<std::unique_ptr<float[]>> kCache_, vCache_;  // per layer; uninitialised until written
+  DType kvType_ = DType::F32;                              // F32 or BF16 (kv_cache_dtype)
+  std::vector<std::unique_ptr<char[]>> kCache_, vCache_;   // per layer; uninitialised until written
   Activations act_;
   std::vector<std::vector<float>> attnScratch_;
 };
 
-CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, GgmlType quantization)
-    : model_(std::move(model)), cfg_(model_->config), kernels_(cpuKernels(detectIsa())), pool_(numThreads) {
+CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, GgmlType quantization, DType kvType)
+    : model_(std::move(model)), cfg_(model_->config), kernels_(cpuKernels(detectIsa())), pool_(numThreads), kvType_(kvType) {
+  check(kvType == DType::F32 || kvType == DType::BF16, "CPU executor: the KV cache is stored as f32 or bf16");
   check(cfg_.headDim > 0 && cfg_.headDim % 2 == 0, "CPU executor: head_dim must be even and positive");
   check(cfg_.numKeyValueHeads > 0 && cfg_.numAttentionHeads % cfg_.numKeyValueHeads == 0,
         "CPU executor: num_attention_heads must be a multiple of num_key_value_heads");
@@ -170,7 +172,7 @@ DeviceInfo CpuExecutor::deviceInfo() const {
 }
 
 size_t CpuExecutor::kvBytesPerBlock(int blockSize) const {
-  return size_t(cfg_.numHiddenLayers) * 2 * size_t(blockSize) * size_t(cfg_.kvSize()) * sizeof(float);
+  return size_t(cfg_.numHiddenLayers) * 2 * size_t(blockSize) * size_t(cfg_.kvSize()) * dtypeSize(kvType_);
 }
 
 size_t CpuExecutor::weightBytes() const {
@@ -195,10 +197,10 @@ void CpuExecutor::allocateKvCache(int numBlocks, int blockSize) {
                                             std::to_string(numBlocks) + " and " + std::to_string(blockSize));
   kCache_.clear();
   vCache_.clear();
-  const size_t perLayer = size_t(numBlocks) * size_t(blockSize) * size_t(cfg_.kvSize());
+  const size_t perLayer = size_t(numBlocks) * size_t(blockSize) * size_t(cfg_.kvSize()) * dtypeSize(kvType_);
   for (int l = 0; l < cfg_.numHiddenLayers; ++l) {
-    kCache_.emplace_back(new float[perLayer]);
-    vCache_.emplace_back(new float[perLayer]);
+    kCache_.emplace_back(new char[perLayer]);
+    vCache_.emplace_back(new char[perLayer]);
   }
   numBlocks_ = numBlocks;
   blockSize_ = blockSize;
@@ -238,7 +240,7 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
   gemm(pool_, kernels_, a.normed.data(), h, numRows,
        {{&w.q, a.q.data(), qs}, {&w.k, a.k.data(), kvs}, {&w.v, a.v.data(), kvs}});
   const AttentionShape shape{cfg_.numAttentionHeads, cfg_.numKeyValueHeads, cfg_.headDim, blockSize_};
-  const KvLayer cache{kCache_[layer].get(), vCache_[layer].get()};
+  const KvLayer cache{kCache_[layer].get(), vCache_[layer].get(), kvType_};
   finishQkv(w, numRows, rows, shape, cache);
   pagedAttention(pool_, kernels_, shape, rows, a.q.data(), cache, a.attn.data(), attnScratch_);
   gemm(pool_, kernels_, a.attn.data(), qs, numRows, {{&w.o, a.proj.data(), h}});
@@ -353,9 +355,9 @@ void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {
 }  // namespace
 
 std::unique_ptr<Executor> createCpuExecutor(std::shared_ptr<const Model> model, int numThreads,
-                                            GgmlType quantization) {
+                                            GgmlType quantization, DType kvCacheType) {
   check(model != nullptr, "createCpuExecutor: no model");
-  return std::make_unique<CpuExecutor>(std::move(model), numThreads, quantization);
+  return std::make_unique<CpuExecutor>(std::move(model), numThreads, quantization, kvCacheType);
 }
 
 }  // namespace lwb

@@ -41,14 +41,17 @@ struct GemmArgs {
 // blockTable[j / blockSize], slot j % blockSize; that block's K is the [d, blockSize]
 // matrix at k + blockTable[b] * kBlockStride (transposed: element (i, slot) at
 // i * blockSize + slot), its V rows are ldv apart from v + blockTable[b] * vBlockStride.
+// Strides count elements of `type`: F32 (float) or BF16 (uint16_t, widened to f32 on
+// load by a 16-bit shift, which is exact; everything after the load is the f32 path).
 struct PagedKv {
   const int32_t* blockTable = nullptr;
   int blockSize = 0;
-  const float* k = nullptr;
+  const void* k = nullptr;
   size_t kBlockStride = 0;
-  const float* v = nullptr;
+  const void* v = nullptr;
   size_t vBlockStride = 0;
   size_t ldv = 0;
+  DType type = DType::F32;
 };
 
 // Score columns per attention row in attendRow's scratch: n rounded up to 16.
@@ -88,5 +91,7 @@ const CpuKernels& cpuKernels(Isa isa);
 const CpuKernels& scalarKernels();
 const CpuKernels& avx2Kernels();
 const CpuKernels& avx512Kernels();
+// AVX2 attention (kernels_attention_avx2.cpp), avx2Kernels().attendRow on x86-64.
+void avx2AttendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out);
 
 }  // namespace lwb

@@ -1,4 +1,4 @@
-// AVX2 + FMA + F16C kernels (W = 8). Standard headers come before the target pragma so
+// AVX2 + FMA + F16C kernels (W = 8); attention is in kernels_attention_avx2.cpp. Standard headers come before the target pragma so
 // that no inline library code is emitted with AVX2 instructions for use elsewhere.
 #include <algorithm>
 #include <cstdint>
@@ -18,8 +18,6 @@
 #pragma GCC target("avx2,fma,f16c")
 #endif
 #include <immintrin.h>
-
-#include "engine/exec/cpu/attend_row.h"
 
 namespace lwb {
 namespace {
@@ -246,129 +244,10 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
-inline __m256i laneMask(int n) {  // lanes < n
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-// Keeps a loaded vector in a register: GCC otherwise folds a load that feeds several FMAs
-// into each of them, and the loop becomes bound by loads instead of FMAs.
-inline void inRegister(__m256& v) { asm("" : "+v"(v)); }
-
-// Masked loads only where a vector is partial: GCC keeps the accumulators of a loop with
-// mask-load builtins in memory.
-template <bool Masked>
-inline __m256 load(const float* p, __m256i m) {
-  if constexpr (Masked) return _mm256_maskload_ps(p, m);
-  else return _mm256_loadu_ps(p);
-}
-
-// GN heads × 8 keys (one chunk inside a block, `m` its live lanes): two FMA chains per
-// head (i < d/2, i >= d/2), see kernels.h.
-template <int GN, bool Masked>
-void scoresTile(const float* q, int d, const float* kt, size_t ldk, __m256i m, float scale, float* s, size_t lds) {
-  const int h = d / 2;
-  __m256 acc[GN][2];
-  for (int g = 0; g < GN; ++g) acc[g][0] = acc[g][1] = _mm256_setzero_ps();
-  for (int i = 0; i < h; ++i) {
-    __m256 k0 = load<Masked>(kt + size_t(i) * ldk, m), k1 = load<Masked>(kt + size_t(i + h) * ldk, m);
-    if constexpr (GN > 1) inRegister(k0), inRegister(k1);
-    for (int g = 0; g < GN; ++g) {
-      acc[g][0] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + g * d + i), k0, acc[g][0]);
-      acc[g][1] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + g * d + i + h), k1, acc[g][1]);
-    }
-  }
-  if (d % 2) {
-    const __m256 k1 = load<Masked>(kt + size_t(d - 1) * ldk, m);
-    for (int g = 0; g < GN; ++g) acc[g][1] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + g * d + d - 1), k1, acc[g][1]);
-  }
-  for (int g = 0; g < GN; ++g)
-    _mm256_maskstore_ps(s + size_t(g) * lds, m, _mm256_mul_ps(_mm256_add_ps(acc[g][0], acc[g][1]), _mm256_set1_ps(scale)));
-}
-
-template <int GN>
-void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
-  const int bs = kv.blockSize;
-  for (int b = 0, j0 = 0; j0 < n; ++b, j0 += bs) {
-    const float* kt = kv.k + size_t(kv.blockTable[b]) * kv.kBlockStride;
-    for (int o = 0; o < bs && j0 + o < n; o += kW) {
-      const int live = std::min(bs - o, n - j0 - o);
-      if (live >= kW) scoresTile<GN, false>(q, d, kt + o, size_t(bs), laneMask(kW), scale, s + j0 + o, lds);
-      else scoresTile<GN, true>(q, d, kt + o, size_t(bs), laneMask(live), scale, s + j0 + o, lds);
-    }
-  }
-}
-
-// GN heads × NV·8 output dims from i0: Σ_j p[g][j] · V_j, sequential over j, held in
-// registers across blocks, then times invSum[g]. Masked loads only when d ends inside a
-// vector.
-template <int GN, int NV, bool Masked>
-void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d, int i0, const float* invSum,
-                    float* out) {
-  __m256i m[NV];
-  for (int t = 0; t < NV; ++t) m[t] = laneMask(d - i0 - t * kW);
-  __m256 acc[GN][NV];
-  for (int g = 0; g < GN; ++g)
-    for (int t = 0; t < NV; ++t) acc[g][t] = _mm256_setzero_ps();
-  detail::PagedRows rows(kv, i0);
-  for (int j = 0; j < n; ++j) {
-    const float* vrow = rows.next();
-    __m256 v[NV];
-    for (int t = 0; t < NV; ++t) {
-      v[t] = load<Masked>(vrow + t * kW, m[t]);
-      if constexpr (GN > 1) inRegister(v[t]);
-    }
-    for (int g = 0; g < GN; ++g) {
-      const __m256 pg = _mm256_broadcast_ss(p + size_t(g) * ldp + size_t(j));
-      for (int t = 0; t < NV; ++t) acc[g][t] = _mm256_fmadd_ps(pg, v[t], acc[g][t]);
-    }
-  }
-  for (int g = 0; g < GN; ++g)
-    for (int t = 0; t < NV; ++t)
-      _mm256_maskstore_ps(out + size_t(g) * size_t(d) + size_t(i0 + t * kW), m[t],
-                          _mm256_mul_ps(acc[g][t], _mm256_set1_ps(invSum[g])));
-}
-
-template <int GN>
-void accumulateHeads(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
-  for (int i0 = 0; i0 < d; i0 += 2 * kW) {
-    const bool full = (d - i0) % kW == 0 || d - i0 > 2 * kW;
-    if (d - i0 > kW) {
-      if (full) accumulateTile<GN, 2, false>(p, ldp, kv, n, d, i0, invSum, out);
-      else accumulateTile<GN, 2, true>(p, ldp, kv, n, d, i0, invSum, out);
-    } else {
-      if (full) accumulateTile<GN, 1, false>(p, ldp, kv, n, d, i0, invSum, out);
-      else accumulateTile<GN, 1, true>(p, ldp, kv, n, d, i0, invSum, out);
-    }
-  }
-}
-
-float maxOf(const float* s, int n) {
-  float m = s[0];
-  for (int j = 1; j < n; ++j) m = s[j] > m ? s[j] : m;
-  return m;
-}
-
-struct AttentionTiles {
-  template <int GN>
-  static void scores(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
-    scoresHeads<GN>(q, d, kv, n, scale, s, lds);
-  }
-  template <int GN>
-  static void accumulate(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
-    accumulateHeads<GN>(p, ldp, kv, n, d, invSum, out);
-  }
-  static float maxOf(const float* s, int n) { return lwb::maxOf(s, n); }
-  static float expAndSum(float* s, int n, float max) { return lwb::expAndSum(s, n, max); }
-};
-
-void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
-  detail::attendRow<AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
-}
-
 }  // namespace
 
 const CpuKernels& avx2Kernels() {
-  static const CpuKernels k{Isa::Avx2, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow};
+  static const CpuKernels k{Isa::Avx2, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &avx2AttendRow};
   return k;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "engine/exec/cpu/kernels.h"
 
@@ -97,20 +98,31 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
+// 16 KV elements from p: f32, or bf16 widened to f32 (a shift into the high half: exact).
+// Masked lanes are zero.
+inline __m512 widenBf16(__m256i h) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)); }
+template <bool Masked, typename T>
+inline __m512 loadKv(__mmask16 m, const T* p) {
+  if constexpr (std::is_same_v<T, float>) return Masked ? _mm512_maskz_loadu_ps(m, p) : _mm512_loadu_ps(p);
+  else return widenBf16(Masked ? _mm256_maskz_loadu_epi16(m, p) : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
 // Keys in chunks of up to 16 slots inside one block: chunk c is slots [o, o + 16) of block
 // c / chunksPerBlock, o = (c % chunksPerBlock) * 16, cut at the block end and at n.
+template <typename T>
 struct KeyChunk {
-  const float* kt = nullptr;  // K of the chunk's first slot, rows blockSize apart
+  const T* kt = nullptr;  // K of the chunk's first slot, rows blockSize apart
   int j = 0;                  // its position
   __mmask16 mask = 0;
 };
 
-inline KeyChunk keyChunk(const PagedKv& kv, int chunksPerBlock, int c, int n) {
+template <typename T>
+inline KeyChunk<T> keyChunk(const PagedKv& kv, int chunksPerBlock, int c, int n) {
   const int b = c / chunksPerBlock, o = (c % chunksPerBlock) * kW;
-  KeyChunk k;
+  KeyChunk<T> k;
   k.j = b * kv.blockSize + o;
   if (k.j >= n) return k;
-  k.kt = kv.k + size_t(kv.blockTable[b]) * kv.kBlockStride + size_t(o);
+  k.kt = static_cast<const T*>(kv.k) + size_t(kv.blockTable[b]) * kv.kBlockStride + size_t(o);
   k.mask = tailMask(std::min({kW, kv.blockSize - o, n - k.j}));
   return k;
 }
@@ -119,20 +131,19 @@ inline KeyChunk keyChunk(const PagedKv& kv, int chunksPerBlock, int c, int n) {
 // head's q broadcast feeds NC chunks. Masked loads only for a partial chunk: GCC keeps the
 // accumulators of a loop with masked-load builtins in memory. The tiles are never inlined
 // into their callers: inlined, GCC allocates their registers worse (11 % slower).
-template <bool Masked>
-inline __m512 loadKeys(const KeyChunk& c, const float* p) {
-  if constexpr (Masked) return _mm512_maskz_loadu_ps(c.mask, p);
-  else return _mm512_loadu_ps(p);
+template <bool Masked, typename T>
+inline __m512 loadKeys(const KeyChunk<T>& c, const T* p) {
+  return loadKv<Masked>(c.mask, p);
 }
 
 // Each tile also prefetches the keys of the next NC chunks (`next`, the same rows as it
 // reads): in a decode batch every row has its own sequence, whose blocks lie anywhere in the
 // cache, and the hardware prefetchers stop at each block.
-template <int GN, int NC, bool Masked>
-[[gnu::noinline]] void scoresTile(const float* q, int d, const KeyChunk* ch, const KeyChunk* next, size_t ldk, float scale,
-                                  float* s, size_t lds) {
+template <typename T, int GN, int NC, bool Masked>
+[[gnu::noinline]] void scoresTile(const float* q, int d, const KeyChunk<T>* ch, const KeyChunk<T>* next, size_t ldk,
+                                  float scale, float* s, size_t lds) {
   const int h = d / 2;
-  const float* pf[NC];
+  const T* pf[NC];
   for (int c = 0; c < NC; ++c) pf[c] = next[c].kt != nullptr ? next[c].kt : ch[c].kt;
   __m512 acc[GN][NC][2];
   for (int g = 0; g < GN; ++g)
@@ -165,19 +176,19 @@ template <int GN, int NC, bool Masked>
                             _mm512_mul_ps(_mm512_add_ps(acc[g][c][0], acc[g][c][1]), _mm512_set1_ps(scale)));
 }
 
-template <int GN>
+template <int GN, typename T>
 void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
   const int chunksPerBlock = (kv.blockSize + kW - 1) / kW;
-  KeyChunk ch[2] = {keyChunk(kv, chunksPerBlock, 0, n), keyChunk(kv, chunksPerBlock, 1, n)};
+  KeyChunk<T> ch[2] = {keyChunk<T>(kv, chunksPerBlock, 0, n), keyChunk<T>(kv, chunksPerBlock, 1, n)};
   for (int c = 0; ch[0].j < n; c += 2) {
-    const KeyChunk next[2] = {keyChunk(kv, chunksPerBlock, c + 2, n), keyChunk(kv, chunksPerBlock, c + 3, n)};
+    const KeyChunk<T> next[2] = {keyChunk<T>(kv, chunksPerBlock, c + 2, n), keyChunk<T>(kv, chunksPerBlock, c + 3, n)};
     const size_t ldk = size_t(kv.blockSize);
     if (ch[1].j >= n) {
-      if (ch[0].mask == 0xffff) scoresTile<GN, 1, false>(q, d, ch, next, ldk, scale, s, lds);
-      else scoresTile<GN, 1, true>(q, d, ch, next, ldk, scale, s, lds);
+      if (ch[0].mask == 0xffff) scoresTile<T, GN, 1, false>(q, d, ch, next, ldk, scale, s, lds);
+      else scoresTile<T, GN, 1, true>(q, d, ch, next, ldk, scale, s, lds);
     } else {
-      if ((ch[0].mask & ch[1].mask) == 0xffff) scoresTile<GN, 2, false>(q, d, ch, next, ldk, scale, s, lds);
-      else scoresTile<GN, 2, true>(q, d, ch, next, ldk, scale, s, lds);
+      if ((ch[0].mask & ch[1].mask) == 0xffff) scoresTile<T, GN, 2, false>(q, d, ch, next, ldk, scale, s, lds);
+      else scoresTile<T, GN, 2, true>(q, d, ch, next, ldk, scale, s, lds);
     }
     ch[0] = next[0], ch[1] = next[1];
   }
@@ -186,7 +197,7 @@ void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, f
 // GN heads × NV·16 output dims from i0: Σ_j p[g][j] · V_j, sequential over j, held in
 // registers across blocks, then times invSum[g]. The last vector is masked only when d
 // ends inside it (see scoresTile on masked loads).
-template <int GN, int NV, bool MaskLast>
+template <typename T, int GN, int NV, bool MaskLast>
 [[gnu::noinline]] void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d, int i0, const float* invSum,
                     float* out) {
   __mmask16 m[NV];
@@ -195,20 +206,20 @@ template <int GN, int NV, bool MaskLast>
   for (int g = 0; g < GN; ++g)
     for (int t = 0; t < NV; ++t) acc[g][t] = _mm512_setzero_ps();
   // `ahead` runs one block ahead of `rows` and prefetches (see scoresTile).
-  detail::PagedRows rows(kv, i0), ahead(kv, i0);
+  detail::PagedRows<T> rows(kv, i0), ahead(kv, i0);
   const int lead = std::min(n, kv.blockSize);
   for (int j = 0; j < lead; ++j) ahead.next();
   for (int j = 0; j < n; ++j) {
     if (j + lead < n) {
-      const float* pf = ahead.next();
+      const T* pf = ahead.next();
       for (int t = 0; t < NV; ++t) _mm_prefetch(reinterpret_cast<const char*>(pf + t * kW), _MM_HINT_T0);
     }
-    const float* vrow = rows.next();
+    const T* vrow = rows.next();
     // One V vector at a time, kept in a register (inRegister on an element of a V array
     // made GCC keep the accumulators in memory); one FMA per accumulator and position, so
     // the order of every sum is unchanged.
     for (int t = 0; t < NV; ++t) {
-      __m512 v = MaskLast && t == NV - 1 ? _mm512_maskz_loadu_ps(m[t], vrow + t * kW) : _mm512_loadu_ps(vrow + t * kW);
+      __m512 v = MaskLast && t == NV - 1 ? loadKv<true>(m[t], vrow + t * kW) : loadKv<false>(m[t], vrow + t * kW);
       if constexpr (GN > 1) inRegister(v);
       for (int g = 0; g < GN; ++g) acc[g][t] = _mm512_fmadd_ps(_mm512_set1_ps(p[size_t(g) * ldp + size_t(j)]), v, acc[g][t]);
     }
@@ -219,23 +230,23 @@ template <int GN, int NV, bool MaskLast>
                             _mm512_mul_ps(acc[g][t], _mm512_set1_ps(invSum[g])));
 }
 
-template <int GN>
+template <int GN, typename T>
 void accumulateHeads(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
   for (int i0 = 0; i0 < d; i0 += 4 * kW) {
     const int nv = std::min(4, (d - i0 + kW - 1) / kW);
     if ((d - i0) % kW == 0 || d - i0 > 4 * kW) {
       switch (nv) {
-        case 1: accumulateTile<GN, 1, false>(p, ldp, kv, n, d, i0, invSum, out); break;
-        case 2: accumulateTile<GN, 2, false>(p, ldp, kv, n, d, i0, invSum, out); break;
-        case 3: accumulateTile<GN, 3, false>(p, ldp, kv, n, d, i0, invSum, out); break;
-        default: accumulateTile<GN, 4, false>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 1: accumulateTile<T, GN, 1, false>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 2: accumulateTile<T, GN, 2, false>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 3: accumulateTile<T, GN, 3, false>(p, ldp, kv, n, d, i0, invSum, out); break;
+        default: accumulateTile<T, GN, 4, false>(p, ldp, kv, n, d, i0, invSum, out); break;
       }
     } else {
       switch (nv) {
-        case 1: accumulateTile<GN, 1, true>(p, ldp, kv, n, d, i0, invSum, out); break;
-        case 2: accumulateTile<GN, 2, true>(p, ldp, kv, n, d, i0, invSum, out); break;
-        case 3: accumulateTile<GN, 3, true>(p, ldp, kv, n, d, i0, invSum, out); break;
-        default: accumulateTile<GN, 4, true>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 1: accumulateTile<T, GN, 1, true>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 2: accumulateTile<T, GN, 2, true>(p, ldp, kv, n, d, i0, invSum, out); break;
+        case 3: accumulateTile<T, GN, 3, true>(p, ldp, kv, n, d, i0, invSum, out); break;
+        default: accumulateTile<T, GN, 4, true>(p, ldp, kv, n, d, i0, invSum, out); break;
       }
     }
   }
@@ -249,21 +260,22 @@ float maxOf(const float* s, int n) {
   return _mm512_reduce_max_ps(m);
 }
 
+template <typename T>
 struct AttentionTiles {
   template <int GN>
   static void scores(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
-    scoresHeads<GN>(q, d, kv, n, scale, s, lds);
+    scoresHeads<GN, T>(q, d, kv, n, scale, s, lds);
   }
   template <int GN>
   static void accumulate(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
-    accumulateHeads<GN>(p, ldp, kv, n, d, invSum, out);
+    accumulateHeads<GN, T>(p, ldp, kv, n, d, invSum, out);
   }
   static float maxOf(const float* s, int n) { return lwb::maxOf(s, n); }
   static float expAndSum(float* s, int n, float max) { return lwb::expAndSum(s, n, max); }
 };
 
 void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
-  detail::attendRow<AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
+  detail::attendRowKv<AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
 }
 
 }  // namespace

@@ -82,17 +82,22 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
-void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
+// A cached K/V element as f32: T = float, or uint16_t holding bf16 (widened exactly).
+inline float kvValue(float x) { return x; }
+inline float kvValue(uint16_t x) { return bf16ToFloat(x); }
+
+template <typename T>
+void attendRowT(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
   const size_t lds = scoreStride(n);
   const int bs = kv.blockSize;
   for (int g = 0; g < G; ++g) {
     float* sg = scratch + size_t(g) * lds;
     const float* qg = q + size_t(g) * size_t(d);
     for (int j = 0; j < n; ++j) {
-      const float* kt = kv.k + size_t(kv.blockTable[j / bs]) * kv.kBlockStride + size_t(j % bs);
+      const T* kt = static_cast<const T*>(kv.k) + size_t(kv.blockTable[j / bs]) * kv.kBlockStride + size_t(j % bs);
       float acc = 0.0f;
       for (int i = 0; i < d; ++i) {
-        const float p = qg[i] * kt[size_t(i) * size_t(bs)];
+        const float p = qg[i] * kvValue(kt[size_t(i) * size_t(bs)]);
         acc = acc + p;
       }
       sg[j] = acc * scale;
@@ -102,10 +107,20 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
     const float invSum = 1.0f / expAndSum(sg, n, max);
     float* o = out + size_t(g) * size_t(d);
     std::fill(o, o + d, 0.0f);
-    for (int j = 0; j < n; ++j)
-      axpy(sg[j], kv.v + size_t(kv.blockTable[j / bs]) * kv.vBlockStride + size_t(j % bs) * kv.ldv, o, d);
+    for (int j = 0; j < n; ++j) {  // o += p_j · V_j, elementwise as axpy
+      const T* vj = static_cast<const T*>(kv.v) + size_t(kv.blockTable[j / bs]) * kv.vBlockStride + size_t(j % bs) * kv.ldv;
+      for (int i = 0; i < d; ++i) {
+        const float p = sg[j] * kvValue(vj[i]);
+        o[i] = o[i] + p;
+      }
+    }
     for (int i = 0; i < d; ++i) o[i] *= invSum;
   }
+}
+
+void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
+  if (kv.type == DType::BF16) attendRowT<uint16_t>(q, G, d, kv, n, scale, scratch, out);
+  else attendRowT<float>(q, G, d, kv, n, scale, scratch, out);
 }
 
 }  // namespace

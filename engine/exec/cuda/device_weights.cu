@@ -142,14 +142,7 @@ ModelShape validateModelDesc(const LwbCudaModelDesc& d) {
   return s;
 }
 
-int chooseActivationDType(const LwbCudaModelDesc& d) {
-  bool allF16 = d.embedTokens.dtype == LWB_CUDA_F16 && d.lmHead.dtype == LWB_CUDA_F16;
-  for (int i = 0; i < d.numHiddenLayers && allF16; ++i)
-    for (const LwbCudaTensor* t : {&d.layers[i].q, &d.layers[i].k, &d.layers[i].v, &d.layers[i].o,
-                                   &d.layers[i].gate, &d.layers[i].up, &d.layers[i].down})
-      allF16 = allF16 && t->dtype == LWB_CUDA_F16;
-  return allF16 ? LWB_CUDA_F16 : LWB_CUDA_BF16;
-}
+int chooseActivationDType(const LwbCudaModelDesc& d) { return lwbCudaActivationDType(d); }
 
 template <typename T>
 void uploadWeights(const LwbCudaModelDesc& d, const ModelShape& s, DeviceWeights<T>& w, cudaStream_t stream) {

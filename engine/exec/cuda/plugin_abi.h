@@ -11,6 +11,7 @@
 // instead of calling into a mismatched layout.
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,18 @@ typedef int (*LwbCudaPeaksFn)(int deviceIndex, double* copyGBs, double* bf16Tflo
 typedef int (*LwbCudaTestKernelFn)(const LwbCudaKernelTest* test, char* error, size_t errorSize);
 
 }  // extern "C"
+
+// The dtype the plugin computes in (and keeps its KV cache in): f16 when every weight
+// matrix is F16, else bf16. Here so that the loader checks kv_cache_dtype against it
+// before the weights are uploaded (lwb::checkCudaKvCacheDtype).
+inline int lwbCudaActivationDType(const LwbCudaModelDesc& d) {
+  bool allF16 = d.embedTokens.dtype == LWB_CUDA_F16 && d.lmHead.dtype == LWB_CUDA_F16;
+  for (int i = 0; i < d.numHiddenLayers && allF16; ++i)
+    for (const LwbCudaTensor* t : {&d.layers[i].q, &d.layers[i].k, &d.layers[i].v, &d.layers[i].o,
+                                   &d.layers[i].gate, &d.layers[i].up, &d.layers[i].down})
+      allF16 = allF16 && t->dtype == LWB_CUDA_F16;
+  return allF16 ? LWB_CUDA_F16 : LWB_CUDA_BF16;
+}
 
 // Everything that crosses the boundary, folded into one FNV-1a hash: the sizes and
 // field offsets of the C structs above, the sizes of the C++ types the Executor passes

@@ -1,0 +1,175 @@
+// AVX2 + FMA attention tiles (W = 8) behind avx2Kernels().attendRow, for an f32 or a bf16
+// KV cache (the bf16 elements are widened to f32 on load; the arithmetic is the f32
+// path's). Standard headers come before the target pragma so that no inline library
+// code is emitted with AVX2 instructions for use elsewhere.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "engine/exec/cpu/kernels.h"
+
+#if defined(__x86_64__)
+#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
+#else
+#pragma GCC push_options
+// GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC target("avx2,fma,f16c")
+#endif
+#include <immintrin.h>
+
+#include "engine/exec/cpu/attend_row.h"
+
+namespace lwb {
+namespace {
+
+constexpr int kW = 8;
+
+inline __m256i laneMask(int n) {  // lanes < n
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Keeps a loaded vector in a register: GCC otherwise folds a load that feeds several FMAs
+// into each of them, and the loop becomes bound by loads instead of FMAs.
+inline void inRegister(__m256& v) { asm("" : "+v"(v)); }
+
+inline __m256 widenBf16(__m128i h) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)); }
+
+// 8 KV elements from p (f32, or bf16 widened exactly), of which the first `live` (lanes
+// set in m) are read when Masked; the others are zero. Masked loads only where a vector
+// is partial: GCC keeps the accumulators of a loop with mask-load builtins in memory.
+template <bool Masked, typename T>
+inline __m256 load(const T* p, __m256i m, int live) {
+  if constexpr (std::is_same_v<T, float>) {
+    if constexpr (Masked) return _mm256_maskload_ps(p, m);
+    else return _mm256_loadu_ps(p);
+  } else if constexpr (Masked) {  // AVX2 has no 16-bit masked load
+    alignas(16) uint16_t buf[kW] = {};
+    std::memcpy(buf, p, size_t(live) * sizeof(uint16_t));
+    return widenBf16(_mm_load_si128(reinterpret_cast<const __m128i*>(buf)));
+  } else {
+    return widenBf16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+}
+
+// GN heads × 8 keys (one chunk inside a block, `m` its `live` lanes): two FMA chains per
+// head (i < d/2, i >= d/2), see kernels.h.
+template <typename T, int GN, bool Masked>
+void scoresTile(const float* q, int d, const T* kt, size_t ldk, __m256i m, int live, float scale, float* s, size_t lds) {
+  const int h = d / 2;
+  __m256 acc[GN][2];
+  for (int g = 0; g < GN; ++g) acc[g][0] = acc[g][1] = _mm256_setzero_ps();
+  for (int i = 0; i < h; ++i) {
+    __m256 k0 = load<Masked>(kt + size_t(i) * ldk, m, live), k1 = load<Masked>(kt + size_t(i + h) * ldk, m, live);
+    if constexpr (GN > 1) inRegister(k0), inRegister(k1);
+    for (int g = 0; g < GN; ++g) {
+      acc[g][0] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + g * d + i), k0, acc[g][0]);
+      acc[g][1] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + g * d + i + h), k1, acc[g][1]);
+    }
+  }
+  if (d % 2) {
+    const __m256 k1 = load<Masked>(kt + size_t(d - 1) * ldk, m, live);
+    for (int g = 0; g < GN; ++g) acc[g][1] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + g * d + d - 1), k1, acc[g][1]);
+  }
+  for (int g = 0; g < GN; ++g)
+    _mm256_maskstore_ps(s + size_t(g) * lds, m, _mm256_mul_ps(_mm256_add_ps(acc[g][0], acc[g][1]), _mm256_set1_ps(scale)));
+}
+
+template <int GN, typename T>
+void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
+  const int bs = kv.blockSize;
+  for (int b = 0, j0 = 0; j0 < n; ++b, j0 += bs) {
+    const T* kt = static_cast<const T*>(kv.k) + size_t(kv.blockTable[b]) * kv.kBlockStride;
+    for (int o = 0; o < bs && j0 + o < n; o += kW) {
+      const int live = std::min(bs - o, n - j0 - o);
+      if (live >= kW) scoresTile<T, GN, false>(q, d, kt + o, size_t(bs), laneMask(kW), kW, scale, s + j0 + o, lds);
+      else scoresTile<T, GN, true>(q, d, kt + o, size_t(bs), laneMask(live), live, scale, s + j0 + o, lds);
+    }
+  }
+}
+
+// GN heads × NV·8 output dims from i0: Σ_j p[g][j] · V_j, sequential over j, held in
+// registers across blocks, then times invSum[g]. Masked loads only when d ends inside a
+// vector.
+template <typename T, int GN, int NV, bool Masked>
+void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d, int i0, const float* invSum,
+                    float* out) {
+  __m256i m[NV];
+  int live[NV];
+  for (int t = 0; t < NV; ++t) live[t] = std::min(kW, d - i0 - t * kW), m[t] = laneMask(live[t]);
+  __m256 acc[GN][NV];
+  for (int g = 0; g < GN; ++g)
+    for (int t = 0; t < NV; ++t) acc[g][t] = _mm256_setzero_ps();
+  detail::PagedRows<T> rows(kv, i0);
+  for (int j = 0; j < n; ++j) {
+    const T* vrow = rows.next();
+    __m256 v[NV];
+    for (int t = 0; t < NV; ++t) {
+      v[t] = load<Masked>(vrow + t * kW, m[t], live[t]);
+      if constexpr (GN > 1) inRegister(v[t]);
+    }
+    for (int g = 0; g < GN; ++g) {
+      const __m256 pg = _mm256_broadcast_ss(p + size_t(g) * ldp + size_t(j));
+      for (int t = 0; t < NV; ++t) acc[g][t] = _mm256_fmadd_ps(pg, v[t], acc[g][t]);
+    }
+  }
+  for (int g = 0; g < GN; ++g)
+    for (int t = 0; t < NV; ++t)
+      _mm256_maskstore_ps(out + size_t(g) * size_t(d) + size_t(i0 + t * kW), m[t],
+                          _mm256_mul_ps(acc[g][t], _mm256_set1_ps(invSum[g])));
+}
+
+template <int GN, typename T>
+void accumulateHeads(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
+  for (int i0 = 0; i0 < d; i0 += 2 * kW) {
+    const bool full = (d - i0) % kW == 0 || d - i0 > 2 * kW;
+    if (d - i0 > kW) {
+      if (full) accumulateTile<T, GN, 2, false>(p, ldp, kv, n, d, i0, invSum, out);
+      else accumulateTile<T, GN, 2, true>(p, ldp, kv, n, d, i0, invSum, out);
+    } else {
+      if (full) accumulateTile<T, GN, 1, false>(p, ldp, kv, n, d, i0, invSum, out);
+      else accumulateTile<T, GN, 1, true>(p, ldp, kv, n, d, i0, invSum, out);
+    }
+  }
+}
+
+float maxOf(const float* s, int n) {
+  float m = s[0];
+  for (int j = 1; j < n; ++j) m = s[j] > m ? s[j] : m;
+  return m;
+}
+
+template <typename T>
+struct AttentionTiles {
+  template <int GN>
+  static void scores(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
+    scoresHeads<GN, T>(q, d, kv, n, scale, s, lds);
+  }
+  template <int GN>
+  static void accumulate(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
+    accumulateHeads<GN, T>(p, ldp, kv, n, d, invSum, out);
+  }
+  static float maxOf(const float* s, int n) { return lwb::maxOf(s, n); }
+  // The AVX2 table's own expAndSum (kernels_avx2.cpp), as before the split.
+  static float expAndSum(float* s, int n, float max) { return avx2Kernels().expAndSum(s, n, max); }
+};
+
+}  // namespace
+
+void avx2AttendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
+  detail::attendRowKv<AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
+}
+
+}  // namespace lwb
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+#endif
+
+#endif
