@@ -17,13 +17,20 @@ inline float weightAt(const void* base, size_t i) {
   else return f16ToFloat(static_cast<const uint16_t*>(base)[i]);
 }
 
+// Element (k, j) of a panel (layout in kernels.h: BF16 in k pairs).
+template <DType D>
+inline size_t panelIndex(size_t k, int j) {
+  if constexpr (D == DType::BF16) return k / 2 * 2 * kPanel + 2 * size_t(j) + k % 2;
+  else return k * kPanel + size_t(j);
+}
+
 // One panel at a time over the block's rows (the panel stays in L1/L2): 16 running sums
 // per row, each updated in k order (the j loop may be vectorised; it stays elementwise).
 template <DType D>
 void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const size_t K = size_t(a.K);
   for (int c = col0; c < col0 + numCols; c += kPanel) {
-    const size_t panel = size_t(c / kPanel) * K * kPanel;
+    const size_t panel = size_t(c / kPanel) * size_t(packedK(D, a.K)) * kPanel;
     const int width = col0 + numCols - c < kPanel ? col0 + numCols - c : kPanel;
     for (int r = row0; r < row0 + numRows; ++r) {
       const float* x = a.x + size_t(r) * a.ldx;
@@ -31,7 +38,7 @@ void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols)
       for (size_t k = 0; k < K; ++k) {
         const float xk = x[k];
         for (int j = 0; j < kPanel; ++j) {
-          const float p = xk * weightAt<D>(a.w, panel + k * kPanel + size_t(j));
+          const float p = xk * weightAt<D>(a.w, panel + panelIndex<D>(k, j));
           acc[j] = acc[j] + p;
         }
       }
