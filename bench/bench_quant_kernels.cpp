@@ -133,7 +133,7 @@ void gemm16(ThreadPool& one, Isa isa, DType dtype) {
   const void* data = dtype == DType::F32 ? static_cast<const void*>(wf.data()) : w16.data();
   const PackedMatrix w = packMatrix(one, {data, dtype, N, K});
   std::printf("%-8s %-5s GEMM K %d N %d:", isaName(isa), dtypeName(dtype).data(), K, N);
-  for (int rows : {1, 8, 16, 64}) {
+  for (int rows : {1, 8, 16, 32, 64}) {
     const int iters = std::max(2, 64 / rows);
     const double t = bestSeconds([&] {
       for (int it = 0; it < iters; ++it) gemm(one, cpuKernels(isa), x.data(), K, rows, {{&w, y.data(), N}});
