@@ -1,7 +1,9 @@
 // Quantized dot-product kernels alone, weights resident in L2, one core: for each ISA
 // and each GGUF weight type, the decode dot's weight bytes per second (a decode at the
 // measured DRAM bandwidth needs the kernel to consume weights at least that fast per
-// core) and the prefill tile's multiply-adds per second. Never part of the test suite.
+// core) and the prefill tile's multiply-adds per second. Also the unquantized GEMM
+// (F32, F16, BF16 panels) on one core at decode batch sizes, weights in L3. Never part of
+// the test suite.
 //   bench_quant_kernels
 #include <algorithm>
 #include <ctime>
@@ -10,7 +12,9 @@
 #include <vector>
 
 #include "engine/common/dtype.h"
+#include "engine/exec/cpu/gemm.h"
 #include "engine/exec/cpu/quant_kernels.h"
+#include "engine/exec/cpu/thread_pool.h"
 #include "engine/model/quant.h"
 
 using namespace lwb;
@@ -114,6 +118,31 @@ void print(const char* isa, const char* type, const Row& r) {
               r.dotGBs, kQuantRowCols, r.rowsGBs, r.dims.rows, r.dims.cols, r.tileGmacs);
 }
 
+// gemm() of K 1024 × N 4096 weights (8 MiB in 16 bits: past L2, in L3) on the calling
+// thread alone, GFLOP/s for each row count: the decode tiles' rate without the memory
+// bandwidth or the rest of a decode step.
+void gemm16(ThreadPool& one, Isa isa, DType dtype) {
+  constexpr int K = 1024, N = 4096;
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> wf(size_t(N) * K), x(size_t(64) * K), y(size_t(64) * N);
+  for (float& v : wf) v = dist(rng);
+  for (float& v : x) v = dist(rng);
+  std::vector<uint16_t> w16(wf.size());
+  for (size_t i = 0; i < wf.size(); ++i) w16[i] = dtype == DType::BF16 ? floatToBf16(wf[i]) : floatToF16(wf[i]);
+  const void* data = dtype == DType::F32 ? static_cast<const void*>(wf.data()) : w16.data();
+  const PackedMatrix w = packMatrix(one, {data, dtype, N, K});
+  std::printf("%-8s %-5s GEMM K %d N %d:", isaName(isa), dtypeName(dtype).data(), K, N);
+  for (int rows : {1, 8, 16, 32, 64}) {
+    const int iters = std::max(2, 64 / rows);
+    const double t = bestSeconds([&] {
+      for (int it = 0; it < iters; ++it) gemm(one, cpuKernels(isa), x.data(), K, rows, {{&w, y.data(), N}});
+    });
+    std::printf("  %2d rows %6.1f", rows, 2.0 * iters * rows * double(K) * N / t / 1e9);
+  }
+  std::printf(" GFLOP/s\n");
+}
+
 }  // namespace
 
 int main() {
@@ -130,5 +159,8 @@ int main() {
     print(name, "Q5_K", measure(GgmlType::Q5_K, GgmlType::Q8_K, qk.dotQ5_K, qk.tileQ5_K, qk.rowsQ5_K));
     print(name, "Q6_K", measure(GgmlType::Q6_K, GgmlType::Q8_K, qk.dotQ6_K, qk.tileQ6_K, qk.rowsQ6_K));
   }
+  ThreadPool one(1);
+  for (Isa isa : supportedIsas())
+    for (DType dtype : {DType::F32, DType::F16, DType::BF16}) gemm16(one, isa, dtype);
   return 0;
 }

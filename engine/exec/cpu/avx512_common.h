@@ -33,15 +33,29 @@ namespace lwb::avx512 {
 constexpr int kW = 16;
 static_assert(kPanel == kW, "one zmm register per packed panel row");
 
+// 16 weights of one packed panel row, as f32 (F32 and F16 panels; BF16 ones hold k pairs).
 template <DType D>
 inline __m512 loadW(const void* base, size_t i) {
+  static_assert(D != DType::BF16, "bf16 panels hold k pairs: loadPairLow, loadPairHigh");
   if constexpr (D == DType::F32) {
     return _mm512_load_ps(static_cast<const float*>(base) + i);
   } else {
     const __m256i h = _mm256_load_si256(reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(base) + i));
-    if constexpr (D == DType::BF16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-    else return _mm512_cvtph_ps(h);
+    return _mm512_cvtph_ps(h);
   }
+}
+
+// A bf16 k pair of 16 columns at element i of a panel (layout in kernels.h): lane j holds
+// W[j, k] in its low half and W[j, k + 1] in its high half. Converting it is exact: w_k is
+// the lane shifted up 16 bits (a shift that loads), w_k+1 the lane with its low half
+// zeroed, which a masked load does without an ALU uop or a zmm register for the mask: one
+// uop on the FMA ports per 32 weights instead of a zero-extension and a shift per 16.
+inline __m512 loadPairLow(const void* base, size_t i) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_load_si512(static_cast<const uint16_t*>(base) + i), 16));
+}
+inline __m512 loadPairHigh(const void* base, size_t i) {
+  const __m512i v = _mm512_load_si512(static_cast<const uint16_t*>(base) + i);
+  return _mm512_castsi512_ps(_mm512_maskz_mov_epi16(__mmask32(0xaaaaaaaau), v));
 }
 
 // Fixed order: 16 → 8 → 4 → 2 → 1 lanes, adding the upper half to the lower.

@@ -66,19 +66,33 @@ void packPanel(const WeightMatrix& w, int p, E* out) {
   }
 }
 
+// BF16 panel p in k pairs (kernels.h): W[16p + j, k] at (k / 2) * 32 + 2j + k % 2 of the
+// panel; the pad half of an odd K's last pair stays zero.
+void packPanelPairs(const WeightMatrix& w, int p, uint16_t* out) {
+  const uint16_t* src = static_cast<const uint16_t*>(w.data);
+  const size_t K = size_t(w.cols);
+  uint16_t* panel = out + size_t(p) * size_t(packedK(DType::BF16, w.cols)) * kPanel;
+  const int n0 = p * kPanel, width = std::min(kPanel, w.rows - n0);
+  for (int j = 0; j < width; ++j) {
+    const uint16_t* row = src + size_t(n0 + j) * K;
+    for (size_t k = 0; k < K; ++k) panel[k / 2 * 2 * kPanel + 2 * size_t(j) + k % 2] = row[k];
+  }
+}
+
 }  // namespace
 
 PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w) {
   check(w.rows > 0 && w.cols > 0, "packMatrix: empty weight matrix");
   const int numPanels = (w.rows + kPanel - 1) / kPanel;
   const size_t elemSize = dtypeSize(w.dtype);
-  const size_t bytes = size_t(numPanels) * size_t(w.cols) * kPanel * elemSize;
+  const size_t bytes = size_t(numPanels) * size_t(packedK(w.dtype, w.cols)) * kPanel * elemSize;
   PackedMatrix m;
   m.storage_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
   check(m.storage_ != nullptr, "packMatrix: out of memory for " + std::to_string(bytes) + " bytes");
-  std::memset(m.storage_.get(), 0, bytes);  // the padding columns of the last panel
+  std::memset(m.storage_.get(), 0, bytes);  // the padding columns of the last panel, bf16's pad half
   pool.parallelFor(numPanels, [&](int p, int) {
     if (elemSize == 4) packPanel(w, p, reinterpret_cast<uint32_t*>(m.storage_.get()));
+    else if (w.dtype == DType::BF16) packPanelPairs(w, p, reinterpret_cast<uint16_t*>(m.storage_.get()));
     else packPanel(w, p, reinterpret_cast<uint16_t*>(m.storage_.get()));
   });
   m.dtype_ = w.dtype;

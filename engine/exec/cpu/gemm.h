@@ -27,7 +27,9 @@ struct WeightMatrix {
 WeightMatrix weightMatrix(const TensorView& view);
 
 // A weight matrix repacked once into K-major panels of kPanel columns, in its own dtype
-// (layout in kernels.h, GemmArgs): a tile streams one contiguous block per panel.
+// (layout in kernels.h, GemmArgs): a tile streams one contiguous block per panel. BF16
+// panels hold k pairs (a 32-bit lane = one column's k and k + 1, K padded to even with a
+// zero), so that a tile converts 32 weights with one shift and one mask.
 // Or, when quantized (gemm_quant.h), its rows as ggml blocks, row after row.
 class PackedMatrix {
  public:

@@ -24,6 +24,7 @@ constexpr int kDecodePanels = 8;  // one row: 8 independent FMA chains, 8 panel 
 // K block of the multi-row path: its converted panels (4 × 128 × 16 floats, 32 KiB) stay in
 // the 48 KiB L1 while every row tile reads them (256 measured 2-3 % slower).
 constexpr int kKBlock = 128;
+static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pairs");
 constexpr int kFewRows = 16;      // up to here, converting panels to f32 scratch first does not pay
 // How far ahead a tile that streams its panels from L3 or memory prefetches them into L2.
 // The hardware prefetchers stop at every 4 KiB page and ramp up again; a panel of K 1024 in
@@ -31,7 +32,7 @@ constexpr int kFewRows = 16;      // up to here, converting panels to f32 scratc
 constexpr size_t kPrefetchBytes = 1024;
 
 // One register tile of R rows × C panels over kn steps of k. x points at (row 0, first k),
-// w at (panel 0, first k) with panels `stride` elements apart, y at (row 0, panel 0's first
+// w at (panel 0, first k; even for BF16) with panels `stride` elements apart, y at (row 0, panel 0's first
 // column). The accumulators start at zero (`first`) or continue from y; the last panel
 // stores only `lastMask`'s columns. When pf is set, the tile also prefetches into L2 C
 // regions of weights pfStride bytes apart from pf, a line of each every pfMask + 1 k steps
@@ -58,31 +59,64 @@ void setPrefetch(TileArgs& t, const void* pf, size_t panelStride) {
   t.pfMask = D == DType::F32 ? 0 : 1;
 }
 
+// acc[r][c] += x[r * ldx + k] · wv[c], rows outer (one broadcast each). A macro, not a
+// function taking acc by reference: that made GCC keep the accumulators in memory and
+// store them every k step.
+#define LWB_FMA_ROWS(k)                                                            \
+  for (int r = 0; r < R; ++r) {                                                    \
+    const __m512 xv = _mm512_set1_ps(t.x[size_t(r) * t.ldx + size_t(k)]);         \
+    for (int c = 0; c < C; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]); \
+  }
+
 // Pf: whether the tile prefetches (a separate instantiation, so the tiles that do not keep
 // a loop without the test).
+//
+// F32/F16 panels: one panel row per k. BF16 panels: a k pair per step, every accumulator
+// gets its k FMA, then its k + 1 FMA, the same chain as one k per step (an odd K's last k
+// alone; tiles start at even k). Each half loads the pair itself, the second load from L1:
+// wHi is the same address, laundered so that GCC does not load it once into a register
+// held across the k FMAs (and mask that register), one a 6 × 4 tile (24 accumulators) does
+// not have. A line of each panel per step is prefetched (64 bytes per pair, as per two k
+// of 16-bit weights before).
 template <DType D, int R, int C, bool Pf>
 void tile(const TileArgs& t) {
-  const float* x = t.x;
-  const size_t ldx = t.ldx, stride = t.stride;
   __m512 acc[R][C];
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c)
       acc[r][c] = t.first ? _mm512_setzero_ps()
                           : _mm512_maskz_loadu_ps(c == C - 1 ? t.lastMask : 0xffff, t.y + size_t(r) * t.ldy + size_t(c) * kW);
-  for (int k = 0; k < t.kn; ++k) {
-    if (Pf && (k & t.pfMask) == 0)
-      for (int c = 0; c < C; ++c) _mm_prefetch(t.pf + size_t(c) * t.pfStride + ((size_t(k) * 64) >> t.pfMask), _MM_HINT_T1);
-    __m512 wv[C];
-    for (int c = 0; c < C; ++c) wv[c] = loadW<D>(t.w, size_t(c) * stride + size_t(k) * kW);
-    for (int r = 0; r < R; ++r) {
-      const __m512 xv = _mm512_set1_ps(x[size_t(r) * ldx + size_t(k)]);
-      for (int c = 0; c < C; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);
+  if constexpr (D == DType::BF16) {
+    const void* wHi = t.w;
+    asm("" : "+r"(wHi));
+    int k = 0;
+    for (; k + 1 < t.kn; k += 2) {
+      if (Pf)
+        for (int c = 0; c < C; ++c) _mm_prefetch(t.pf + size_t(c) * t.pfStride + size_t(k) * 32, _MM_HINT_T1);
+      __m512 wv[C];
+      for (int c = 0; c < C; ++c) wv[c] = loadPairLow(t.w, size_t(c) * t.stride + size_t(k) * kW);
+      LWB_FMA_ROWS(k)
+      for (int c = 0; c < C; ++c) wv[c] = loadPairHigh(wHi, size_t(c) * t.stride + size_t(k) * kW);
+      LWB_FMA_ROWS(k + 1)
+    }
+    if (k < t.kn) {
+      __m512 wv[C];
+      for (int c = 0; c < C; ++c) wv[c] = loadPairLow(t.w, size_t(c) * t.stride + size_t(k) * kW);
+      LWB_FMA_ROWS(k)
+    }
+  } else {
+    for (int k = 0; k < t.kn; ++k) {
+      if (Pf && (k & t.pfMask) == 0)
+        for (int c = 0; c < C; ++c) _mm_prefetch(t.pf + size_t(c) * t.pfStride + ((size_t(k) * 64) >> t.pfMask), _MM_HINT_T1);
+      __m512 wv[C];
+      for (int c = 0; c < C; ++c) wv[c] = loadW<D>(t.w, size_t(c) * t.stride + size_t(k) * kW);
+      LWB_FMA_ROWS(k)
     }
   }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c)
       _mm512_mask_storeu_ps(t.y + size_t(r) * t.ldy + size_t(c) * kW, c == C - 1 ? t.lastMask : 0xffff, acc[r][c]);
 }
+#undef LWB_FMA_ROWS
 
 using TileFn = void (*)(const TileArgs&);
 
@@ -152,7 +186,7 @@ void forRowTiles(int row0, int numRows, int maxRows, Fn&& fn) {
 
 template <DType D>
 const void* panelAt(const GemmArgs& a, int col, int k) {
-  return static_cast<const char*>(a.w) + (size_t(col / kW) * size_t(a.K) + size_t(k)) * kW * dtypeSize(D);
+  return static_cast<const char*>(a.w) + (size_t(col / kW) * size_t(packedK(D, a.K)) + size_t(k)) * kW * dtypeSize(D);
 }
 
 // Where the tall tiles measured faster (a bf16 GEMM of K 1024, N 4096 on one core): rows
@@ -174,7 +208,7 @@ void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const bool tall = useTallTiles(numRows);
   const int maxPanels = numRows == 1 ? kDecodePanels : tall ? kTallPanels : kPanelTile;
   const int maxRows = tall ? kTallRows : kRowTile;
-  const size_t stride = size_t(a.K) * kW;
+  const size_t stride = size_t(packedK(D, a.K)) * kW;
   const int colEnd = col0 + numCols;
   forPanelGroups(col0, colEnd, maxPanels, [&](int c, int np) {
     const void* w = panelAt<D>(a, c, 0);
@@ -187,6 +221,20 @@ void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   });
 }
 
+// kn rows of k of a 16-bit panel from element i of w, as f32 rows of 16 into out. BF16 k
+// pairs: K blocks start at even k, and an odd kn's pad row (zero) stays inside the block.
+template <DType D>
+void convertBlock(const void* w, size_t i, int kn, float* out) {
+  if constexpr (D == DType::BF16) {
+    for (int k = 0; k < kn; k += 2) {
+      _mm512_store_ps(out + size_t(k) * kW, loadPairLow(w, i + size_t(k) * kW));
+      _mm512_store_ps(out + size_t(k + 1) * kW, loadPairHigh(w, i + size_t(k) * kW));
+    }
+  } else {
+    for (int k = 0; k < kn; ++k) _mm512_store_ps(out + size_t(k) * kW, loadW<D>(w, i + size_t(k) * kW));
+  }
+}
+
 // Many rows: per panel group and K block, the panels converted to f32 once (thread-local
 // scratch, the same values), then every row tile runs over them, continuing the sums in y.
 // The first row tile prefetches the next block's panels, so that the memory streams while
@@ -194,7 +242,7 @@ void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
 template <DType D>
 void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   alignas(64) static thread_local float scratch[size_t(kPanelTile) * kKBlock * kW];
-  const size_t stride = size_t(a.K) * kW;
+  const size_t stride = size_t(packedK(D, a.K)) * kW;
   const int colEnd = col0 + numCols;
   forPanelGroups(col0, colEnd, kPanelTile, [&](int c, int np) {
     const __mmask16 mask = maskOf(colEnd, c, np);
@@ -206,9 +254,7 @@ void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
                                                 : nullptr;
       size_t wStride = stride;
       if constexpr (D != DType::F32) {
-        for (int p = 0; p < np; ++p)
-          for (int k = 0; k < kn; ++k)
-            _mm512_store_ps(&scratch[(size_t(p) * kKBlock + size_t(k)) * kW], loadW<D>(w, size_t(p) * stride + size_t(k) * kW));
+        for (int p = 0; p < np; ++p) convertBlock<D>(w, size_t(p) * stride, kn, &scratch[size_t(p) * kKBlock * kW]);
         w = scratch;
         wStride = size_t(kKBlock) * kW;
       }

@@ -25,17 +25,25 @@ namespace lwb {
 constexpr int kPanel = 16;
 
 // y[t, n] = sum_k x[t, k] * W[n, k], weights packed in their file dtype: panel p holds
-// W[16p + j, k] at element (p * K + k) * 16 + j, zero past N.
+// W[16p + j, k] at element (p * K + k) * 16 + j (F32, F16), zero past N.
+// BF16 is packed in k pairs, so that one 32-bit lane holds two consecutive k of a column
+// and a shift (k) or a mask (k + 1) turns it into f32, exactly: element (k, j) at
+// (p * Kp + k / 2) * 32 + 2 * j + k % 2 with Kp = ceil(K / 2), the pad half of an odd K's
+// last pair zero. Panels are packedK(wtype, K) * 16 elements apart (K rounded up to even
+// for BF16), and an even k's pair starts at element (p * packedK + k) * 16 in both layouts.
 struct GemmArgs {
   const float* x = nullptr;  // [T, ldx], first K columns used
   size_t ldx = 0;
-  const void* w = nullptr;   // packed panels, ceil(N / 16) * K * 16 elements
+  const void* w = nullptr;   // packed panels, ceil(N / 16) * packedK(wtype, K) * 16 elements
   DType wtype = DType::F32;
   float* y = nullptr;        // [T, ldy], first N columns written
   size_t ldy = 0;
   int K = 0;
   int N = 0;
 };
+
+// Rows of k per packed panel: K, or K rounded up to even for BF16's k pairs.
+constexpr int packedK(DType wtype, int K) { return wtype == DType::BF16 ? (K + 1) / 2 * 2 : K; }
 
 // One KV head of one sequence in the paged cache: position j lives in block
 // blockTable[j / blockSize], slot j % blockSize; that block's K is the [d, blockSize]

@@ -1,4 +1,4 @@
-// AVX2 + FMA + F16C kernels (W = 8); attention is in kernels_attention_avx2.cpp. Standard headers come before the target pragma so
+// AVX2 + FMA + F16C kernels (W = 8); the GEMM is in gemm_avx2.cpp, attention in kernels_attention_avx2.cpp. Standard headers come before the target pragma so
 // that no inline library code is emitted with AVX2 instructions for use elsewhere.
 #include <algorithm>
 #include <cstdint>
@@ -20,14 +20,14 @@
 #include <immintrin.h>
 
 namespace lwb {
+namespace avx2 {
+// The GEMM tiles (gemm_avx2.cpp): CpuKernels::gemmBlock.
+void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols);
+}  // namespace avx2
+
 namespace {
 
 constexpr int kW = 8;
-constexpr int kV = kPanel / kW;   // vectors per packed panel row
-constexpr int kRowTile = 6;       // register tile: 6 rows × 1 panel = 12 accumulators
-constexpr int kDecodePanels = 4;  // one row: 8 independent FMA chains
-constexpr int kKBlock = 256;      // K block of the multi-row path: converted panels stay in L1/L2
-constexpr int kFewRows = 16;      // up to here, converting panels to f32 scratch first does not pay
 
 template <DType D>
 inline __m256 loadW(const void* base, size_t i) {
@@ -57,113 +57,6 @@ inline float hsum(__m256 v) {
   const __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
   const __m128 d = _mm_add_ss(c, _mm_movehdup_ps(c));
   return _mm_cvtss_f32(d);
-}
-
-// Lane masks (all bits set = lane used) of a panel's two vectors for `width` columns.
-struct PanelMask {
-  __m256i m[kV];
-};
-inline PanelMask panelMask(int width) {
-  PanelMask pm;
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  for (int v = 0; v < kV; ++v) pm.m[v] = _mm256_cmpgt_epi32(_mm256_set1_epi32(width - v * kW), lane);
-  return pm;
-}
-
-// One register tile of R rows × C panels over kn steps of k (see kernels_avx512.cpp's
-// tile): accumulators from zero (`first`) or from y; the last panel masked by `last`.
-template <DType D, int R, int C>
-void tile(const float* x, size_t ldx, const void* w, size_t stride, float* y, size_t ldy, int kn, bool first,
-          const PanelMask& last) {
-  const __m256i all = _mm256_set1_epi32(-1);
-  __m256 acc[R][C][kV];
-  for (int r = 0; r < R; ++r)
-    for (int c = 0; c < C; ++c)
-      for (int v = 0; v < kV; ++v)
-        acc[r][c][v] = first ? _mm256_setzero_ps()
-                             : _mm256_maskload_ps(y + size_t(r) * ldy + size_t(c) * kPanel + size_t(v) * kW, c == C - 1 ? last.m[v] : all);
-  for (int k = 0; k < kn; ++k) {
-    __m256 wv[C][kV];
-    for (int c = 0; c < C; ++c)
-      for (int v = 0; v < kV; ++v) wv[c][v] = loadW<D>(w, size_t(c) * stride + size_t(k) * kPanel + size_t(v) * kW);
-    for (int r = 0; r < R; ++r) {
-      const __m256 xv = _mm256_broadcast_ss(x + size_t(r) * ldx + size_t(k));
-      for (int c = 0; c < C; ++c)
-        for (int v = 0; v < kV; ++v) acc[r][c][v] = _mm256_fmadd_ps(xv, wv[c][v], acc[r][c][v]);
-    }
-  }
-  for (int r = 0; r < R; ++r)
-    for (int c = 0; c < C; ++c)
-      for (int v = 0; v < kV; ++v)
-        _mm256_maskstore_ps(y + size_t(r) * ldy + size_t(c) * kPanel + size_t(v) * kW, c == C - 1 ? last.m[v] : all, acc[r][c][v]);
-}
-
-using TileFn = void (*)(const float*, size_t, const void*, size_t, float*, size_t, int, bool, const PanelMask&);
-
-template <DType D>
-TileFn tileFn(int R, int C) {
-  static constexpr TileFn one[kDecodePanels] = {&tile<D, 1, 1>, &tile<D, 1, 2>, &tile<D, 1, 3>, &tile<D, 1, 4>};
-  static constexpr TileFn many[kRowTile - 1] = {&tile<D, 2, 1>, &tile<D, 3, 1>, &tile<D, 4, 1>, &tile<D, 5, 1>, &tile<D, 6, 1>};
-  return R == 1 ? one[C - 1] : many[R - 2];
-}
-
-inline int lastWidth(int colEnd, int c0, int numPanels) { return colEnd - (c0 + (numPanels - 1) * kPanel); }
-
-// Few rows (decode batches): per panel (group), every row tile over all of K with the
-// weights converted inline.
-template <DType D>
-void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  const size_t stride = size_t(a.K) * kPanel;
-  const int groupPanels = numRows == 1 ? kDecodePanels : 1;
-  const int colEnd = col0 + numCols;
-  for (int c = col0; c < colEnd; c += groupPanels * kPanel) {
-    const int np = std::min(groupPanels, (colEnd - c + kPanel - 1) / kPanel);
-    const void* w = static_cast<const char*>(a.w) + size_t(c / kPanel) * stride * dtypeSize(D);
-    const PanelMask mask = panelMask(lastWidth(colEnd, c, np));
-    for (int r = row0; r < row0 + numRows; r += kRowTile) {
-      const int nr = std::min(kRowTile, row0 + numRows - r);
-      tileFn<D>(nr, np)(a.x + size_t(r) * a.ldx, a.ldx, w, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, a.K, true, mask);
-    }
-  }
-}
-
-// Many rows: per panel and K block, the panel converted to f32 once (thread-local scratch,
-// the same values), then every row tile runs over it, continuing the sums in y.
-template <DType D>
-void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  alignas(32) static thread_local float scratch[size_t(kKBlock) * kPanel];
-  const size_t stride = size_t(a.K) * kPanel;
-  const int colEnd = col0 + numCols;
-  for (int c = col0; c < colEnd; c += kPanel) {
-    const PanelMask mask = panelMask(lastWidth(colEnd, c, 1));
-    for (int k0 = 0; k0 < a.K; k0 += kKBlock) {
-      const int kn = std::min(kKBlock, a.K - k0);
-      const void* w = static_cast<const char*>(a.w) + (size_t(c / kPanel) * stride + size_t(k0) * kPanel) * dtypeSize(D);
-      if constexpr (D != DType::F32) {
-        for (int i = 0; i < kn * kPanel; i += kW) _mm256_store_ps(&scratch[i], loadW<D>(w, size_t(i)));
-        w = scratch;
-      }
-      for (int r = 0; r < numRows; r += kRowTile) {
-        const int nr = std::min(kRowTile, numRows - r);
-        tileFn<DType::F32>(nr, 1)(a.x + size_t(row0 + r) * a.ldx + size_t(k0), a.ldx, w, stride, a.y + size_t(row0 + r) * a.ldy + size_t(c),
-                                  a.ldy, kn, k0 == 0, mask);
-      }
-    }
-  }
-}
-
-template <DType D>
-void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  if (numRows <= kFewRows) fewRows<D>(a, row0, numRows, col0, numCols);
-  else manyRows<D>(a, row0, numRows, col0, numCols);
-}
-
-void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  switch (a.wtype) {
-    case DType::F32: gemmBlockT<DType::F32>(a, row0, numRows, col0, numCols); break;
-    case DType::F16: gemmBlockT<DType::F16>(a, row0, numRows, col0, numCols); break;
-    case DType::BF16: gemmBlockT<DType::BF16>(a, row0, numRows, col0, numCols); break;
-  }
 }
 
 float dot(const float* a, const float* b, int n) {
@@ -247,7 +140,7 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
 }  // namespace
 
 const CpuKernels& avx2Kernels() {
-  static const CpuKernels k{Isa::Avx2, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &avx2AttendRow};
+  static const CpuKernels k{Isa::Avx2, &avx2::gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &avx2AttendRow};
   return k;
 }
 

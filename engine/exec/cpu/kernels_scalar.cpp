@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "engine/common/error.h"
 #include "engine/exec/cpu/kernels.h"
@@ -17,24 +18,57 @@ inline float weightAt(const void* base, size_t i) {
   else return f16ToFloat(static_cast<const uint16_t*>(base)[i]);
 }
 
+// Running sums of one row against one panel, k = 0..K-1 in order, acc[j] = acc[j] + x·w.
+template <DType D>
+void panelSums(const float* x, const void* panel, size_t K, float* acc) {
+  for (size_t k = 0; k < K; ++k) {
+    const float xk = x[k];
+    for (int j = 0; j < kPanel; ++j) {
+      const float p = xk * weightAt<D>(panel, k * kPanel + size_t(j));
+      acc[j] = acc[j] + p;
+    }
+  }
+}
+
+// BF16 panels hold k pairs (layout in kernels.h): the 32-bit lane of column j holds k and
+// k + 1, each half moved to the top is its f32 value. Per pair, k's product is added
+// before k + 1's: the same order as above.
+template <>
+void panelSums<DType::BF16>(const float* x, const void* panel, size_t K, float* acc) {
+  auto toFloat = [](uint32_t bits) {
+    float w;
+    std::memcpy(&w, &bits, 4);
+    return w;
+  };
+  const char* lanes = static_cast<const char*>(panel);
+  for (size_t k = 0; k < K; k += 2, lanes += 4 * kPanel) {
+    uint32_t lane[kPanel];
+    std::memcpy(lane, lanes, sizeof lane);
+    const float x0 = x[k];
+    for (int j = 0; j < kPanel; ++j) {
+      const float p = x0 * toFloat(lane[j] << 16);
+      acc[j] = acc[j] + p;
+    }
+    if (k + 1 == K) break;  // an odd K's last k: the pad half is not used
+    const float x1 = x[k + 1];
+    for (int j = 0; j < kPanel; ++j) {
+      const float p = x1 * toFloat(lane[j] & 0xffff0000u);
+      acc[j] = acc[j] + p;
+    }
+  }
+}
+
 // One panel at a time over the block's rows (the panel stays in L1/L2): 16 running sums
 // per row, each updated in k order (the j loop may be vectorised; it stays elementwise).
 template <DType D>
 void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  const size_t K = size_t(a.K);
+  const size_t panelElems = size_t(packedK(D, a.K)) * kPanel;
   for (int c = col0; c < col0 + numCols; c += kPanel) {
-    const size_t panel = size_t(c / kPanel) * K * kPanel;
+    const void* panel = static_cast<const char*>(a.w) + size_t(c / kPanel) * panelElems * (D == DType::F32 ? 4 : 2);
     const int width = col0 + numCols - c < kPanel ? col0 + numCols - c : kPanel;
     for (int r = row0; r < row0 + numRows; ++r) {
-      const float* x = a.x + size_t(r) * a.ldx;
       float acc[kPanel] = {};
-      for (size_t k = 0; k < K; ++k) {
-        const float xk = x[k];
-        for (int j = 0; j < kPanel; ++j) {
-          const float p = xk * weightAt<D>(a.w, panel + k * kPanel + size_t(j));
-          acc[j] = acc[j] + p;
-        }
-      }
+      panelSums<D>(a.x + size_t(r) * a.ldx, panel, size_t(a.K), acc);
       for (int j = 0; j < width; ++j) a.y[size_t(r) * a.ldy + size_t(c + j)] = acc[j];
     }
   }

@@ -1,0 +1,218 @@
+// AVX2 + FMA + F16C GEMM tiles (W = 8; layout and order in kernels.h): register tiles
+// over panels converted inline for few rows (decode batches), K-blocked tiles over
+// converted panels for many rows. Standard headers come before the target pragma so that
+// no inline library code is emitted with AVX2 instructions for use elsewhere.
+#include <algorithm>
+#include <cstdint>
+
+#include "engine/exec/cpu/kernels.h"
+
+#if defined(__x86_64__)
+#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
+#else
+#pragma GCC push_options
+// GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC target("avx2,fma,f16c")
+#endif
+#include <immintrin.h>
+
+namespace lwb::avx2 {
+namespace {
+
+constexpr int kW = 8;
+constexpr int kV = kPanel / kW;   // vectors per packed panel row
+constexpr int kRowTile = 6;       // register tile: 6 rows × 1 panel = 12 accumulators
+constexpr int kDecodePanels = 4;  // one row: 8 independent FMA chains
+constexpr int kKBlock = 256;      // K block of the multi-row path: converted panels stay in L1/L2
+static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pairs");
+constexpr int kFewRows = 16;      // up to here, converting panels to f32 scratch first does not pay
+
+// 8 consecutive weights as f32 (F32, F16; BF16 panels hold k pairs: loadPair below).
+template <DType D>
+inline __m256 loadW(const void* base, size_t i) {
+  static_assert(D != DType::BF16, "bf16 panels hold k pairs");
+  if constexpr (D == DType::F32) {
+    return _mm256_loadu_ps(static_cast<const float*>(base) + i);
+  } else {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(base) + i));
+    return _mm256_cvtph_ps(h);
+  }
+}
+
+// A bf16 k pair of 8 columns at element i of a panel (layout in kernels.h): lane j holds
+// W[j, k] | W[j, k + 1] << 16; w_k = the lane shifted up, w_k+1 = its low half cleared.
+inline __m256i loadPair(const void* base, size_t i) {
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(base) + i));
+}
+inline __m256 pairLow(__m256i v) { return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16)); }
+inline __m256 pairHigh(__m256i v, __m256i highHalves) { return _mm256_castsi256_ps(_mm256_and_si256(v, highHalves)); }
+alignas(32) constexpr uint32_t kHighHalves[kW] = {0xffff0000u, 0xffff0000u, 0xffff0000u, 0xffff0000u,
+                                                  0xffff0000u, 0xffff0000u, 0xffff0000u, 0xffff0000u};
+
+// Lane masks (all bits set = lane used) of a panel's two vectors for `width` columns.
+struct PanelMask {
+  __m256i m[kV];
+};
+inline PanelMask panelMask(int width) {
+  PanelMask pm;
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int v = 0; v < kV; ++v) pm.m[v] = _mm256_cmpgt_epi32(_mm256_set1_epi32(width - v * kW), lane);
+  return pm;
+}
+
+// One register tile of R rows × C panels over kn steps of k (see gemm_avx512.cpp's
+// tile): accumulators from zero (`first`) or from y; the last panel masked by `last`.
+template <DType D, int R, int C>
+void tile(const float* x, size_t ldx, const void* w, size_t stride, float* y, size_t ldy, int kn, bool first,
+          const PanelMask& last) {
+  const __m256i all = _mm256_set1_epi32(-1);
+  __m256 acc[R][C][kV];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c)
+      for (int v = 0; v < kV; ++v)
+        acc[r][c][v] = first ? _mm256_setzero_ps()
+                             : _mm256_maskload_ps(y + size_t(r) * ldy + size_t(c) * kPanel + size_t(v) * kW, c == C - 1 ? last.m[v] : all);
+  // A plain load, not _mm256_broadcast_ss: that builtin may read any memory, so GCC kept
+  // the accumulators in memory and stored them every k step.
+  auto fmaRows = [&](const __m256 (&wv)[C][kV], int k) __attribute__((always_inline)) {
+    for (int r = 0; r < R; ++r) {
+      const __m256 xv = _mm256_set1_ps(x[size_t(r) * ldx + size_t(k)]);
+      for (int c = 0; c < C; ++c)
+        for (int v = 0; v < kV; ++v) acc[r][c][v] = _mm256_fmadd_ps(xv, wv[c][v], acc[r][c][v]);
+    }
+  };
+  if constexpr (D == DType::BF16) {
+    // A k pair per step, k's FMA then k + 1's for every accumulator (the same chain); each
+    // half loads the pair (wHi: the same address, laundered so the loads stay separate
+    // and no register is held across the FMAs). The 8 columns of vector v sit at 16v. The
+    // mask of high halves is read from memory each step (its pointer laundered): a 6 × 1
+    // tile has no 16th ymm register to keep it in, and GCC spilled accumulators instead.
+    const void* wHi = w;
+    asm("" : "+r"(wHi));
+    const __m256i* highHalves = reinterpret_cast<const __m256i*>(kHighHalves);
+    int k = 0;
+    for (; k < kn; k += 2) {
+      asm("" : "+r"(highHalves));
+      __m256 wv[C][kV];
+      for (int c = 0; c < C; ++c)
+        for (int v = 0; v < kV; ++v) wv[c][v] = pairLow(loadPair(w, size_t(c) * stride + size_t(k) * kPanel + size_t(v) * 2 * kW));
+      fmaRows(wv, k);
+      if (k + 1 == kn) break;  // an odd K's last k: the pad half is not used
+      for (int c = 0; c < C; ++c)
+        for (int v = 0; v < kV; ++v)
+          wv[c][v] = pairHigh(loadPair(wHi, size_t(c) * stride + size_t(k) * kPanel + size_t(v) * 2 * kW), _mm256_load_si256(highHalves));
+      fmaRows(wv, k + 1);
+    }
+  } else {
+    for (int k = 0; k < kn; ++k) {
+      __m256 wv[C][kV];
+      for (int c = 0; c < C; ++c)
+        for (int v = 0; v < kV; ++v) wv[c][v] = loadW<D>(w, size_t(c) * stride + size_t(k) * kPanel + size_t(v) * kW);
+      fmaRows(wv, k);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c)
+      for (int v = 0; v < kV; ++v)
+        _mm256_maskstore_ps(y + size_t(r) * ldy + size_t(c) * kPanel + size_t(v) * kW, c == C - 1 ? last.m[v] : all, acc[r][c][v]);
+}
+
+using TileFn = void (*)(const float*, size_t, const void*, size_t, float*, size_t, int, bool, const PanelMask&);
+
+template <DType D>
+TileFn tileFn(int R, int C) {
+  static constexpr TileFn one[kDecodePanels] = {&tile<D, 1, 1>, &tile<D, 1, 2>, &tile<D, 1, 3>, &tile<D, 1, 4>};
+  static constexpr TileFn many[kRowTile - 1] = {&tile<D, 2, 1>, &tile<D, 3, 1>, &tile<D, 4, 1>, &tile<D, 5, 1>, &tile<D, 6, 1>};
+  return R == 1 ? one[C - 1] : many[R - 2];
+}
+
+inline int lastWidth(int colEnd, int c0, int numPanels) { return colEnd - (c0 + (numPanels - 1) * kPanel); }
+
+// Few rows (decode batches): per panel (group), every row tile over all of K with the
+// weights converted inline.
+template <DType D>
+void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  const size_t stride = size_t(packedK(D, a.K)) * kPanel;
+  const int groupPanels = numRows == 1 ? kDecodePanels : 1;
+  const int colEnd = col0 + numCols;
+  for (int c = col0; c < colEnd; c += groupPanels * kPanel) {
+    const int np = std::min(groupPanels, (colEnd - c + kPanel - 1) / kPanel);
+    const void* w = static_cast<const char*>(a.w) + size_t(c / kPanel) * stride * dtypeSize(D);
+    const PanelMask mask = panelMask(lastWidth(colEnd, c, np));
+    for (int r = row0; r < row0 + numRows; r += kRowTile) {
+      const int nr = std::min(kRowTile, row0 + numRows - r);
+      tileFn<D>(nr, np)(a.x + size_t(r) * a.ldx, a.ldx, w, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, a.K, true, mask);
+    }
+  }
+}
+
+// kn rows of k of a 16-bit panel block as f32 rows of 16 into out. BF16 k pairs: K blocks
+// start at even k, and an odd kn's pad row (zero) stays inside the scratch block.
+template <DType D>
+void convertBlock(const void* w, int kn, float* out) {
+  if constexpr (D == DType::BF16) {
+    for (int k = 0; k < kn; k += 2)
+      for (int v = 0; v < kV; ++v) {
+        const __m256i p = loadPair(w, size_t(k) * kPanel + size_t(v) * 2 * kW);
+        _mm256_store_ps(out + size_t(k) * kPanel + size_t(v) * kW, pairLow(p));
+        _mm256_store_ps(out + size_t(k + 1) * kPanel + size_t(v) * kW, pairHigh(p, _mm256_load_si256(reinterpret_cast<const __m256i*>(kHighHalves))));
+      }
+  } else {
+    for (int i = 0; i < kn * kPanel; i += kW) _mm256_store_ps(out + i, loadW<D>(w, size_t(i)));
+  }
+}
+
+// Many rows: per panel and K block, the panel converted to f32 once (thread-local scratch,
+// the same values), then every row tile runs over it, continuing the sums in y.
+template <DType D>
+void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  alignas(32) static thread_local float scratch[size_t(kKBlock) * kPanel];
+  const size_t stride = size_t(packedK(D, a.K)) * kPanel;
+  const int colEnd = col0 + numCols;
+  for (int c = col0; c < colEnd; c += kPanel) {
+    const PanelMask mask = panelMask(lastWidth(colEnd, c, 1));
+    for (int k0 = 0; k0 < a.K; k0 += kKBlock) {
+      const int kn = std::min(kKBlock, a.K - k0);
+      const void* w = static_cast<const char*>(a.w) + (size_t(c / kPanel) * stride + size_t(k0) * kPanel) * dtypeSize(D);
+      if constexpr (D != DType::F32) {
+        convertBlock<D>(w, kn, scratch);
+        w = scratch;
+      }
+      for (int r = 0; r < numRows; r += kRowTile) {
+        const int nr = std::min(kRowTile, numRows - r);
+        tileFn<DType::F32>(nr, 1)(a.x + size_t(row0 + r) * a.ldx + size_t(k0), a.ldx, w, stride, a.y + size_t(row0 + r) * a.ldy + size_t(c),
+                                  a.ldy, kn, k0 == 0, mask);
+      }
+    }
+  }
+}
+
+template <DType D>
+void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  if (numRows <= kFewRows) fewRows<D>(a, row0, numRows, col0, numCols);
+  else manyRows<D>(a, row0, numRows, col0, numCols);
+}
+
+}  // namespace
+
+void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
+  switch (a.wtype) {
+    case DType::F32: gemmBlockT<DType::F32>(a, row0, numRows, col0, numCols); break;
+    case DType::F16: gemmBlockT<DType::F16>(a, row0, numRows, col0, numCols); break;
+    case DType::BF16: gemmBlockT<DType::BF16>(a, row0, numRows, col0, numCols); break;
+  }
+}
+
+}  // namespace lwb::avx2
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+#endif
+#endif

@@ -1,0 +1,105 @@
+// bf16 weights are packed in k pairs (layout in kernels.h, GemmArgs) and converted to f32
+// by a shift or a mask, which is exact: a bf16 GEMM must give the same bits as the f32
+// GEMM of the same bf16-valued weights, on every ISA, for odd and even K (the pad half of
+// an odd K's last pair), across the K blocks of the multi-row path and for every row
+// count of the few-row tiles. Also the packed layout itself, element by element.
+#include <QtTest>
+
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "engine/exec/cpu/gemm.h"
+#include "engine/exec/cpu/kernels.h"
+#include "engine/exec/cpu/thread_pool.h"
+
+using namespace lwb;
+
+namespace {
+
+// Random bf16 weights of mixed magnitudes, with zeros of both signs, subnormals and the
+// largest finite values mixed in.
+std::vector<uint16_t> randomBf16(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> special(0, 40), scale(-20, 20);
+  const uint16_t specials[] = {0x0000, 0x8000, 0x0001, 0x807f, 0x7f7f, 0xff7f};
+  std::vector<uint16_t> v(n);
+  for (uint16_t& h : v) {
+    const int s = special(rng);
+    h = s < 6 ? specials[s] : floatToBf16(std::ldexp(dist(rng), scale(rng)));
+  }
+  return v;
+}
+
+std::vector<float> randomX(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = i % 29 == 0 ? -0.0f : dist(rng);
+  return v;
+}
+
+}  // namespace
+
+class TestGemmBf16 : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void packedLayoutIsKPairs();
+  void bf16EqualsF32BitForBit();
+};
+
+// Panel p, element (k, j) at (p * Kp + k / 2) * 32 + 2 * j + k % 2, Kp = ceil(K / 2); the
+// columns past N and the pad half of an odd K's last pair are zero.
+void TestGemmBf16::packedLayoutIsKPairs() {
+  ThreadPool pool(2);
+  for (int K : {1, 2, 5, 8, 33})
+    for (int N : {1, 16, 21}) {
+      std::vector<uint16_t> w(size_t(N) * size_t(K));
+      for (size_t i = 0; i < w.size(); ++i) w[i] = uint16_t(i + 1);  // nonzero, all distinct
+      const PackedMatrix m = packMatrix(pool, {w.data(), DType::BF16, N, K});
+      const int panels = (N + kPanel - 1) / kPanel, Kp = (K + 1) / 2;
+      QCOMPARE(m.bytes(), size_t(panels) * size_t(Kp) * 32 * sizeof(uint16_t));
+      const uint16_t* p = static_cast<const uint16_t*>(m.data());
+      for (int panel = 0; panel < panels; ++panel)
+        for (int k = 0; k < 2 * Kp; ++k)
+          for (int j = 0; j < kPanel; ++j) {
+            const int n = panel * kPanel + j;
+            const uint16_t want = n < N && k < K ? w[size_t(n) * size_t(K) + size_t(k)] : uint16_t(0);
+            const size_t at = (size_t(panel) * size_t(Kp) + size_t(k / 2)) * 32 + 2 * size_t(j) + size_t(k % 2);
+            QVERIFY2(p[at] == want, qPrintable(QString("K=%1 N=%2 panel %3 (k %4, j %5)").arg(K).arg(N).arg(panel).arg(k).arg(j)));
+          }
+    }
+}
+
+void TestGemmBf16::bf16EqualsF32BitForBit() {
+  ThreadPool pool(2);
+  std::vector<int> rowCounts;
+  for (int T = 1; T <= 17; ++T) rowCounts.push_back(T);
+  rowCounts.push_back(64);
+  for (int K : {1, 2, 7, 64, 129, 256, 301})  // odd and even; 129 and 301 cross K blocks
+    for (int N : {19, 150}) {
+      const std::vector<uint16_t> wb = randomBf16(size_t(N) * size_t(K), unsigned(K * 7 + N));
+      std::vector<float> wf(wb.size());
+      for (size_t i = 0; i < wb.size(); ++i) wf[i] = bf16ToFloat(wb[i]);
+      const PackedMatrix pb = packMatrix(pool, {wb.data(), DType::BF16, N, K});
+      const PackedMatrix pf = packMatrix(pool, {wf.data(), DType::F32, N, K});
+      const size_t ldx = size_t(K) + 1, ldy = size_t(N) + 3;
+      const std::vector<float> x = randomX(64 * ldx, unsigned(K + N));
+      for (Isa isa : supportedIsas()) {
+        const CpuKernels& kn = cpuKernels(isa);
+        for (int T : rowCounts) {
+          std::vector<float> yb(size_t(T) * ldy, std::numeric_limits<float>::quiet_NaN()), yf = yb;
+          gemm(pool, kn, x.data(), ldx, T, {{&pb, yb.data(), ldy}});
+          gemm(pool, kn, x.data(), ldx, T, {{&pf, yf.data(), ldy}});
+          for (int t = 0; t < T; ++t)
+            QVERIFY2(std::memcmp(yb.data() + size_t(t) * ldy, yf.data() + size_t(t) * ldy, size_t(N) * sizeof(float)) == 0,
+                     qPrintable(QString("%1 K=%2 N=%3 T=%4 row %5").arg(isaName(isa)).arg(K).arg(N).arg(T).arg(t)));
+        }
+      }
+    }
+}
+
+QTEST_GUILESS_MAIN(TestGemmBf16)
+#include "tst_gemm_bf16.moc"
