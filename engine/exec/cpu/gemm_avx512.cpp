@@ -280,7 +280,7 @@ void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols)
 // gemm.cpp, 256 rows: there a 2-panel block, which the 384-column o_proj/down_proj of a
 // small model got, runs half-width tiles). Batch 1 keeps the old blocks: its 8-panel tile
 // streams from memory and measured best with many small tasks; prefill keeps them too.
-int panelGroup(DType wtype, int numRows) {
+int panelGroup(DType, int numRows) {  // the same tiles for every dtype (see useTallTiles)
   if (numRows <= 1 || numRows > 256) return 1;
   return useTallTiles(numRows) ? kTallPanels : kPanelTile;
 }
