@@ -17,20 +17,14 @@
 #include "engine/exec/cpu/kernels.h"
 #include "engine/exec/cpu/norm_rope.h"
 #include "engine/exec/cpu/thread_pool.h"
+#include "common/random_floats.h"
 
 using namespace lwb;
+using lwb::test::randomFloats;
 
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-std::vector<float> randomFloats(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& f : v) f = dist(rng);
-  return v;
-}
 
 // Weights stored in `dtype`, plus their exact values as doubles.
 struct TestWeights {

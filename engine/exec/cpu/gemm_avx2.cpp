@@ -8,16 +8,9 @@
 #include "engine/exec/cpu/kernels.h"
 
 #if defined(__x86_64__)
-#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
-#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
-#else
-#pragma GCC push_options
-// GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC target("avx2,fma,f16c")
-#endif
+#include "engine/exec/cpu/avx2_region.h"
+
+LWB_AVX2_BEGIN
 #include <immintrin.h>
 
 namespace lwb::avx2 {
@@ -209,10 +202,5 @@ void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) 
 
 }  // namespace lwb::avx2
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+LWB_AVX2_END
 #endif

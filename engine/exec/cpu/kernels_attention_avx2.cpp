@@ -10,16 +10,9 @@
 #include "engine/exec/cpu/kernels.h"
 
 #if defined(__x86_64__)
-#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
-#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
-#else
-#pragma GCC push_options
-// GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC target("avx2,fma,f16c")
-#endif
+#include "engine/exec/cpu/avx2_region.h"
+
+LWB_AVX2_BEGIN
 #include <immintrin.h>
 
 #include "engine/exec/cpu/attend_row.h"
@@ -165,11 +158,6 @@ void avx2AttendRow(const float* q, int G, int d, const PagedKv& kv, int n, float
 }
 
 }  // namespace lwb
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+LWB_AVX2_END
 
 #endif

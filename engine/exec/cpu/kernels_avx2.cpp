@@ -1,5 +1,7 @@
-// AVX2 + FMA + F16C kernels (W = 8); the GEMM is in gemm_avx2.cpp, attention in kernels_attention_avx2.cpp. Standard headers come before the target pragma so
-// that no inline library code is emitted with AVX2 instructions for use elsewhere.
+// AVX2 + FMA + F16C kernels (W = 8): dot products and elementwise; the GEMM is in
+// gemm_avx2.cpp, attention in kernels_attention_avx2.cpp. Standard headers come before the
+// target region (avx2_region.h) so that no inline library code is emitted with AVX2
+// instructions for use elsewhere.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -7,16 +9,9 @@
 #include "engine/exec/cpu/kernels.h"
 
 #if defined(__x86_64__)
-#if defined(__clang__)  // clang has no GCC target pragma; this is its equivalent
-#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
-#else
-#pragma GCC push_options
-// GCC 12 reports its own _mm*_undefined_*() self-initialisation under a target pragma.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC target("avx2,fma,f16c")
-#endif
+#include "engine/exec/cpu/avx2_region.h"
+
+LWB_AVX2_BEGIN
 #include <immintrin.h>
 
 namespace lwb {
@@ -145,12 +140,7 @@ const CpuKernels& avx2Kernels() {
 }
 
 }  // namespace lwb
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+LWB_AVX2_END
 
 #else
 namespace lwb {

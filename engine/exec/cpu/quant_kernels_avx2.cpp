@@ -7,12 +7,9 @@
 #include "engine/model/quant.h"
 
 #if defined(__x86_64__)
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma,f16c")
-#endif
+#include "engine/exec/cpu/avx2_region.h"
+
+LWB_AVX2_BEGIN
 #include <immintrin.h>
 
 namespace lwb {
@@ -30,11 +27,7 @@ const QuantKernels& avx2QuantKernels() {
 
 }  // namespace lwb
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+LWB_AVX2_END
 
 #else
 namespace lwb {
