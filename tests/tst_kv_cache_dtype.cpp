@@ -181,7 +181,9 @@ void TestKvCacheDtype::cudaRefusesWhatItCannotStore() {
   checkCudaKvCacheDtype("auto", false);
   checkCudaKvCacheDtype("auto", true);
   checkCudaKvCacheDtype("bfloat16", false);
-  for (const auto& [value, f16] : {std::pair{"float32", false}, {"float32", true}, {"bfloat16", true}}) {
+  for (const auto& each : {std::pair{"float32", false}, {"float32", true}, {"bfloat16", true}}) {
+    const char* value = each.first;  // named copies: clang 14 lambdas cannot capture bindings
+    const bool f16 = each.second;
     const QString e = errorOf([&] { checkCudaKvCacheDtype(value, f16); });
     QVERIFY2(e.contains(QString("kv_cache_dtype ") + value) && e.contains("CUDA backend") &&
                  e.contains(f16 ? "in f16" : "in bf16") && e.contains("use auto"),
