@@ -318,9 +318,16 @@ void TestUiWindow::kvMapMatchesSnapshot() {
   w.sharedPrefixLen = 32;
   w.ignoreEos = true;
   load->setOptions(w);
+  // The bridge may still hold a snapshot from the last test's tail (running requests, a
+  // step before they finished): wait for the idle engine first, so that a later step with
+  // running requests can only be this load's.
+  QTRY_VERIFY_WITH_TIMEOUT(bridge->lastSnapshot() && bridge->lastSnapshot()->numRunning == 0 &&
+                               bridge->lastSnapshot()->numWaiting == 0,
+                           kTimeoutMs);
+  const int64_t idleStep = bridge->lastSnapshot()->step;
   QVERIFY(load->start());
   // Wait until requests hold blocks, then freeze the engine and compare.
-  QTRY_VERIFY_WITH_TIMEOUT(bridge->lastSnapshot() && bridge->lastSnapshot()->numRunning > 0, kTimeoutMs);
+  QTRY_VERIFY_WITH_TIMEOUT(bridge->lastSnapshot()->step > idleStep && bridge->lastSnapshot()->numRunning > 0, kTimeoutMs);
   bridge->setPaused(true);
   bridge->poll();  // the map now shows exactly bridge->lastSnapshot()
   const auto snap = bridge->lastSnapshot();
