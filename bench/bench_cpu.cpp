@@ -186,9 +186,12 @@ int main(int argc, char** argv) {
       benchModel("austen-chat-11m f32", small, threads, bw, quick);
       const auto smallBf16 = makeModel(small->config, DType::BF16, small.get());
       benchModel("austen-chat-11m bf16", smallBf16, threads, bw, quick);
-      // kv_cache_dtype=bfloat16: half the attention bytes of a decode step.
+      // kv_cache_dtype=bfloat16 / fp8: half / a quarter of the attention bytes of a decode step.
       benchModel("austen-chat-11m bf16, kv bfloat16", smallBf16, threads, bw, quick, gDecodeBatches, GgmlType::F32,
                  DType::BF16);
+      benchModel("austen-chat-11m f32, kv fp8", small, threads, bw, quick, gDecodeBatches, GgmlType::F32, DType::F8E4M3);
+      benchModel("austen-chat-11m bf16, kv fp8", smallBf16, threads, bw, quick, gDecodeBatches, GgmlType::F32,
+                 DType::F8E4M3);
       for (GgmlType q : {GgmlType::Q8_0, GgmlType::Q4_K})
         benchModel("austen-chat-11m --quantization " + ggmlTypeName(q), small, threads, bw, quick, {1, 8, 32}, q);
     }

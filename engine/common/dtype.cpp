@@ -4,13 +4,24 @@
 
 namespace lwb {
 
-size_t dtypeSize(DType t) { return t == DType::F32 ? 4 : 2; }
+size_t dtypeSize(DType t) {
+  switch (t) {
+    case DType::F32: return 4;
+    case DType::F16:
+    case DType::BF16: return 2;
+    case DType::F8E4M3:
+    case DType::F8E5M2: return 1;
+  }
+  return 4;
+}
 
 std::string_view dtypeName(DType t) {
   switch (t) {
     case DType::F32: return "F32";
     case DType::F16: return "F16";
     case DType::BF16: return "BF16";
+    case DType::F8E4M3: return "F8_E4M3";
+    case DType::F8E5M2: return "F8_E5M2";
   }
   return "?";
 }

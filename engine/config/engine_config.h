@@ -29,7 +29,7 @@ struct ExecutorOptions {
   int numThreads = 0;              // threads: CPU worker threads (0 = all cores)
   double gpuMemoryUtilization = 0.9;  // gpu_memory_utilization
   std::string quantization;        // quantization: "" (none), "q8_0", "q4_k" (CPU only)
-  std::string kvCacheDtype = "auto";  // kv_cache_dtype: "auto" | "float32" | "bfloat16"
+  std::string kvCacheDtype = "auto";  // kv_cache_dtype: auto | float32 | bfloat16 | fp8 | fp8_e4m3 | fp8_e5m2
   int deviceIndex = 0;             // not a knob: CUDA device 0 (CUDA_VISIBLE_DEVICES chooses)
 };
 

@@ -143,9 +143,12 @@ std::vector<Knob> makeTable() {
   k = {knob::kKvCacheDtype, KnobKind::Choice, KnobApply::RebuildExecutor, "",
        "Element type of the KV cache: bfloat16 halves the bytes per KV block, so the same memory holds 2x the "
        "blocks (fewer preemptions) and decode attention reads half the bytes, at a small accuracy cost (K/V "
-       "rounded to 8 mantissa bits). auto: float32 on the CPU backend (its attention math is f32 and the golden "
-       "outputs stay bit-identical; vLLM's auto follows the model dtype), the model's activation dtype on CUDA"};
-  k.choices = {"auto", "float32", "bfloat16"};
+       "rounded to 8 mantissa bits). fp8 (= fp8_e4m3: 3 mantissa bits, values up to 448) and fp8_e5m2 (2 "
+       "mantissa bits, up to 57344) quarter them, at a larger cost; as in vLLM without calibration the scale is "
+       "1, so larger K/V values saturate. CPU backend only. auto: float32 on the CPU backend (its attention math "
+       "is f32 and the golden outputs stay bit-identical; vLLM's auto follows the model dtype), the model's "
+       "activation dtype on CUDA"};
+  k.choices = {"auto", "float32", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.kvCacheDtype; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.kvCacheDtype = std::get<std::string>(v); };
   t.push_back(k);

@@ -109,7 +109,15 @@ std::unique_ptr<Executor> tryCreateCudaExecutor(std::shared_ptr<const Model> mod
   desc.hasQkvBias = c.qkvBias ? 1 : 0;
   desc.hasQkNorm = c.qkNorm ? 1 : 0;
 
-  checkCudaKvCacheDtype(options.kvCacheDtype, lwbCudaActivationDType(desc) == LWB_CUDA_F16);  // before any upload
+  // Before any upload. A kv_cache_dtype the CUDA cache cannot hold: --backend cuda refuses
+  // it; auto runs on the CPU and says why, as it does for quantized weights.
+  try {
+    checkCudaKvCacheDtype(options.kvCacheDtype, lwbCudaActivationDType(desc) == LWB_CUDA_F16);
+  } catch (const Error& e) {
+    if (options.backend != "auto") throw;
+    if (reason) *reason = e.what();
+    return nullptr;
+  }
   LwbCudaOptions opts{};
   opts.deviceIndex = options.deviceIndex;
   opts.gpuMemoryUtilization = options.gpuMemoryUtilization;

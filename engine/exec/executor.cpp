@@ -23,7 +23,10 @@ GgmlType parseQuantization(const std::string& name) {
 
 DType cpuKvCacheType(const std::string& name) {
   findKnob(knob::kKvCacheDtype)->check(name);
-  return name == "bfloat16" ? DType::BF16 : DType::F32;
+  if (name == "bfloat16") return DType::BF16;
+  if (name == "fp8" || name == "fp8_e4m3") return DType::F8E4M3;
+  if (name == "fp8_e5m2") return DType::F8E5M2;
+  return DType::F32;
 }
 
 void checkCudaKvCacheDtype(const std::string& name, bool f16Activations) {

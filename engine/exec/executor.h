@@ -86,13 +86,14 @@ class Executor {
 GgmlType parseQuantization(const std::string& name);
 
 // kv_cache_dtype on the CPU backend: auto and float32 → F32 (auto keeps today's f32
-// cache), bfloat16 → BF16; throws the knob table's error (naming the knob and the
-// choices) for anything else.
+// cache), bfloat16 → BF16, fp8 and fp8_e4m3 → F8E4M3 (vLLM's fp8), fp8_e5m2 → F8E5M2;
+// throws the knob table's error (naming the knob and the choices) for anything else.
 DType cpuKvCacheType(const std::string& name);
 
 // The CUDA backend keeps its KV cache in its activation dtype: bf16, or f16 when every
 // weight matrix is F16 (`f16Activations`). Throws lwb::Error naming kv_cache_dtype, the
-// value and the backend unless `name` is auto or that dtype (never a silent fallback).
+// value and the backend unless `name` is auto or that dtype. --backend cuda then fails;
+// --backend auto runs on the CPU and its notice says why (as for quantized weights).
 void checkCudaKvCacheDtype(const std::string& name, bool f16Activations);
 
 // Picks and creates the executor. `notice` receives why auto fell back to the CPU.

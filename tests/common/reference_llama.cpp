@@ -24,6 +24,8 @@ double elementAt(const TensorView& t, size_t i) {
     }
     case DType::F16: return f16ToFloat(static_cast<const uint16_t*>(t.data)[i]);
     case DType::BF16: return bf16ToFloat(static_cast<const uint16_t*>(t.data)[i]);
+    case DType::F8E4M3: return fp8E4m3ToFloat(static_cast<const uint8_t*>(t.data)[i]);
+    case DType::F8E5M2: return fp8E5m2ToFloat(static_cast<const uint8_t*>(t.data)[i]);
   }
   return 0;
 }

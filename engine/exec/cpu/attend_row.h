@@ -3,7 +3,8 @@
 // to 4 heads at a time, softmax per head, then Σ p·V of up to 4 heads at a time. Each
 // SIMD kernels file includes it inside its target region and passes its own tiles as
 // `Tiles<T>`: scores<GN>, accumulate<GN> (GN = 1..4 heads), maxOf and expAndSum, for KV
-// elements T = float (f32 cache) or uint16_t (bf16 cache, widened on load). Include it
+// elements T = float (f32 cache), uint16_t (bf16 cache) or Fp8E4m3 / Fp8E5m2 (FP8 caches),
+// the last three widened to f32 exactly on load. Include it
 // after the standard headers (as those files do), so no library code is compiled for a
 // target here.
 #include <algorithm>
@@ -73,11 +74,15 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
   });
 }
 
-// attendRow with the tiles of the cache's element type (kv.type: F32 or BF16).
+// attendRow with the tiles of the cache's element type (kv.type: F32, BF16, F8E4M3, F8E5M2).
 template <template <typename> class Tiles>
 void attendRowKv(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
-  if (kv.type == DType::BF16) attendRow<Tiles<uint16_t>>(q, G, d, kv, n, scale, scratch, out);
-  else attendRow<Tiles<float>>(q, G, d, kv, n, scale, scratch, out);
+  switch (kv.type) {
+    case DType::BF16: return attendRow<Tiles<uint16_t>>(q, G, d, kv, n, scale, scratch, out);
+    case DType::F8E4M3: return attendRow<Tiles<Fp8E4m3>>(q, G, d, kv, n, scale, scratch, out);
+    case DType::F8E5M2: return attendRow<Tiles<Fp8E5m2>>(q, G, d, kv, n, scale, scratch, out);
+    default: return attendRow<Tiles<float>>(q, G, d, kv, n, scale, scratch, out);
+  }
 }
 
 }  // namespace lwb::detail

@@ -40,6 +40,8 @@ void attendGroup(const CpuKernels& kn, const AttentionShape& s, const RowPositio
 
 inline void storeKv(float* to, float x) { *to = x; }
 inline void storeKv(uint16_t* to, float x) { *to = floatToBf16(x); }
+inline void storeKv(Fp8E4m3* to, float x) { to->bits = floatToFp8E4m3(x); }
+inline void storeKv(Fp8E5m2* to, float x) { to->bits = floatToFp8E5m2(x); }
 
 template <typename T>
 void writeKvRowT(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache) {
@@ -60,8 +62,12 @@ void writeKvRowT(const AttentionShape& s, const RowPosition& row, const float* k
 }  // namespace
 
 void writeKvRow(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache) {
-  if (cache.type == DType::BF16) writeKvRowT<uint16_t>(s, row, k, v, cache);
-  else writeKvRowT<float>(s, row, k, v, cache);
+  switch (cache.type) {
+    case DType::BF16: return writeKvRowT<uint16_t>(s, row, k, v, cache);
+    case DType::F8E4M3: return writeKvRowT<Fp8E4m3>(s, row, k, v, cache);
+    case DType::F8E5M2: return writeKvRowT<Fp8E5m2>(s, row, k, v, cache);
+    default: return writeKvRowT<float>(s, row, k, v, cache);
+  }
 }
 
 void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows, const float* k, const float* v,

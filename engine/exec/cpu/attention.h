@@ -1,8 +1,8 @@
 #pragma once
 // Causal attention over a paged KV cache.
 //
-// KV cache layout, per layer, in f32 or bf16 (the kv_cache_dtype knob; the same layout,
-// only the element type differs):
+// KV cache layout, per layer, in f32, bf16 or FP8 (E4M3 or E5M2; the kv_cache_dtype knob;
+// the same layout, only the element type differs):
 //   K: [numBlocks, numKvHeads, headDim, blockSize]  (transposed: a block's scores are
 //      outer-product FMAs over its slots, no horizontal sums)
 //   V: [numBlocks, blockSize, numKvHeads, headDim]
@@ -37,11 +37,12 @@ struct RowPosition {
 struct KvLayer {
   void* k = nullptr;  // [numBlocks, numKvHeads, headDim, blockSize] elements of `type`
   void* v = nullptr;
-  DType type = DType::F32;  // F32 or BF16
+  DType type = DType::F32;  // F32, BF16, F8E4M3 or F8E5M2
 };
 
-// Copies one row's k/v (numKvHeads * headDim each) into its cache slot; into a bf16 cache
-// rounded to nearest even (floatToBf16, as bf16 weights are).
+// Copies one row's k/v (numKvHeads * headDim each) into its cache slot; into a bf16 or
+// FP8 cache rounded to nearest even (floatToBf16 as bf16 weights are, floatToFp8E4m3 /
+// floatToFp8E5m2: saturated to the largest finite value, a scale of 1 as vLLM's default).
 void writeKvRow(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache);
 
 // writeKvRow for every row of k/v ([numRows, numKvHeads * headDim]).

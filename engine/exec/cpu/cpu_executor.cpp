@@ -97,7 +97,7 @@ class CpuExecutor final : public Executor {
   size_t packedBytes_ = 0;
   std::map<std::string, int> weightTypes_;  // type name → Linear weights held in it
   int numBlocks_ = 0, blockSize_ = 0;
-  DType kvType_ = DType::F32;                              // F32 or BF16 (kv_cache_dtype)
+  DType kvType_ = DType::F32;                              // F32, BF16, F8E4M3 or F8E5M2 (kv_cache_dtype)
   std::vector<std::unique_ptr<char[]>> kCache_, vCache_;   // per layer; uninitialised until written
   Activations act_;
   std::vector<std::vector<float>> attnScratch_;
@@ -105,7 +105,8 @@ class CpuExecutor final : public Executor {
 
 CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, GgmlType quantization, DType kvType)
     : model_(std::move(model)), cfg_(model_->config), kernels_(cpuKernels(detectIsa())), pool_(numThreads), kvType_(kvType) {
-  check(kvType == DType::F32 || kvType == DType::BF16, "CPU executor: the KV cache is stored as f32 or bf16");
+  check(kvType == DType::F32 || kvType == DType::BF16 || kvType == DType::F8E4M3 || kvType == DType::F8E5M2,
+        "CPU executor: the KV cache is stored as f32, bf16 or fp8 (e4m3, e5m2)");
   check(cfg_.headDim > 0 && cfg_.headDim % 2 == 0, "CPU executor: head_dim must be even and positive");
   check(cfg_.numKeyValueHeads > 0 && cfg_.numAttentionHeads % cfg_.numKeyValueHeads == 0,
         "CPU executor: num_attention_heads must be a multiple of num_key_value_heads");

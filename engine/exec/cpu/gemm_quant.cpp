@@ -49,6 +49,8 @@ void toFloatRow(const WeightMatrix& w, int r, float* out) {
     case DType::F32: std::memcpy(out, row, K * 4); break;
     case DType::BF16: for (size_t k = 0; k < K; ++k) out[k] = bf16ToFloat(h[k]); break;
     case DType::F16: for (size_t k = 0; k < K; ++k) out[k] = halfToFloat(h[k]); break;
+    case DType::F8E4M3:
+    case DType::F8E5M2: break;  // KV cache types, never a weight's (parseDType refuses them)
   }
 }
 

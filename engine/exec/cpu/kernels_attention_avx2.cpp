@@ -16,6 +16,7 @@ LWB_AVX2_BEGIN
 #include <immintrin.h>
 
 #include "engine/exec/cpu/attend_row.h"
+#include "engine/exec/cpu/fp8_widen_x86.h"
 
 namespace lwb {
 namespace {
@@ -32,7 +33,7 @@ inline void inRegister(__m256& v) { asm("" : "+v"(v)); }
 
 inline __m256 widenBf16(__m128i h) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)); }
 
-// 8 KV elements from p (f32, or bf16 widened exactly), of which the first `live` (lanes
+// 8 KV elements from p (f32, or bf16 or FP8 widened exactly), of which the first `live` (lanes
 // set in m) are read when Masked; the others are zero. Masked loads only where a vector
 // is partial: GCC keeps the accumulators of a loop with mask-load builtins in memory.
 template <bool Masked, typename T>
@@ -40,6 +41,13 @@ inline __m256 load(const T* p, __m256i m, int live) {
   if constexpr (std::is_same_v<T, float>) {
     if constexpr (Masked) return _mm256_maskload_ps(p, m);
     else return _mm256_loadu_ps(p);
+  } else if constexpr (kIsFp8<T>) {  // through f16, exactly (fp8_widen_x86.h)
+    alignas(16) uint8_t buf[16] = {};
+    if constexpr (Masked) std::memcpy(buf, p, size_t(live));
+    const __m128i codes = Masked ? _mm_load_si128(reinterpret_cast<const __m128i*>(buf))
+                                 : _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    const __m256 f = _mm256_cvtph_ps(fp8ToHalf<T>(_mm_cvtepu8_epi16(codes)));
+    return std::is_same_v<T, Fp8E4m3> ? _mm256_mul_ps(f, _mm256_set1_ps(kE4m3Scale)) : f;
   } else if constexpr (Masked) {  // AVX2 has no 16-bit masked load
     alignas(16) uint16_t buf[kW] = {};
     std::memcpy(buf, p, size_t(live) * sizeof(uint16_t));

@@ -14,6 +14,7 @@
 
 LWB_AVX512_BEGIN
 #include "engine/exec/cpu/attend_row.h"
+#include "engine/exec/cpu/fp8_widen_x86.h"
 
 namespace lwb {
 namespace {
@@ -98,13 +99,20 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
-// 16 KV elements from p: f32, or bf16 widened to f32 (a shift into the high half: exact).
-// Masked lanes are zero.
+// 16 KV elements from p: f32, bf16 widened to f32 (a shift into the high half), or FP8
+// through f16 (fp8_widen_x86.h); all exact. Masked lanes are zero.
 inline __m512 widenBf16(__m256i h) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)); }
 template <bool Masked, typename T>
 inline __m512 loadKv(__mmask16 m, const T* p) {
-  if constexpr (std::is_same_v<T, float>) return Masked ? _mm512_maskz_loadu_ps(m, p) : _mm512_loadu_ps(p);
-  else return widenBf16(Masked ? _mm256_maskz_loadu_epi16(m, p) : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  if constexpr (std::is_same_v<T, float>) {
+    return Masked ? _mm512_maskz_loadu_ps(m, p) : _mm512_loadu_ps(p);
+  } else if constexpr (kIsFp8<T>) {
+    const __m128i codes = Masked ? _mm_maskz_loadu_epi8(m, p) : _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m512 f = _mm512_cvtph_ps(fp8ToHalf<T>(_mm256_cvtepu8_epi16(codes)));
+    return std::is_same_v<T, Fp8E4m3> ? _mm512_mul_ps(f, _mm512_set1_ps(kE4m3Scale)) : f;
+  } else {
+    return widenBf16(Masked ? _mm256_maskz_loadu_epi16(m, p) : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
 }
 
 // Keys in chunks of up to 16 slots inside one block: chunk c is slots [o, o + 16) of block

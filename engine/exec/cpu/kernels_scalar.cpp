@@ -1,6 +1,7 @@
 // Portable kernels (W = 1): every sum runs in plain index order with separate multiply
 // and add. Also the dispatcher cpuKernels().
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -79,6 +80,8 @@ void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) 
     case DType::F32: gemmBlockT<DType::F32>(a, row0, numRows, col0, numCols); break;
     case DType::F16: gemmBlockT<DType::F16>(a, row0, numRows, col0, numCols); break;
     case DType::BF16: gemmBlockT<DType::BF16>(a, row0, numRows, col0, numCols); break;
+    case DType::F8E4M3:
+    case DType::F8E5M2: break;  // KV cache types, never a weight's (parseDType refuses them)
   }
 }
 
@@ -116,9 +119,27 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
   }
 }
 
-// A cached K/V element as f32: T = float, or uint16_t holding bf16 (widened exactly).
+// A cached K/V element as f32: T = float, uint16_t holding bf16, or an FP8 code (all
+// widened exactly; FP8 through a table of its 256 values).
 inline float kvValue(float x) { return x; }
 inline float kvValue(uint16_t x) { return bf16ToFloat(x); }
+template <float (*Decode)(uint8_t)>
+const float* fp8Table() {
+  static const std::array<float, 256> table = [] {
+    std::array<float, 256> t{};
+    for (int b = 0; b < 256; ++b) t[size_t(b)] = Decode(uint8_t(b));
+    return t;
+  }();
+  return table.data();
+}
+inline float kvValue(Fp8E4m3 x) {
+  static const float* table = fp8Table<fp8E4m3ToFloat>();
+  return table[x.bits];
+}
+inline float kvValue(Fp8E5m2 x) {
+  static const float* table = fp8Table<fp8E5m2ToFloat>();
+  return table[x.bits];
+}
 
 template <typename T>
 void attendRowT(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
@@ -153,8 +174,12 @@ void attendRowT(const float* q, int G, int d, const PagedKv& kv, int n, float sc
 }
 
 void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
-  if (kv.type == DType::BF16) attendRowT<uint16_t>(q, G, d, kv, n, scale, scratch, out);
-  else attendRowT<float>(q, G, d, kv, n, scale, scratch, out);
+  switch (kv.type) {
+    case DType::BF16: return attendRowT<uint16_t>(q, G, d, kv, n, scale, scratch, out);
+    case DType::F8E4M3: return attendRowT<Fp8E4m3>(q, G, d, kv, n, scale, scratch, out);
+    case DType::F8E5M2: return attendRowT<Fp8E5m2>(q, G, d, kv, n, scale, scratch, out);
+    default: return attendRowT<float>(q, G, d, kv, n, scale, scratch, out);
+  }
 }
 
 }  // namespace

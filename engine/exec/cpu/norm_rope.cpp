@@ -15,6 +15,8 @@ float weightValue(const void* data, DType dtype, size_t i) {
     }
     case DType::BF16: return bf16ToFloat(static_cast<const uint16_t*>(data)[i]);
     case DType::F16: return f16ToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::F8E4M3:
+    case DType::F8E5M2: break;  // KV cache types, never a weight's (parseDType refuses them)
   }
   return 0.0f;
 }
