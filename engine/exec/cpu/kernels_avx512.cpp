@@ -2,6 +2,7 @@
 // in gemm_avx512.cpp. Standard headers come before the target region so that no inline
 // library code is emitted with AVX-512 instructions for use elsewhere.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -109,7 +110,9 @@ inline __m512 loadKv(__mmask16 m, const T* p) {
   } else if constexpr (kIsFp8<T>) {
     const __m128i codes = Masked ? _mm_maskz_loadu_epi8(m, p) : _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const __m512 f = _mm512_cvtph_ps(fp8ToHalf<T>(_mm256_cvtepu8_epi16(codes)));
-    return std::is_same_v<T, Fp8E4m3> ? _mm512_mul_ps(f, _mm512_set1_ps(kE4m3Scale)) : f;
+    if constexpr (std::is_same_v<T, Fp8E5m2>) return f;
+    const __mmask16 nan = _mm_cmpeq_epi8_mask(_mm_or_si128(codes, _mm_set1_epi8(char(0x80))), _mm_set1_epi8(-1));
+    return _mm512_mask_mov_ps(_mm512_mul_ps(f, _mm512_set1_ps(kE4m3Scale)), nan, _mm512_set1_ps(NAN));
   } else {
     return widenBf16(Masked ? _mm256_maskz_loadu_epi16(m, p) : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
