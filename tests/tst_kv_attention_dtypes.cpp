@@ -327,19 +327,24 @@ void TestKvAttentionDtypes::sameAsF32CacheOfTheSameValues() {
     }
 }
 
-// Each row's output alone (one thread) equals its output inside a batch of a prefill
-// chunk (positions 10..29 of one sequence) and decodes of two others (three threads).
+// Each row's output alone (one thread; the cache's own kernels) equals its output inside
+// a batch (three threads) of two prefill chunks (positions 10..29 of one sequence, 5..80
+// of another: runs of rows whose K/V pagedAttention widens once, in tasks of up to 64
+// rows), two rows too few to widen (positions 0..1 of the third) and a decode, for head
+// sizes with and without a partial SIMD vector.
 void TestKvAttentionDtypes::rowsAreBatchInvariant() {
   QFETCH(int, type);
-  const Shape sh{8, 2, 64};
+  for (const Shape& sh : {Shape{8, 2, 64}, Shape{6, 2, 20}})
   for (int blockSize : {16, 32}) {
-    const Pool pool(sh, blockSize, {30, 61, 17}, 11);
+    const Pool pool(sh, blockSize, {30, 90, 17}, 11);
     Cache cache(pool.numElements, DType(type));
     pool.fill(cache);
     std::vector<RowPosition> batch;
     for (int p = 10; p < 30; ++p) batch.push_back({pool.tables[0].data(), p});
-    batch.push_back({pool.tables[1].data(), 60});
-    batch.push_back({pool.tables[2].data(), 16});
+    for (int p = 5; p <= 80; ++p) batch.push_back({pool.tables[1].data(), p});
+    batch.push_back({pool.tables[2].data(), 0});
+    batch.push_back({pool.tables[2].data(), 1});
+    batch.push_back({pool.tables[1].data(), 89});
     const size_t qSize = size_t(sh.heads * sh.d);
     const std::vector<float> q = randomFloats(batch.size() * qSize, 42, -2, 2);
     for (Isa isa : supportedIsas()) {
@@ -350,7 +355,7 @@ void TestKvAttentionDtypes::rowsAreBatchInvariant() {
       for (size_t r = 0; r < batch.size(); ++r) {
         pagedAttention(one, cpuKernels(isa), pool.shape, {batch[r]}, q.data() + r * qSize, cache.layer(), alone.data(), scratch);
         QVERIFY2(std::memcmp(alone.data(), together.data() + r * qSize, qSize * sizeof(float)) == 0,
-                 qPrintable(QString("%1 block %2 row %3").arg(isaName(isa)).arg(blockSize).arg(r)));
+                 qPrintable(QString("%1 d %2 block %3 row %4").arg(isaName(isa)).arg(sh.d).arg(blockSize).arg(r)));
       }
     }
   }

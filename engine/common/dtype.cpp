@@ -1,5 +1,6 @@
 #include "engine/common/dtype.h"
 
+#include <array>
 #include <cmath>
 
 namespace lwb {
@@ -24,6 +25,25 @@ std::string_view dtypeName(DType t) {
     case DType::F8E5M2: return "F8_E5M2";
   }
   return "?";
+}
+
+namespace {
+template <float (*Decode)(uint8_t)>
+std::array<float, 256> fp8Table() {
+  std::array<float, 256> t{};
+  for (int b = 0; b < 256; ++b) t[size_t(b)] = Decode(uint8_t(b));
+  return t;
+}
+}  // namespace
+
+const float* fp8E4m3Values() {
+  static const std::array<float, 256> table = fp8Table<fp8E4m3ToFloat>();
+  return table.data();
+}
+
+const float* fp8E5m2Values() {
+  static const std::array<float, 256> table = fp8Table<fp8E5m2ToFloat>();
+  return table.data();
 }
 
 bool parseDType(std::string_view name, DType* out) {

@@ -84,5 +84,8 @@ inline uint8_t floatToFp8E4m3(float f) { return detail::floatToFp8<4, 3>(f); }
 inline uint8_t floatToFp8E5m2(float f) { return detail::floatToFp8<5, 2>(f); }
 inline float fp8E4m3ToFloat(uint8_t b) { return detail::fp8ToFloat<4, 3>(b); }
 inline float fp8E5m2ToFloat(uint8_t b) { return detail::fp8ToFloat<5, 2>(b); }
+// The 256 values of each FP8 type, indexed by code (for table lookups).
+const float* fp8E4m3Values();
+const float* fp8E5m2Values();
 
 }  // namespace lwb

@@ -85,4 +85,15 @@ void attendRowKv(const float* q, int G, int d, const PagedKv& kv, int n, float s
   }
 }
 
+// CpuKernels::widenKv with an ISA's Widen<T>::run(const T* src, size_t n, float* dst).
+template <template <typename> class Widen>
+void widenKvAs(DType type, const void* src, size_t n, float* dst) {
+  switch (type) {
+    case DType::BF16: return Widen<uint16_t>::run(static_cast<const uint16_t*>(src), n, dst);
+    case DType::F8E4M3: return Widen<Fp8E4m3>::run(static_cast<const Fp8E4m3*>(src), n, dst);
+    case DType::F8E5M2: return Widen<Fp8E5m2>::run(static_cast<const Fp8E5m2*>(src), n, dst);
+    default: return Widen<float>::run(static_cast<const float*>(src), n, dst);
+  }
+}
+
 }  // namespace lwb::detail

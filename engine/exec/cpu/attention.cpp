@@ -38,6 +38,67 @@ void attendGroup(const CpuKernels& kn, const AttentionShape& s, const RowPositio
   kn.attendRow(q + h0, group, d, kv, row.pos + 1, float(1.0 / std::sqrt(double(d))), scratch, out + h0);
 }
 
+// A run of rows of one sequence at consecutive positions (a prefill chunk) over a bf16 or
+// FP8 cache: run alone, each row would widen every cached key and value it reads again.
+// Instead a task of up to kRowsPerWideTask of its rows widens positions 0..(its last row's)
+// of one KV head once into f32 (thread scratch, one block of `len` slots in the cache's
+// own layout) and runs the f32 kernels over that for each row: the same values (widening
+// is exact) through the same operations in the same order as the cache's own kernels, so
+// the same bits whatever the batch (tst_kv_attention_dtypes).
+constexpr int kRowsPerWideTask = 64, kMinRowsToWiden = 4;
+
+struct Task {
+  int firstRow = 0, numRows = 1, kvHead = 0;
+};
+
+// n elements of the cache's type from element `first` of base, widened into dst (the
+// ISA's widenKv, or the scalar conversions: the same values).
+void widenRun(const CpuKernels& kn, DType type, const void* base, size_t first, size_t n, float* dst) {
+  const char* src = static_cast<const char*>(base) + first * dtypeSize(type);
+  if (kn.widenKv != nullptr) return kn.widenKv(type, src, n, dst);
+  for (size_t i = 0; i < n; ++i) {
+    switch (type) {
+      case DType::BF16: dst[i] = bf16ToFloat(reinterpret_cast<const uint16_t*>(src)[i]); break;
+      case DType::F8E4M3: dst[i] = fp8E4m3Values()[uint8_t(src[i])]; break;
+      case DType::F8E5M2: dst[i] = fp8E5m2Values()[uint8_t(src[i])]; break;
+      default: std::memcpy(dst + i, src + 4 * i, 4); break;
+    }
+  }
+}
+
+// K of positions [0, n) of kvHead as [headDim][len] and V as [len][headDim], in f32: per
+// block the slots of each dimension of K, per position the dimensions of V (contiguous
+// in the cache).
+void widenHead(const CpuKernels& kn, const AttentionShape& s, const int32_t* blockTable, int n, int kvHead,
+               const KvLayer& cache, size_t len, float* k, float* v) {
+  const size_t d = size_t(s.headDim), bs = size_t(s.blockSize);
+  for (int j0 = 0; j0 < n; j0 += s.blockSize) {
+    const size_t k0 = kBlockOffset(s, size_t(blockTable[j0 / s.blockSize]), kvHead);
+    const size_t slots = std::min(bs, size_t(n - j0));
+    for (size_t i = 0; i < d; ++i) widenRun(kn, cache.type, cache.k, k0 + i * bs, slots, k + i * len + size_t(j0));
+  }
+  for (int j = 0; j < n; ++j) widenRun(kn, cache.type, cache.v, vOffset(s, blockTable, j, kvHead), d, v + size_t(j) * d);
+}
+
+void runWideTask(const CpuKernels& kn, const AttentionShape& s, const std::vector<RowPosition>& rows, const Task& t,
+                 const float* q, const KvLayer& cache, float* out, float* scratch) {
+  const RowPosition& last = rows[size_t(t.firstRow + t.numRows - 1)];
+  const int n = last.pos + 1;
+  const size_t len = scoreStride(n), d = size_t(s.headDim);
+  float* k = scratch;
+  float* v = k + len * d;
+  float* rest = v + len * d;
+  widenHead(kn, s, last.blockTable, n, t.kvHead, cache, len, k, v);
+  static const int32_t kOneBlock = 0;
+  const AttentionShape wide{s.numHeads / s.numKvHeads, 1, s.headDim, int(len)};  // one KV head's group
+  for (int r = t.firstRow; r < t.firstRow + t.numRows; ++r) {
+    const size_t qSize = size_t(s.numHeads) * d;
+    const size_t h0 = size_t(t.kvHead) * size_t(s.numHeads / s.numKvHeads) * d;
+    attendGroup(kn, wide, {&kOneBlock, rows[size_t(r)].pos}, 0, q + size_t(r) * qSize + h0, {k, v, DType::F32},
+                out + size_t(r) * qSize + h0, rest);
+  }
+}
+
 inline void storeKv(float* to, float x) { *to = x; }
 inline void storeKv(uint16_t* to, float x) { *to = floatToBf16(x); }
 inline void storeKv(Fp8E4m3* to, float x) { to->bits = floatToFp8E4m3(x); }
@@ -76,8 +137,10 @@ void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows,
   for (size_t r = 0; r < rows.size(); ++r) writeKvRow(s, rows[r], k + r * kvSize, v + r * kvSize, cache);
 }
 
-void reserveAttentionScratch(int numThreads, int groupSize, int maxLen, std::vector<std::vector<float>>& scratch) {
-  const size_t need = (scoreStride(maxLen) + 1) * size_t(groupSize);  // scores + 1/sums
+void reserveAttentionScratch(int numThreads, int groupSize, int maxLen, std::vector<std::vector<float>>& scratch,
+                             int widenedHeadDim) {
+  size_t need = (scoreStride(maxLen) + 1) * size_t(groupSize);  // scores + 1/sums
+  need += 2 * scoreStride(maxLen) * size_t(std::max(0, widenedHeadDim));  // a wide task's K and V
   if (scratch.size() < size_t(numThreads)) scratch.resize(size_t(numThreads));
   for (std::vector<float>& buf : scratch)
     if (buf.size() < need) buf.resize(need);
@@ -88,13 +151,34 @@ void pagedAttention(ThreadPool& pool, const CpuKernels& kernels, const Attention
                     std::vector<std::vector<float>>& scratch) {
   int maxLen = 0;
   for (const RowPosition& r : rows) maxLen = r.pos + 1 > maxLen ? r.pos + 1 : maxLen;
-  reserveAttentionScratch(pool.numThreads(), s.numHeads / s.numKvHeads, maxLen, scratch);
+  const bool widen = cache.type != DType::F32;
+  reserveAttentionScratch(pool.numThreads(), s.numHeads / s.numKvHeads, maxLen, scratch, widen ? s.headDim : 0);
   const size_t qSize = size_t(s.numHeads) * size_t(s.headDim);
-  const int numTasks = int(rows.size()) * s.numKvHeads;
-  pool.parallelFor(numTasks, [&](int task, int thread) {
-    const size_t r = size_t(task / s.numKvHeads);
-    attendGroup(kernels, s, rows[r], task % s.numKvHeads, q + r * qSize, cache, out + r * qSize,
-                scratch[size_t(thread)].data());
+  if (!widen) {
+    pool.parallelFor(int(rows.size()) * s.numKvHeads, [&](int task, int thread) {
+      const size_t r = size_t(task / s.numKvHeads);
+      attendGroup(kernels, s, rows[r], task % s.numKvHeads, q + r * qSize, cache, out + r * qSize,
+                  scratch[size_t(thread)].data());
+    });
+    return;
+  }
+  std::vector<Task> tasks;  // single rows, and runs of kMinRowsToWiden..kRowsPerWideTask rows
+  tasks.reserve(rows.size() * size_t(s.numKvHeads));
+  for (size_t r = 0; r < rows.size();) {
+    size_t end = r + 1;
+    while (end < rows.size() && end - r < size_t(kRowsPerWideTask) && rows[end].blockTable == rows[r].blockTable &&
+           rows[end].pos == rows[end - 1].pos + 1)
+      ++end;
+    if (end - r < size_t(kMinRowsToWiden)) end = r + 1;
+    for (int h = 0; h < s.numKvHeads; ++h) tasks.push_back({int(r), int(end - r), h});
+    r = end;
+  }
+  pool.parallelFor(int(tasks.size()), [&](int i, int thread) {
+    const Task& t = tasks[size_t(i)];
+    float* buf = scratch[size_t(thread)].data();
+    if (t.numRows > 1) return runWideTask(kernels, s, rows, t, q, cache, out, buf);
+    const size_t r = size_t(t.firstRow);
+    attendGroup(kernels, s, rows[r], t.kvHead, q + r * qSize, cache, out + r * qSize, buf);
   });
 }
 

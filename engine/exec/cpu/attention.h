@@ -50,8 +50,12 @@ void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows,
                   const KvLayer& cache);
 
 // Grows `scratch` to one buffer per thread, each enough for a GQA group of `groupSize`
-// heads over maxLen positions (what pagedAttention needs for rows up to that length).
-void reserveAttentionScratch(int numThreads, int groupSize, int maxLen, std::vector<std::vector<float>>& scratch);
+// heads over maxLen positions (what pagedAttention needs for rows up to that length),
+// and, with `widenedHeadDim` (a bf16 or FP8 cache's head_dim), one KV head's K and V of
+// maxLen positions widened to f32 (pagedAttention widens them once for a prefill chunk's
+// rows instead of in every row).
+void reserveAttentionScratch(int numThreads, int groupSize, int maxLen, std::vector<std::vector<float>>& scratch,
+                             int widenedHeadDim = 0);
 
 // out[row, h*headDim..] = softmax(q·Kᵀ / sqrt(headDim)) · V over positions 0..pos of the
 // row's sequence. q and out are [numRows, numHeads * headDim]. `scratch` holds one buffer

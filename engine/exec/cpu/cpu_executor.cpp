@@ -328,7 +328,8 @@ void CpuExecutor::reserveActivations(int numRows, int numLogitRows, int maxModel
   const size_t logitRows = size_t(numLogitRows) * size_t(cfg_.hiddenSize);
   if (a.logitRows.size() < logitRows) a.logitRows.resize(logitRows);
   if (maxModelLen > 0)
-    reserveAttentionScratch(pool_.numThreads(), cfg_.numAttentionHeads / cfg_.numKeyValueHeads, maxModelLen, attnScratch_);
+    reserveAttentionScratch(pool_.numThreads(), cfg_.numAttentionHeads / cfg_.numKeyValueHeads, maxModelLen, attnScratch_,
+                            kvType_ == DType::F32 ? 0 : cfg_.headDim);
 }
 
 // The first request after loading runs as fast as the following ones: everything a step

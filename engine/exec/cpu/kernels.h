@@ -90,6 +90,10 @@ struct CpuKernels {
   // narrower tiles runs them at a lower rate); null or 1: no preference. Performance only:
   // every output's order is fixed whatever the blocks.
   int (*panelGroup)(DType wtype, int numRows) = nullptr;
+  // dst[i] = src[i] widened exactly to f32, for n contiguous KV elements of `type` (F32,
+  // BF16, F8E4M3, F8E5M2): the values attendRow reads from such a cache. Null: the caller
+  // widens with the scalar conversions of dtype.h (the same values).
+  void (*widenKv)(DType type, const void* src, size_t n, float* dst) = nullptr;
 };
 
 // Throws lwb::Error when the ISA is not supported by this CPU.
@@ -99,7 +103,8 @@ const CpuKernels& cpuKernels(Isa isa);
 const CpuKernels& scalarKernels();
 const CpuKernels& avx2Kernels();
 const CpuKernels& avx512Kernels();
-// AVX2 attention (kernels_attention_avx2.cpp), avx2Kernels().attendRow on x86-64.
+// AVX2 attention (kernels_attention_avx2.cpp): avx2Kernels().attendRow and .widenKv on x86-64.
 void avx2AttendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out);
+void avx2WidenKv(DType type, const void* src, size_t n, float* dst);
 
 }  // namespace lwb

@@ -165,6 +165,23 @@ void avx2AttendRow(const float* q, int G, int d, const PagedKv& kv, int n, float
   detail::attendRowKv<AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
 }
 
+namespace {
+template <typename T>
+struct Widen {
+  static void run(const T* p, size_t n, float* dst) {
+    size_t i = 0;
+    for (; i + kW <= n; i += kW) _mm256_storeu_ps(dst + i, load<false>(p + i, laneMask(kW), kW));
+    if (i < n) {
+      const int live = int(n - i);
+      const __m256i m = laneMask(live);
+      _mm256_maskstore_ps(dst + i, m, load<true>(p + i, m, live));
+    }
+  }
+};
+}  // namespace
+
+void avx2WidenKv(DType type, const void* src, size_t n, float* dst) { detail::widenKvAs<Widen>(type, src, n, dst); }
+
 }  // namespace lwb
 LWB_AVX2_END
 

@@ -135,7 +135,8 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
 }  // namespace
 
 const CpuKernels& avx2Kernels() {
-  static const CpuKernels k{Isa::Avx2, &avx2::gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &avx2AttendRow};
+  static const CpuKernels k{Isa::Avx2,     &avx2::gemmBlock, &dot,    &axpy, &expAndSum, &siluMul, &avx2AttendRow,
+                            nullptr /* panelGroup */, &avx2WidenKv};
   return k;
 }
 

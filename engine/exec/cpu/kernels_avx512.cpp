@@ -289,11 +289,25 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
   detail::attendRowKv<AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
 }
 
+template <typename T>
+struct Widen {
+  static void run(const T* p, size_t n, float* dst) {
+    size_t i = 0;
+    for (; i + kW <= n; i += kW) _mm512_storeu_ps(dst + i, loadKv<false>(__mmask16(0xffff), p + i));
+    if (i < n) {
+      const __mmask16 m = tailMask(int(n - i));
+      _mm512_mask_storeu_ps(dst + i, m, loadKv<true>(m, p + i));
+    }
+  }
+};
+
+void widenKv(DType type, const void* src, size_t n, float* dst) { detail::widenKvAs<Widen>(type, src, n, dst); }
+
 }  // namespace
 
 const CpuKernels& avx512Kernels() {
   static const CpuKernels k{Isa::Avx512, &avx512::gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow,
-                            &avx512::panelGroup};
+                            &avx512::panelGroup, &widenKv};
   return k;
 }
 

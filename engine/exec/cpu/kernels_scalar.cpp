@@ -1,7 +1,6 @@
 // Portable kernels (W = 1): every sum runs in plain index order with separate multiply
 // and add. Also the dispatcher cpuKernels().
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -123,21 +122,12 @@ void siluMul(const float* gate, const float* up, float* out, int n) {
 // widened exactly; FP8 through a table of its 256 values).
 inline float kvValue(float x) { return x; }
 inline float kvValue(uint16_t x) { return bf16ToFloat(x); }
-template <float (*Decode)(uint8_t)>
-const float* fp8Table() {
-  static const std::array<float, 256> table = [] {
-    std::array<float, 256> t{};
-    for (int b = 0; b < 256; ++b) t[size_t(b)] = Decode(uint8_t(b));
-    return t;
-  }();
-  return table.data();
-}
 inline float kvValue(Fp8E4m3 x) {
-  static const float* table = fp8Table<fp8E4m3ToFloat>();
+  static const float* table = fp8E4m3Values();
   return table[x.bits];
 }
 inline float kvValue(Fp8E5m2 x) {
-  static const float* table = fp8Table<fp8E5m2ToFloat>();
+  static const float* table = fp8E5m2Values();
   return table[x.bits];
 }
 
