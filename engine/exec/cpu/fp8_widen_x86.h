@@ -12,8 +12,9 @@ template <typename T>
 constexpr bool kIsFp8 = std::is_same_v<T, lwb::Fp8E4m3> || std::is_same_v<T, lwb::Fp8E5m2>;
 
 // E4M3: code << 7 puts S at bit 14 and EEEE.MMM at bits 13..7; adding bit 14 to itself
-// moves S to bit 15. The NaN code comes out as 1.875 (480 after the scale): callers mark
-// it NaN (fp8IsNan / the AVX2 form below).
+// moves S to bit 15. The NaN code would come out as 1.875 (480 after the scale): the
+// 8-lane form makes it an f16 NaN itself; the 16-lane form leaves it to its caller (the
+// AVX-512 tile marks it with a byte compare into a mask).
 template <typename T>
 inline __m128i fp8ToHalf(__m128i x) {  // 8 lanes; E4M3's NaN code becomes an f16 NaN here
   if constexpr (std::is_same_v<T, lwb::Fp8E5m2>) {
