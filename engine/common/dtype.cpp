@@ -1,5 +1,6 @@
 #include "engine/common/dtype.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -28,6 +29,37 @@ std::string_view dtypeName(DType t) {
 }
 
 namespace {
+
+// f32 → FP8 with E exponent and M mantissa bits (dtype.h).
+template <int E, int M>
+uint8_t floatToFp8(float f) {
+  constexpr int bias = (1 << (E - 1)) - 1, drop = 23 - M;
+  constexpr uint32_t maxCode = E == 4 ? 0x7e : 0x7b;
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  const uint8_t sign = uint8_t((u >> 24) & 0x80u);
+  u &= 0x7fffffffu;
+  if (u > 0x7f800000u) return sign | 0x7f;
+  if (u < uint32_t(127 + 1 - bias) << 23) {  // below the smallest normal: steps of 2^(1 - bias - M)
+    const float steps = std::nearbyint(std::ldexp(std::fabs(f), bias - 1 + M));
+    return sign | uint8_t(steps);  // 2^M steps = the smallest normal's code
+  }
+  u += (1u << (drop - 1)) - 1 + ((u >> drop) & 1u);
+  const uint32_t code = ((u >> 23) - 127 + bias) << M | ((u >> drop) & ((1u << M) - 1));
+  return sign | uint8_t(std::min(code, maxCode));
+}
+
+template <int E, int M>
+float fp8ToFloat(uint8_t b) {
+  constexpr int bias = (1 << (E - 1)) - 1;
+  const int e = (b >> M) & ((1 << E) - 1), m = b & ((1 << M) - 1);
+  float a;
+  if (E == 4 && (b & 0x7f) == 0x7f) a = NAN;
+  else if (E == 5 && e == 31) a = m != 0 ? NAN : INFINITY;
+  else a = e == 0 ? std::ldexp(float(m), 1 - bias - M) : std::ldexp(float((1 << M) | m), e - bias - M);
+  return (b & 0x80) ? -a : a;
+}
+
 template <float (*Decode)(uint8_t)>
 std::array<float, 256> fp8Table() {
   std::array<float, 256> t{};
@@ -35,6 +67,11 @@ std::array<float, 256> fp8Table() {
   return t;
 }
 }  // namespace
+
+uint8_t floatToFp8E4m3(float f) { return floatToFp8<4, 3>(f); }
+uint8_t floatToFp8E5m2(float f) { return floatToFp8<5, 2>(f); }
+float fp8E4m3ToFloat(uint8_t b) { return fp8ToFloat<4, 3>(b); }
+float fp8E5m2ToFloat(uint8_t b) { return fp8ToFloat<5, 2>(b); }
 
 const float* fp8E4m3Values() {
   static const std::array<float, 256> table = fp8Table<fp8E4m3ToFloat>();

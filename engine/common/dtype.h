@@ -1,8 +1,6 @@
 #pragma once
 // Element types of weights and activations, with scalar conversions. The fast vector
 // conversions live in the executors.
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -46,44 +44,13 @@ struct Fp8E5m2 {
   uint8_t bits;
 };
 
-namespace detail {
-// f32 → FP8 with E exponent and M mantissa bits: round to nearest, ties to even; beyond
-// the largest finite value (infinities too) saturated to it, as vLLM's scaled conversion
-// does with its default scale of 1; NaN stays NaN.
-template <int E, int M>
-inline uint8_t floatToFp8(float f) {
-  constexpr int bias = (1 << (E - 1)) - 1, drop = 23 - M;
-  constexpr uint32_t maxCode = E == 4 ? 0x7e : 0x7b;
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  const uint8_t sign = uint8_t((u >> 24) & 0x80u);
-  u &= 0x7fffffffu;
-  if (u > 0x7f800000u) return sign | 0x7f;
-  if (u < uint32_t(127 + 1 - bias) << 23) {  // below the smallest normal: steps of 2^(1 - bias - M)
-    const float steps = std::nearbyint(std::ldexp(std::fabs(f), bias - 1 + M));
-    return sign | uint8_t(steps);  // 2^M steps = the smallest normal's code
-  }
-  u += (1u << (drop - 1)) - 1 + ((u >> drop) & 1u);
-  const uint32_t code = ((u >> 23) - 127 + bias) << M | ((u >> drop) & ((1u << M) - 1));
-  return sign | uint8_t(std::min(code, maxCode));
-}
-
-template <int E, int M>
-inline float fp8ToFloat(uint8_t b) {
-  constexpr int bias = (1 << (E - 1)) - 1;
-  const int e = (b >> M) & ((1 << E) - 1), m = b & ((1 << M) - 1);
-  float a;
-  if (E == 4 && (b & 0x7f) == 0x7f) a = NAN;
-  else if (E == 5 && e == 31) a = m != 0 ? NAN : INFINITY;
-  else a = e == 0 ? std::ldexp(float(m), 1 - bias - M) : std::ldexp(float((1 << M) | m), e - bias - M);
-  return (b & 0x80) ? -a : a;
-}
-}  // namespace detail
-
-inline uint8_t floatToFp8E4m3(float f) { return detail::floatToFp8<4, 3>(f); }
-inline uint8_t floatToFp8E5m2(float f) { return detail::floatToFp8<5, 2>(f); }
-inline float fp8E4m3ToFloat(uint8_t b) { return detail::fp8ToFloat<4, 3>(b); }
-inline float fp8E5m2ToFloat(uint8_t b) { return detail::fp8ToFloat<5, 2>(b); }
+// f32 → FP8: round to nearest, ties to even; beyond the largest finite value (infinities
+// too) saturated to it, as vLLM's scaled conversion does with its default scale of 1; NaN
+// stays NaN. And back, exactly.
+uint8_t floatToFp8E4m3(float f);
+uint8_t floatToFp8E5m2(float f);
+float fp8E4m3ToFloat(uint8_t b);
+float fp8E5m2ToFloat(uint8_t b);
 // The 256 values of each FP8 type, indexed by code (for table lookups).
 const float* fp8E4m3Values();
 const float* fp8E5m2Values();

@@ -77,23 +77,13 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
 // attendRow with the tiles of the cache's element type (kv.type: F32, BF16, F8E4M3, F8E5M2).
 template <template <typename> class Tiles>
 void attendRowKv(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
-  switch (kv.type) {
-    case DType::BF16: return attendRow<Tiles<uint16_t>>(q, G, d, kv, n, scale, scratch, out);
-    case DType::F8E4M3: return attendRow<Tiles<Fp8E4m3>>(q, G, d, kv, n, scale, scratch, out);
-    case DType::F8E5M2: return attendRow<Tiles<Fp8E5m2>>(q, G, d, kv, n, scale, scratch, out);
-    default: return attendRow<Tiles<float>>(q, G, d, kv, n, scale, scratch, out);
-  }
+  forKvElement(kv.type, [&]<typename T>() { attendRow<Tiles<T>>(q, G, d, kv, n, scale, scratch, out); });
 }
 
 // CpuKernels::widenKv with an ISA's Widen<T>::run(const T* src, size_t n, float* dst).
 template <template <typename> class Widen>
 void widenKvAs(DType type, const void* src, size_t n, float* dst) {
-  switch (type) {
-    case DType::BF16: return Widen<uint16_t>::run(static_cast<const uint16_t*>(src), n, dst);
-    case DType::F8E4M3: return Widen<Fp8E4m3>::run(static_cast<const Fp8E4m3*>(src), n, dst);
-    case DType::F8E5M2: return Widen<Fp8E5m2>::run(static_cast<const Fp8E5m2*>(src), n, dst);
-    default: return Widen<float>::run(static_cast<const float*>(src), n, dst);
-  }
+  forKvElement(type, [&]<typename T>() { Widen<T>::run(static_cast<const T*>(src), n, dst); });
 }
 
 }  // namespace lwb::detail

@@ -51,19 +51,10 @@ struct Task {
   int firstRow = 0, numRows = 1, kvHead = 0;
 };
 
-// n elements of the cache's type from element `first` of base, widened into dst (the
-// ISA's widenKv, or the scalar conversions: the same values).
+// n elements of the cache's type from element `first` of base, widened into dst by the
+// ISA's widenKv (the values its attendRow reads).
 void widenRun(const CpuKernels& kn, DType type, const void* base, size_t first, size_t n, float* dst) {
-  const char* src = static_cast<const char*>(base) + first * dtypeSize(type);
-  if (kn.widenKv != nullptr) return kn.widenKv(type, src, n, dst);
-  for (size_t i = 0; i < n; ++i) {
-    switch (type) {
-      case DType::BF16: dst[i] = bf16ToFloat(reinterpret_cast<const uint16_t*>(src)[i]); break;
-      case DType::F8E4M3: dst[i] = fp8E4m3Values()[uint8_t(src[i])]; break;
-      case DType::F8E5M2: dst[i] = fp8E5m2Values()[uint8_t(src[i])]; break;
-      default: std::memcpy(dst + i, src + 4 * i, 4); break;
-    }
-  }
+  kn.widenKv(type, static_cast<const char*>(base) + first * dtypeSize(type), n, dst);
 }
 
 // K of positions [0, n) of kvHead as [headDim][len] and V as [len][headDim], in f32: per
@@ -123,12 +114,7 @@ void writeKvRowT(const AttentionShape& s, const RowPosition& row, const float* k
 }  // namespace
 
 void writeKvRow(const AttentionShape& s, const RowPosition& row, const float* k, const float* v, const KvLayer& cache) {
-  switch (cache.type) {
-    case DType::BF16: return writeKvRowT<uint16_t>(s, row, k, v, cache);
-    case DType::F8E4M3: return writeKvRowT<Fp8E4m3>(s, row, k, v, cache);
-    case DType::F8E5M2: return writeKvRowT<Fp8E5m2>(s, row, k, v, cache);
-    default: return writeKvRowT<float>(s, row, k, v, cache);
-  }
+  forKvElement(cache.type, [&]<typename T>() { writeKvRowT<T>(s, row, k, v, cache); });
 }
 
 void writeKvCache(const AttentionShape& s, const std::vector<RowPosition>& rows, const float* k, const float* v,

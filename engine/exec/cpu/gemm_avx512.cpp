@@ -286,13 +286,7 @@ int panelGroup(DType, int numRows) {  // the same tiles for every dtype (see use
 }
 
 void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  switch (a.wtype) {
-    case DType::F32: gemmBlockT<DType::F32>(a, row0, numRows, col0, numCols); break;
-    case DType::F16: gemmBlockT<DType::F16>(a, row0, numRows, col0, numCols); break;
-    case DType::BF16: gemmBlockT<DType::BF16>(a, row0, numRows, col0, numCols); break;
-    case DType::F8E4M3:
-    case DType::F8E5M2: break;  // KV cache types, never a weight's (parseDType refuses them)
-  }
+  forWeightDType(a.wtype, [&]<DType D>() { gemmBlockT<D>(a, row0, numRows, col0, numCols); });
 }
 
 }  // namespace lwb::avx512

@@ -65,6 +65,34 @@ struct PagedKv {
 // Score columns per attention row in attendRow's scratch: n rounded up to 16.
 inline size_t scoreStride(int n) { return (size_t(n) + 15) / 16 * 16; }
 
+// fn.template operator()<D>() for a weight dtype D (F32, F16 or BF16): how each ISA's
+// gemmBlock picks its tiles. The FP8 types are KV cache elements only (parseDType refuses
+// them for weights), so nothing runs for them.
+template <typename Fn>
+void forWeightDType(DType type, Fn&& fn) {
+  switch (type) {
+    case DType::F32: return fn.template operator()<DType::F32>();
+    case DType::F16: return fn.template operator()<DType::F16>();
+    case DType::BF16: return fn.template operator()<DType::BF16>();
+    case DType::F8E4M3:
+    case DType::F8E5M2: return;
+  }
+}
+
+// fn.template operator()<T>() for the element type T of a KV cache of `type`: float
+// (F32), uint16_t (BF16), Fp8E4m3, Fp8E5m2. F16 is no KV cache type (the CPU executor
+// refuses it): nothing runs.
+template <typename Fn>
+void forKvElement(DType type, Fn&& fn) {
+  switch (type) {
+    case DType::F32: return fn.template operator()<float>();
+    case DType::BF16: return fn.template operator()<uint16_t>();
+    case DType::F8E4M3: return fn.template operator()<Fp8E4m3>();
+    case DType::F8E5M2: return fn.template operator()<Fp8E5m2>();
+    case DType::F16: return;
+  }
+}
+
 struct CpuKernels {
   Isa isa = Isa::Scalar;
   // Computes rows [row0, row0+numRows) × columns [col0, col0+numCols) of one GEMM;
@@ -91,8 +119,7 @@ struct CpuKernels {
   // every output's order is fixed whatever the blocks.
   int (*panelGroup)(DType wtype, int numRows) = nullptr;
   // dst[i] = src[i] widened exactly to f32, for n contiguous KV elements of `type` (F32,
-  // BF16, F8E4M3, F8E5M2): the values attendRow reads from such a cache. Null: the caller
-  // widens with the scalar conversions of dtype.h (the same values).
+  // BF16, F8E4M3, F8E5M2): the values attendRow reads from such a cache.
   void (*widenKv)(DType type, const void* src, size_t n, float* dst) = nullptr;
 };
 

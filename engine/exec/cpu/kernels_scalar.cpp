@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine/common/error.h"
+#include "engine/exec/cpu/attend_row.h"
 #include "engine/exec/cpu/kernels.h"
 
 namespace lwb {
@@ -75,13 +76,7 @@ void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols)
 }
 
 void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  switch (a.wtype) {
-    case DType::F32: gemmBlockT<DType::F32>(a, row0, numRows, col0, numCols); break;
-    case DType::F16: gemmBlockT<DType::F16>(a, row0, numRows, col0, numCols); break;
-    case DType::BF16: gemmBlockT<DType::BF16>(a, row0, numRows, col0, numCols); break;
-    case DType::F8E4M3:
-    case DType::F8E5M2: break;  // KV cache types, never a weight's (parseDType refuses them)
-  }
+  forWeightDType(a.wtype, [&]<DType D>() { gemmBlockT<D>(a, row0, numRows, col0, numCols); });
 }
 
 float dot(const float* a, const float* b, int n) {
@@ -164,18 +159,23 @@ void attendRowT(const float* q, int G, int d, const PagedKv& kv, int n, float sc
 }
 
 void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
-  switch (kv.type) {
-    case DType::BF16: return attendRowT<uint16_t>(q, G, d, kv, n, scale, scratch, out);
-    case DType::F8E4M3: return attendRowT<Fp8E4m3>(q, G, d, kv, n, scale, scratch, out);
-    case DType::F8E5M2: return attendRowT<Fp8E5m2>(q, G, d, kv, n, scale, scratch, out);
-    default: return attendRowT<float>(q, G, d, kv, n, scale, scratch, out);
-  }
+  forKvElement(kv.type, [&]<typename T>() { attendRowT<T>(q, G, d, kv, n, scale, scratch, out); });
 }
+
+template <typename T>
+struct Widen {
+  static void run(const T* p, size_t n, float* dst) {
+    for (size_t i = 0; i < n; ++i) dst[i] = kvValue(p[i]);
+  }
+};
+
+void widenKv(DType type, const void* src, size_t n, float* dst) { detail::widenKvAs<Widen>(type, src, n, dst); }
 
 }  // namespace
 
 const CpuKernels& scalarKernels() {
-  static const CpuKernels k{Isa::Scalar, &gemmBlock, &dot, &axpy, &expAndSum, &siluMul, &attendRow};
+  static const CpuKernels k{Isa::Scalar, &gemmBlock, &dot,    &axpy, &expAndSum, &siluMul, &attendRow,
+                            nullptr /* panelGroup */, &widenKv};
   return k;
 }
 

@@ -138,10 +138,10 @@ inline uint64_t lwbCudaLayoutHash() {
 #endif
   };
   uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](uint64_t byte) { h = (h ^ byte) * 1099511628211ull; };
+  auto fnvByte = [&h](uint64_t byte) { h = (h ^ byte) * 1099511628211ull; };
   for (uint64_t n : numbers)
-    for (int b = 0; b < 8; ++b) mix((n >> (8 * b)) & 0xff);
-  for (const char* c = kExecutorMethods; *c; ++c) mix(uint64_t(uint8_t(*c)));
+    for (int b = 0; b < 8; ++b) fnvByte((n >> (8 * b)) & 0xff);
+  for (const char* c = kExecutorMethods; *c; ++c) fnvByte(uint64_t(uint8_t(*c)));
   return h;
 }
 
