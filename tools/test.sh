@@ -28,6 +28,8 @@ python3 tools/check-layers.py
 echo "== main build (Release) and tests"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}" "${launcher[@]}"
 cmake --build build -j"$jobs"
+echo "== no kernel code compiled for one ISA linked in for another (tools/check-isa-symbols.py)"
+python3 tools/check-isa-symbols.py build
 ctest --test-dir build --output-on-failure -j1 --timeout 1200
 [ "${1:-}" = "--quick" ] && exit 0
 

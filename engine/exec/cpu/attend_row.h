@@ -75,12 +75,18 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
 }
 
 // attendRow with the tiles of the cache's element type (kv.type: F32, BF16, F8E4M3, F8E5M2).
+// Each ISA names its tiles after itself (Avx2AttentionTiles, ...), not merely inside an
+// unnamed namespace: GCC 12 emits the generic lambda below as a weak symbol whose mangled
+// name spells every file's unnamed namespace alike, so the linker kept one ISA's copy for
+// all of them (the AVX-512 one ran on AVX2-only CPUs: SIGILL). tools/check-isa-symbols.py
+// fails the build's tests when two kernel files define such a symbol again.
 template <template <typename> class Tiles>
 void attendRowKv(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
   forKvElement(kv.type, [&]<typename T>() { attendRow<Tiles<T>>(q, G, d, kv, n, scale, scratch, out); });
 }
 
-// CpuKernels::widenKv with an ISA's Widen<T>::run(const T* src, size_t n, float* dst).
+// CpuKernels::widenKv with an ISA's Widen<T>::run(const T* src, size_t n, float* dst), named
+// after the ISA as the tiles are (above).
 template <template <typename> class Widen>
 void widenKvAs(DType type, const void* src, size_t n, float* dst) {
   forKvElement(type, [&]<typename T>() { Widen<T>::run(static_cast<const T*>(src), n, dst); });

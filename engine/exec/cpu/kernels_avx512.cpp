@@ -272,7 +272,7 @@ float maxOf(const float* s, int n) {
 }
 
 template <typename T>
-struct AttentionTiles {
+struct Avx512AttentionTiles {
   template <int GN>
   static void scores(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
     scoresHeads<GN, T>(q, d, kv, n, scale, s, lds);
@@ -286,11 +286,11 @@ struct AttentionTiles {
 };
 
 void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
-  detail::attendRowKv<AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
+  detail::attendRowKv<Avx512AttentionTiles>(q, G, d, kv, n, scale, scratch, out);
 }
 
 template <typename T>
-struct Widen {
+struct Avx512Widen {
   static void run(const T* p, size_t n, float* dst) {
     size_t i = 0;
     for (; i + kW <= n; i += kW) _mm512_storeu_ps(dst + i, loadKv<false>(__mmask16(0xffff), p + i));
@@ -301,7 +301,7 @@ struct Widen {
   }
 };
 
-void widenKv(DType type, const void* src, size_t n, float* dst) { detail::widenKvAs<Widen>(type, src, n, dst); }
+void widenKv(DType type, const void* src, size_t n, float* dst) { detail::widenKvAs<Avx512Widen>(type, src, n, dst); }
 
 }  // namespace
 

@@ -163,13 +163,13 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
 }
 
 template <typename T>
-struct Widen {
+struct ScalarWiden {
   static void run(const T* p, size_t n, float* dst) {
     for (size_t i = 0; i < n; ++i) dst[i] = kvValue(p[i]);
   }
 };
 
-void widenKv(DType type, const void* src, size_t n, float* dst) { detail::widenKvAs<Widen>(type, src, n, dst); }
+void widenKv(DType type, const void* src, size_t n, float* dst) { detail::widenKvAs<ScalarWiden>(type, src, n, dst); }
 
 }  // namespace
 
