@@ -13,6 +13,8 @@
 LWB_AVX2_BEGIN
 #include <immintrin.h>
 
+#include "engine/exec/cpu/tile_split.h"
+
 namespace lwb::avx2 {
 namespace {
 
@@ -22,7 +24,10 @@ constexpr int kRowTile = 6;       // register tile: 6 rows × 1 panel = 12 accum
 constexpr int kDecodePanels = 4;  // one row: 8 independent FMA chains
 constexpr int kKBlock = 256;      // K block of the multi-row path: converted panels stay in L1/L2
 static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pairs");
-constexpr int kFewRows = 16;      // up to here, converting panels to f32 scratch first does not pay
+constexpr int kFewRows = 64;      // up to here, converting panels to f32 scratch first does not pay
+// How far ahead the tile that streams a panel from L3 or memory prefetches it into L2 (as
+// gemm_avx512.cpp does): the hardware prefetchers restart at every 4 KiB page.
+constexpr size_t kPrefetchBytes = 1024;
 
 // 8 consecutive weights as f32 (F32, F16; BF16 panels hold k pairs: loadPair below).
 template <DType D>
@@ -46,29 +51,42 @@ inline __m256 pairHigh(__m256i v, __m256i highHalves) { return _mm256_castsi256_
 alignas(32) constexpr uint32_t kHighHalves[kW] = {0xffff0000u, 0xffff0000u, 0xffff0000u, 0xffff0000u,
                                                   0xffff0000u, 0xffff0000u, 0xffff0000u, 0xffff0000u};
 
-// Lane masks (all bits set = lane used) of a panel's two vectors for `width` columns.
+// Lane masks (all bits set = lane used) of a panel's two vectors for `width` columns, and
+// whether all 16 are: full panels load and store their accumulators plainly, since a
+// masked store (vmaskmovps) is microcoded on AMD's Zen 2/3, ~12 cycles each.
 struct PanelMask {
   __m256i m[kV];
+  bool full = true;
 };
 inline PanelMask panelMask(int width) {
   PanelMask pm;
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (int v = 0; v < kV; ++v) pm.m[v] = _mm256_cmpgt_epi32(_mm256_set1_epi32(width - v * kW), lane);
+  pm.full = width >= kPanel;
   return pm;
 }
 
+// Where a tile prefetches into L2 (Pf tiles): C regions pfStride bytes apart from p, of
+// which it touches bytesPerK per k step (a panel row of the streamed dtype: 64 bytes of
+// f32, 32 of 16-bit weights, so a line per k or per two).
+struct Prefetch {
+  const char* p = nullptr;
+  size_t pfStride = 0;
+  size_t bytesPerK = 0;
+};
+
 // One register tile of R rows × C panels over kn steps of k (see gemm_avx512.cpp's
 // tile): accumulators from zero (`first`) or from y; the last panel masked by `last`.
-template <DType D, int R, int C>
+template <DType D, int R, int C, bool Pf>
 void tile(const float* x, size_t ldx, const void* w, size_t stride, float* y, size_t ldy, int kn, bool first,
-          const PanelMask& last) {
-  const __m256i all = _mm256_set1_epi32(-1);
+          const PanelMask& last, const Prefetch& pf) {
   __m256 acc[R][C][kV];
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c)
-      for (int v = 0; v < kV; ++v)
-        acc[r][c][v] = first ? _mm256_setzero_ps()
-                             : _mm256_maskload_ps(y + size_t(r) * ldy + size_t(c) * kPanel + size_t(v) * kW, c == C - 1 ? last.m[v] : all);
+      for (int v = 0; v < kV; ++v) {
+        float* yv = y + size_t(r) * ldy + size_t(c) * kPanel + size_t(v) * kW;
+        acc[r][c][v] = first ? _mm256_setzero_ps() : c < C - 1 || last.full ? _mm256_loadu_ps(yv) : _mm256_maskload_ps(yv, last.m[v]);
+      }
   // A plain load, not _mm256_broadcast_ss: that builtin may read any memory, so GCC kept
   // the accumulators in memory and stored them every k step.
   auto fmaRows = [&](const __m256 (&wv)[C][kV], int k) __attribute__((always_inline)) {
@@ -89,6 +107,8 @@ void tile(const float* x, size_t ldx, const void* w, size_t stride, float* y, si
     const __m256i* highHalves = reinterpret_cast<const __m256i*>(kHighHalves);
     int k = 0;
     for (; k < kn; k += 2) {
+      if constexpr (Pf)
+        for (int c = 0; c < C; ++c) _mm_prefetch(pf.p + size_t(c) * pf.pfStride + size_t(k) * pf.bytesPerK, _MM_HINT_T1);
       asm("" : "+r"(highHalves));
       __m256 wv[C][kV];
       for (int c = 0; c < C; ++c)
@@ -102,6 +122,8 @@ void tile(const float* x, size_t ldx, const void* w, size_t stride, float* y, si
     }
   } else {
     for (int k = 0; k < kn; ++k) {
+      if constexpr (Pf)
+        for (int c = 0; c < C; ++c) _mm_prefetch(pf.p + size_t(c) * pf.pfStride + size_t(k) * pf.bytesPerK, _MM_HINT_T1);
       __m256 wv[C][kV];
       for (int c = 0; c < C; ++c)
         for (int v = 0; v < kV; ++v) wv[c][v] = loadW<D>(w, size_t(c) * stride + size_t(k) * kPanel + size_t(v) * kW);
@@ -110,37 +132,54 @@ void tile(const float* x, size_t ldx, const void* w, size_t stride, float* y, si
   }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c)
-      for (int v = 0; v < kV; ++v)
-        _mm256_maskstore_ps(y + size_t(r) * ldy + size_t(c) * kPanel + size_t(v) * kW, c == C - 1 ? last.m[v] : all, acc[r][c][v]);
+      for (int v = 0; v < kV; ++v) {
+        float* yv = y + size_t(r) * ldy + size_t(c) * kPanel + size_t(v) * kW;
+        if (c < C - 1 || last.full) _mm256_storeu_ps(yv, acc[r][c][v]);
+        else _mm256_maskstore_ps(yv, last.m[v], acc[r][c][v]);
+      }
 }
 
-using TileFn = void (*)(const float*, size_t, const void*, size_t, float*, size_t, int, bool, const PanelMask&);
+using TileFn = void (*)(const float*, size_t, const void*, size_t, float*, size_t, int, bool, const PanelMask&, const Prefetch&);
 
+// The tile shapes: R × C panels with 8..12 accumulators (2C per row), except where R alone
+// is smaller. Zen 3 and Intel's cores since Skylake retire two FMAs per cycle at a latency
+// of 4: a tile needs 8 independent chains to keep both ports busy (a 2 × 1 tile, the
+// remainder 8 = 6 + 2 rows left before, has 4 and runs at half rate), and at most 12, so
+// that the accumulators, a broadcast and the weights fit the 16 ymm registers.
+constexpr int maxPanels(int rows) { return rows == 1 ? kDecodePanels : rows <= 3 ? 2 : 1; }
+
+// The tile for R rows × C panels, the prefetching one when pf.p is set.
+template <DType D, bool Pf>
+TileFn tileFnOf(int R, int C) {
+  static constexpr TileFn one[kDecodePanels] = {&tile<D, 1, 1, Pf>, &tile<D, 1, 2, Pf>, &tile<D, 1, 3, Pf>, &tile<D, 1, 4, Pf>};
+  static constexpr TileFn two[2] = {&tile<D, 2, 1, Pf>, &tile<D, 2, 2, Pf>};
+  static constexpr TileFn three[2] = {&tile<D, 3, 1, Pf>, &tile<D, 3, 2, Pf>};
+  static constexpr TileFn more[kRowTile - 3] = {&tile<D, 4, 1, Pf>, &tile<D, 5, 1, Pf>, &tile<D, 6, 1, Pf>};
+  return R == 1 ? one[C - 1] : R == 2 ? two[C - 1] : R == 3 ? three[C - 1] : more[R - 4];
+}
 template <DType D>
-TileFn tileFn(int R, int C) {
-  static constexpr TileFn one[kDecodePanels] = {&tile<D, 1, 1>, &tile<D, 1, 2>, &tile<D, 1, 3>, &tile<D, 1, 4>};
-  static constexpr TileFn many[kRowTile - 1] = {&tile<D, 2, 1>, &tile<D, 3, 1>, &tile<D, 4, 1>, &tile<D, 5, 1>, &tile<D, 6, 1>};
-  return R == 1 ? one[C - 1] : many[R - 2];
+TileFn tileFn(int R, int C, const Prefetch& pf) {
+  return pf.p != nullptr ? tileFnOf<D, true>(R, C) : tileFnOf<D, false>(R, C);
 }
 
 inline int lastWidth(int colEnd, int c0, int numPanels) { return colEnd - (c0 + (numPanels - 1) * kPanel); }
 
-// Few rows (decode batches): per panel (group), every row tile over all of K with the
-// weights converted inline.
+// Few rows (decode batches): per panel group, every row tile over all of K with the
+// weights converted inline; balanced row tiles (8 rows: 4 + 4, 16: 6 + 5 + 5). The first
+// row tile streams the group's panels from memory, prefetching ahead (not for one row,
+// whose 4 panel streams keep the memory busy alone); the others find them in L2.
 template <DType D>
 void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const size_t stride = size_t(packedK(D, a.K)) * kPanel;
-  const int groupPanels = numRows == 1 ? kDecodePanels : 1;
   const int colEnd = col0 + numCols;
-  for (int c = col0; c < colEnd; c += groupPanels * kPanel) {
-    const int np = std::min(groupPanels, (colEnd - c + kPanel - 1) / kPanel);
-    const void* w = static_cast<const char*>(a.w) + size_t(c / kPanel) * stride * dtypeSize(D);
+  tiles::forPanelGroups(col0, colEnd, maxPanels(numRows), [&](int c, int np) {
+    const char* w = static_cast<const char*>(a.w) + size_t(c / kPanel) * stride * dtypeSize(D);
     const PanelMask mask = panelMask(lastWidth(colEnd, c, np));
-    for (int r = row0; r < row0 + numRows; r += kRowTile) {
-      const int nr = std::min(kRowTile, row0 + numRows - r);
-      tileFn<D>(nr, np)(a.x + size_t(r) * a.ldx, a.ldx, w, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, a.K, true, mask);
-    }
-  }
+    tiles::forRowTiles(row0, numRows, kRowTile, [&](int r, int nr) {
+      const Prefetch pf = r == row0 && numRows > 1 ? Prefetch{w + kPrefetchBytes, stride * dtypeSize(D), kPanel * dtypeSize(D)} : Prefetch{};
+      tileFn<D>(nr, np, pf)(a.x + size_t(r) * a.ldx, a.ldx, w, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, a.K, true, mask, pf);
+    });
+  });
 }
 
 // kn rows of k of a 16-bit panel block as f32 rows of 16 into out. BF16 k pairs: K blocks
@@ -160,7 +199,8 @@ void convertBlock(const void* w, int kn, float* out) {
 }
 
 // Many rows: per panel and K block, the panel converted to f32 once (thread-local scratch,
-// the same values), then every row tile runs over it, continuing the sums in y.
+// the same values), then every row tile runs over it, continuing the sums in y. The first
+// row tile prefetches the next block, so that memory streams while this one computes.
 template <DType D>
 void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   alignas(32) static thread_local float scratch[size_t(kKBlock) * kPanel];
@@ -170,16 +210,20 @@ void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
     const PanelMask mask = panelMask(lastWidth(colEnd, c, 1));
     for (int k0 = 0; k0 < a.K; k0 += kKBlock) {
       const int kn = std::min(kKBlock, a.K - k0);
-      const void* w = static_cast<const char*>(a.w) + (size_t(c / kPanel) * stride + size_t(k0) * kPanel) * dtypeSize(D);
+      const auto panelAt = [&](int col, int k) {
+        return static_cast<const char*>(a.w) + (size_t(col / kPanel) * stride + size_t(k) * kPanel) * dtypeSize(D);
+      };
+      const void* w = panelAt(c, k0);
+      const char* next = k0 + kKBlock < a.K ? panelAt(c, k0 + kKBlock) : c + kPanel < colEnd ? panelAt(c + kPanel, 0) : nullptr;
       if constexpr (D != DType::F32) {
         convertBlock<D>(w, kn, scratch);
         w = scratch;
       }
-      for (int r = 0; r < numRows; r += kRowTile) {
-        const int nr = std::min(kRowTile, numRows - r);
-        tileFn<DType::F32>(nr, 1)(a.x + size_t(row0 + r) * a.ldx + size_t(k0), a.ldx, w, stride, a.y + size_t(row0 + r) * a.ldy + size_t(c),
-                                  a.ldy, kn, k0 == 0, mask);
-      }
+      tiles::forRowTiles(row0, numRows, kRowTile, [&](int r, int nr) {
+        const Prefetch pf = r == row0 && next != nullptr ? Prefetch{next, 0, kPanel * dtypeSize(D)} : Prefetch{};
+        tileFn<DType::F32>(nr, 1, pf)(a.x + size_t(r) * a.ldx + size_t(k0), a.ldx, w, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy,
+                                      kn, k0 == 0, mask, pf);
+      });
     }
   }
 }

@@ -14,6 +14,7 @@
 #include "engine/exec/cpu/avx512_common.h"
 
 LWB_AVX512_BEGIN
+#include "engine/exec/cpu/tile_split.h"
 
 namespace lwb::avx512 {
 namespace {
@@ -157,32 +158,8 @@ inline __mmask16 maskOf(int colEnd, int c0, int numPanels) {
   return lastWidth >= kW ? __mmask16(0xffff) : tailMask(lastWidth);
 }
 
-// Part i of n split into numParts balanced parts (the first n % numParts one larger): no
-// thin remainder tile, which runs at a fraction of a full tile's rate.
-inline int partSize(int n, int numParts, int i) { return n / numParts + (i < n % numParts ? 1 : 0); }
-
-// Calls fn(c, np) for the panel groups of [col0, colEnd): np <= maxPanels panels starting at
-// column c, as few groups as that allows, of balanced sizes.
-template <typename Fn>
-void forPanelGroups(int col0, int colEnd, int maxPanels, Fn&& fn) {
-  const int numPanels = (colEnd - col0 + kW - 1) / kW, numGroups = (numPanels + maxPanels - 1) / maxPanels;
-  for (int g = 0, c = col0; g < numGroups; ++g) {
-    const int np = partSize(numPanels, numGroups, g);
-    fn(c, np);
-    c += np * kW;
-  }
-}
-
-// Calls fn(r, nr) for balanced row tiles of at most maxRows rows covering [row0, row0 + numRows).
-template <typename Fn>
-void forRowTiles(int row0, int numRows, int maxRows, Fn&& fn) {
-  const int numTiles = (numRows + maxRows - 1) / maxRows;
-  for (int i = 0, r = row0; i < numTiles; ++i) {
-    const int nr = partSize(numRows, numTiles, i);
-    fn(r, nr);
-    r += nr;
-  }
-}
+using tiles::forPanelGroups;
+using tiles::forRowTiles;
 
 template <DType D>
 const void* panelAt(const GemmArgs& a, int col, int k) {
