@@ -4,7 +4,9 @@
 // core) and the prefill tile's multiply-adds per second. Also the unquantized GEMM
 // (F32, F16, BF16 panels) on one core at decode batch sizes, weights in L3. Never part of
 // the test suite.
-//   bench_quant_kernels [--gemm [K N]]   (--gemm: only the unquantized GEMM, of K × N)
+// Also one decode row's attention (CpuKernels::attendRow) over a paged KV cache.
+//   bench_quant_kernels [--gemm [K N] | --attention]   (--gemm: only the unquantized GEMM,
+//   of K × N; --attention: only the attention)
 #include <algorithm>
 #include <cstdlib>
 #include <string_view>
@@ -15,6 +17,7 @@
 
 #include "engine/common/dtype.h"
 #include "engine/exec/cpu/gemm.h"
+#include "engine/exec/cpu/kernels.h"
 #include "engine/exec/cpu/quant_kernels.h"
 #include "engine/exec/cpu/thread_pool.h"
 #include "engine/model/quant.h"
@@ -151,9 +154,48 @@ void gemm16(ThreadPool& one, Isa isa, DType dtype, int K, int N) {
   std::printf(" GFLOP/s (%% of 256 rows)\n");
 }
 
+// One decode row's attention, G query heads on one KV head of head_dim 64, over n cached
+// positions in 16-slot blocks scattered over the pool (as a serving engine's are), f32 and
+// bf16 caches: GFLOP/s (4·G·n·64 per row: scores and Σ p·V) on the calling thread.
+void attention(Isa isa, DType type) {
+  constexpr int d = 64, blockSize = 16;
+  std::printf("%-8s %-5s attention, head_dim %d, GFLOP/s:", isaName(isa), dtypeName(type).data(), d);
+  for (int n : {128, 512, 2048}) {
+    const int numBlocks = n / blockSize;
+    std::vector<int32_t> blockTable(static_cast<size_t>(numBlocks));
+    for (int b = 0; b < numBlocks; ++b) blockTable[size_t(b)] = int32_t((size_t(b) * 7919) % size_t(numBlocks));
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const size_t elems = size_t(numBlocks) * blockSize * d;
+    std::vector<float> kf(elems), vf(elems);
+    for (float& v : kf) v = dist(rng);
+    for (float& v : vf) v = dist(rng);
+    std::vector<uint16_t> k16(elems), v16(elems);
+    for (size_t i = 0; i < elems; ++i) k16[i] = floatToBf16(kf[i]), v16[i] = floatToBf16(vf[i]);
+    const bool bf16 = type == DType::BF16;
+    const PagedKv kv{blockTable.data(), blockSize, bf16 ? static_cast<const void*>(k16.data()) : kf.data(), size_t(d) * blockSize,
+                     bf16 ? static_cast<const void*>(v16.data()) : vf.data(), size_t(d) * blockSize, size_t(d), type};
+    for (int G : {1, 3, 4, 7}) {
+      std::vector<float> q(size_t(G) * d), out(size_t(G) * d), scratch(size_t(G) * (scoreStride(n) + 1));
+      for (float& v : q) v = dist(rng);
+      const int iters = std::max(1, 20000 / n);
+      const double t = bestSeconds([&] {
+        for (int it = 0; it < iters; ++it) cpuKernels(isa).attendRow(q.data(), G, d, kv, n, 0.125f, scratch.data(), out.data());
+      });
+      std::printf("  n %d G %d %5.1f", n, G, 4.0 * G * n * d * iters / t / 1e9);
+    }
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "--attention") {
+    for (Isa isa : supportedIsas())
+      for (DType type : {DType::F32, DType::BF16}) attention(isa, type);
+    return 0;
+  }
   const bool gemmOnly = argc > 1 && std::string_view(argv[1]) == "--gemm";
   const int K = gemmOnly && argc > 3 ? std::atoi(argv[2]) : 1024, N = gemmOnly && argc > 3 ? std::atoi(argv[3]) : 4096;
   if (K <= 0 || N <= 0) {

@@ -130,16 +130,32 @@ void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d,
       store<Masked>(out + size_t(g) * size_t(d) + size_t(i0 + t * kW), m[t], _mm256_mul_ps(acc[g][t], _mm256_set1_ps(invSum[g])));
 }
 
+// Output vectors per Σ p·V tile for GN heads: GN × NV accumulators, the FMA chains a tile
+// needs to keep both FMA ports busy at a latency of 4 (8 or more), with NV values and a
+// broadcast within the 16 ymm registers. A widened cache (bf16, FP8) needs registers for
+// the widening too: 3 heads × 3 vectors measured 25 % slower there than 3 × 2 (and 10 %
+// faster for f32; bench_quant_kernels --attention). Every output is the same sum over j
+// whatever NV.
+template <typename T>
+constexpr int accumulateVectors(int GN) {
+  return GN <= 2 ? 4 : GN == 3 && std::is_same_v<T, float> ? 3 : 2;
+}
+
+template <int GN, typename T, int NV>
+void accumulateChunk(const float* p, size_t ldp, const PagedKv& kv, int n, int d, int i0, const float* invSum, float* out) {
+  if ((d - i0) % kW == 0 || d - i0 > NV * kW) accumulateTile<T, GN, NV, false>(p, ldp, kv, n, d, i0, invSum, out);
+  else accumulateTile<T, GN, NV, true>(p, ldp, kv, n, d, i0, invSum, out);
+}
+
 template <int GN, typename T>
 void accumulateHeads(const float* p, size_t ldp, const PagedKv& kv, int n, int d, const float* invSum, float* out) {
-  for (int i0 = 0; i0 < d; i0 += 2 * kW) {
-    const bool full = (d - i0) % kW == 0 || d - i0 > 2 * kW;
-    if (d - i0 > kW) {
-      if (full) accumulateTile<T, GN, 2, false>(p, ldp, kv, n, d, i0, invSum, out);
-      else accumulateTile<T, GN, 2, true>(p, ldp, kv, n, d, i0, invSum, out);
-    } else {
-      if (full) accumulateTile<T, GN, 1, false>(p, ldp, kv, n, d, i0, invSum, out);
-      else accumulateTile<T, GN, 1, true>(p, ldp, kv, n, d, i0, invSum, out);
+  constexpr int kMaxNV = accumulateVectors<T>(GN);
+  for (int i0 = 0; i0 < d; i0 += kMaxNV * kW) {
+    switch (std::min(kMaxNV, (d - i0 + kW - 1) / kW)) {
+      case 1: accumulateChunk<GN, T, 1>(p, ldp, kv, n, d, i0, invSum, out); break;
+      case 2: accumulateChunk<GN, T, 2>(p, ldp, kv, n, d, i0, invSum, out); break;
+      case 3: if constexpr (kMaxNV >= 3) accumulateChunk<GN, T, 3>(p, ldp, kv, n, d, i0, invSum, out); break;
+      default: if constexpr (kMaxNV >= 4) accumulateChunk<GN, T, 4>(p, ldp, kv, n, d, i0, invSum, out); break;
     }
   }
 }
