@@ -58,7 +58,8 @@ inline __m256 load(const T* p, __m256i m, int live) {
 }
 
 // Stores v's lanes in m when Masked, else all 8: a masked store (vmaskmovps) is
-// microcoded on AMD's Zen 2/3, ~12 cycles, as long as a score tile's FMAs.
+// microcoded on AMD's cores (3.9 ns against 0.4 ns for a plain store on the README's EPYC
+// VM; a score tile of 3 heads × 8 keys, d 64, does its 192 FMAs in ~40 ns).
 template <bool Masked>
 inline void store(float* p, __m256i m, __m256 v) {
   if constexpr (Masked) _mm256_maskstore_ps(p, m, v);
