@@ -25,7 +25,8 @@ constexpr int kDecodePanels = 4;  // one row: 8 independent FMA chains
 constexpr int kKBlock = 256;      // K block of the multi-row path: converted panels stay in L1/L2
 static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pairs");
 // Up to here, converting panels to f32 scratch first does not pay: on the EPYC VM, 32 and
-// 64 rows with the weights converted inline ran 1.1-1.3x faster than over the scratch.
+// 64 rows with the weights converted inline ran as fast as over the scratch or up to 10 %
+// faster (bench_quant_kernels --gemm).
 constexpr int kFewRows = 64;
 // How far ahead the tile that streams a panel from L3 or memory prefetches it into L2 (as
 // gemm_avx512.cpp does): the hardware prefetchers restart at every 4 KiB page.
