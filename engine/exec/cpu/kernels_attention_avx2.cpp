@@ -134,7 +134,7 @@ void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d,
 // Output vectors per Σ p·V tile for GN heads: GN × NV accumulators, the FMA chains a tile
 // needs to keep both FMA ports busy at a latency of 4 (8 or more), with NV values and a
 // broadcast within the 16 ymm registers. A widened cache (bf16, FP8) needs registers for
-// the widening too: 3 heads × 3 vectors measured 25 % slower there than 3 × 2 (and 10 %
+// the widening too: 3 heads × 3 vectors measured 25 % slower there than 3 × 2 (and 5-10 %
 // faster for f32; bench_quant_kernels --attention). Every output is the same sum over j
 // whatever NV.
 template <typename T>
