@@ -163,20 +163,15 @@ inline double measureBandwidth(int threads, bool quick) {
 // (what lscpu prints), since glibc's sysconf decodes CPUID itself and on a KVM guest of an
 // AMD EPYC said 256 MiB for a 32 MiB L3.
 inline double l3CacheBytes() {
-  const auto level = [] {
-    std::FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/level", "r");
-    int l = 0;
-    if (f != nullptr && std::fscanf(f, "%d", &l) != 1) l = 0;
+  const auto readSysfs = [](const char* file, const char* format, auto* value) {
+    std::FILE* f = std::fopen((std::string("/sys/devices/system/cpu/cpu0/cache/index3/") + file).c_str(), "r");
+    const bool ok = f != nullptr && std::fscanf(f, format, value) == 1;
     if (f != nullptr) std::fclose(f);
-    return l;
+    return ok;
   };
-  if (std::FILE* f = level() == 3 ? std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r") : nullptr) {
-    long kib = 0;
-    char unit = 0;
-    const int got = std::fscanf(f, "%ld%c", &kib, &unit);
-    std::fclose(f);
-    if (got == 2 && kib > 0 && unit == 'K') return double(kib) * 1024.0;
-  }
+  int level = 0;
+  long kib = 0;  // the file says e.g. "32768K"
+  if (readSysfs("level", "%d", &level) && level == 3 && readSysfs("size", "%ldK", &kib) && kib > 0) return double(kib) * 1024.0;
   const long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
   return v > 0 ? double(v) : 0.0;
 }

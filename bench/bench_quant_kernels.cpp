@@ -144,12 +144,15 @@ void gemm16(ThreadPool& one, Isa isa, DType dtype, int K, int N) {
   for (int rows : {kMaxRows, 1, 8, 16, 32, 64}) {
     const int iters = std::max(2, 64 / rows);
     const double t = bestSeconds([&] {
-      for (int it = 0; it < iters; ++it) gemm(one, cpuKernels(isa), x.data(), K, rows, {{&w, y.data(), N}});
+      for (int it = 0; it < iters; ++it) gemm(one, cpuKernels(isa), x.data(), size_t(K), rows, {{&w, y.data(), size_t(N)}});
     });
     const double gflops = 2.0 * iters * rows * double(K) * N / t / 1e9;
-    if (rows == kMaxRows) prefill = gflops;
-    if (rows == kMaxRows) std::printf("  %d rows %6.1f |", rows, gflops);
-    else std::printf("  %2d rows %6.1f (%3.0f %%)", rows, gflops, 100.0 * gflops / prefill);
+    if (rows == kMaxRows) {
+      prefill = gflops;
+      std::printf("  %d rows %6.1f |", rows, gflops);
+    } else {
+      std::printf("  %2d rows %6.1f (%3.0f %%)", rows, gflops, 100.0 * gflops / prefill);
+    }
   }
   std::printf(" GFLOP/s (%% of 256 rows)\n");
 }

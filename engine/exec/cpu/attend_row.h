@@ -14,6 +14,9 @@
 #include "engine/exec/cpu/kernels.h"
 
 namespace lwb::detail {
+// Unnamed: each kernel file compiles its own copy for its ISA, and no copy may be linked in
+// for another file (see attendRowKv).
+namespace {
 
 // The V rows of positions 0, 1, 2, ... of one KV head, columns from i0: next() moves
 // down a block and jumps to the next block of the table every blockSize rows. The
@@ -75,11 +78,12 @@ void attendRow(const float* q, int G, int d, const PagedKv& kv, int n, float sca
 }
 
 // attendRow with the tiles of the cache's element type (kv.type: F32, BF16, F8E4M3, F8E5M2).
-// Each ISA names its tiles after itself (Avx2AttentionTiles, ...), not merely inside an
-// unnamed namespace: GCC 12 emits the generic lambda below as a weak symbol whose mangled
-// name spells every file's unnamed namespace alike, so the linker kept one ISA's copy for
-// all of them (the AVX-512 one ran on AVX2-only CPUs: SIGILL). tools/check-isa-symbols.py
-// fails the build's tests when two kernel files define such a symbol again.
+// This header's code once had external linkage: GCC 12 emitted the generic lambda below as
+// a weak symbol whose mangled name was the same in every kernel file (their tile types
+// lived in unnamed namespaces, which mangle alike), so the linker kept one ISA's copy for
+// all of them (the AVX-512 one ran on AVX2-only CPUs: SIGILL). Now the whole header sits in
+// an unnamed namespace and each ISA names its tiles after itself (Avx2AttentionTiles, ...);
+// tools/check-isa-symbols.py fails the build's tests when two kernel files share a symbol.
 template <template <typename> class Tiles>
 void attendRowKv(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out) {
   forKvElement(kv.type, [&]<typename T>() { attendRow<Tiles<T>>(q, G, d, kv, n, scale, scratch, out); });
@@ -92,4 +96,5 @@ void widenKvAs(DType type, const void* src, size_t n, float* dst) {
   forKvElement(type, [&]<typename T>() { Widen<T>::run(static_cast<const T*>(src), n, dst); });
 }
 
+}  // namespace
 }  // namespace lwb::detail

@@ -211,13 +211,13 @@ void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   alignas(32) static thread_local float scratch[size_t(kKBlock) * kPanel];
   const size_t stride = size_t(packedK(D, a.K)) * kPanel;
   const int colEnd = col0 + numCols;
+  const auto panelAt = [&](int col, int k) {
+    return static_cast<const char*>(a.w) + (size_t(col / kPanel) * stride + size_t(k) * kPanel) * dtypeSize(D);
+  };
   for (int c = col0; c < colEnd; c += kPanel) {
     const PanelMask mask = panelMask(lastWidth(colEnd, c, 1));
     for (int k0 = 0; k0 < a.K; k0 += kKBlock) {
       const int kn = std::min(kKBlock, a.K - k0);
-      const auto panelAt = [&](int col, int k) {
-        return static_cast<const char*>(a.w) + (size_t(col / kPanel) * stride + size_t(k) * kPanel) * dtypeSize(D);
-      };
       const void* w = panelAt(c, k0);
       const char* next = k0 + kKBlock < a.K ? panelAt(c, k0 + kKBlock) : c + kPanel < colEnd ? panelAt(c + kPanel, 0) : nullptr;
       if constexpr (D != DType::F32) {
