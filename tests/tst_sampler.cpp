@@ -18,14 +18,8 @@ namespace {
 // Draws per row checked against the full sort in largeVocabularyMatchesTheFullSort. Each
 // draw scans a 40k-152k row; under the sanitizers (and their coverage instrumentation)
 // 600 draws took 80 s of CI per run, so that build checks the same paths with fewer.
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef LWB_SANITIZED_BUILD
 constexpr int kDrawsPerRow = 100;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr int kDrawsPerRow = 100;
-#else
-constexpr int kDrawsPerRow = 600;
-#endif
 #else
 constexpr int kDrawsPerRow = 600;
 #endif
