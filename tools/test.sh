@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds everything (the CUDA plugin too
 # when the toolkit is present, for one architecture) and runs the whole Qt Test suite;
-# then the same tests again under ASan+UBSan (clang) and each fuzz target for 30 s.
+# then the same tests again under ASan+UBSan (clang) and each fuzz target for 15 s.
 # CI runs exactly this (.ci/run).
 # Usage: tools/test.sh [--quick]   (--quick: only the main build and its tests)
 set -euo pipefail
@@ -22,23 +22,27 @@ if [ -x "$nvcc" ]; then
   cuda_args+=(-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc")
 fi
 
-echo "== layer check: no include runs up the house's layer order (README, Architecture)"
+echo "== layer check: no include runs up the house's layer order (README, Architecture) [$((SECONDS / 60)) min]"
 python3 tools/check-layers.py
 
-echo "== main build (Release) and tests"
+echo "== main build (Release) and tests [$((SECONDS / 60)) min]"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}" "${launcher[@]}"
 cmake --build build -j"$jobs"
-echo "== no kernel code compiled for one ISA linked in for another (tools/check-isa-symbols.py)"
+echo "== no kernel code compiled for one ISA linked in for another (tools/check-isa-symbols.py) [$((SECONDS / 60)) min]"
 python3 tools/check-isa-symbols.py build
+echo "== Release tests [$((SECONDS / 60)) min]"
 ctest --test-dir build --output-on-failure -j1 --timeout 1200
 [ "${1:-}" = "--quick" ] && exit 0
 
-echo "== ASan+UBSan build (clang): the whole suite again, then the libFuzzer targets"
+echo "== ASan+UBSan build (clang): the whole suite again, then the libFuzzer targets [$((SECONDS / 60)) min]"
 # tools/fuzz.sh configures build-asan with the sanitizers and the fuzz targets.
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DLLM_WORKBENCH_SANITIZE=address,undefined -DLLM_WORKBENCH_FUZZ=ON -DLLM_WORKBENCH_GUI=ON \
   -DLLM_WORKBENCH_CUDA=OFF -DLLM_WORKBENCH_BENCH=OFF "${launcher[@]}"
 cmake --build build-asan -j"$jobs"
+echo "== ASan+UBSan tests [$((SECONDS / 60)) min]"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j1 --timeout 1800 -E tst_package
-tools/fuzz.sh "${LWB_FUZZ_SECONDS:-30}" build-asan
+echo "== fuzz targets [$((SECONDS / 60)) min]"
+tools/fuzz.sh "${LWB_FUZZ_SECONDS:-15}" build-asan
+echo "== done in $((SECONDS / 60)) min $((SECONDS % 60)) s"
