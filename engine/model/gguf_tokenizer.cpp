@@ -32,9 +32,10 @@ Vocab readVocab(const GgufFile& f, bool withScores) {
                                                std::to_string(v.types.size()) + " entries, tokenizer.ggml.tokens " +
                                                std::to_string(v.tokens.size()));
   for (size_t i = 0; i < v.types.size(); ++i)
-    check(v.types[i] >= kNormal && v.types[i] <= kByte, f.path() + ": metadata key tokenizer.ggml.token_type[" +
-                                                            std::to_string(i) + "] = " + std::to_string(v.types[i]) +
-                                                            ": expected 1..6");
+    check(v.types[i] >= kNormal && v.types[i] <= kByte, [&] {
+      return f.path() + ": metadata key tokenizer.ggml.token_type[" + std::to_string(i) + "] = " +
+             std::to_string(v.types[i]) + ": expected 1..6";
+    });
   if (!withScores) return v;
   v.scores = f.find("tokenizer.ggml.scores") ? f.getFloatArray("tokenizer.ggml.scores")
                                               : std::vector<double>(v.tokens.size(), 0.0);

@@ -71,10 +71,16 @@ void BpeModel::readVocab(const json& vocab, const std::string& where) {
   ids_.reserve(vocab.size());
   std::fill(std::begin(byteIds_), std::end(byteIds_), -1);
   std::string key;
-  for (const auto& [piece, idJson] : vocab.items()) {
-    const int id = idValue(idJson, where + "['" + piece + "']");
-    check(size_t(id) < 2 * vocab.size() + 1024, where + "['" + piece + "'] is " + std::to_string(id) +
-                                                    ", far beyond the vocabulary's " + std::to_string(vocab.size()) + " entries");
+  for (const auto& item : vocab.items()) {
+    const std::string& piece = item.key();  // named, not a structured binding: clang 14's lambdas cannot capture those
+    const json& idJson = item.value();
+    // Error texts are built only on failure, not for each of the (up to 262k) entries.
+    const auto at = [&] { return where + "['" + piece + "']"; };
+    const int id = idValue(idJson, at);
+    check(size_t(id) < 2 * vocab.size() + 1024, [&] {
+      return at() + " is " + std::to_string(id) + ", far beyond the vocabulary's " + std::to_string(vocab.size()) +
+             " entries";
+    });
     if (size_t(id) >= tokens_.size()) tokens_.resize(size_t(id) + 1);
     tokens_[size_t(id)] = piece;
     // Byte-level pieces are keyed by their raw bytes, so encoding never maps text into
@@ -88,24 +94,25 @@ void BpeModel::readVocab(const json& vocab, const std::string& where) {
 
 void BpeModel::readMerges(const json& merges, const std::string& where) {
   merges_.reserve(merges.size());
+  std::string left, right, joined;  // reused: no allocation per merge
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const json& m = merges[rank];
-    const std::string at = where + "[" + std::to_string(rank) + "]";
-    std::string left, right;
+    const auto at = [&] { return where + "[" + std::to_string(rank) + "]"; };
     if (m.is_string()) {
-      const std::string s = m.get<std::string>();
+      const std::string& s = m.get_ref<const std::string&>();
       const size_t space = s.find(' ');
       check(space != std::string::npos && s.find(' ', space + 1) == std::string::npos,
-            at + " is \"" + s + "\", expected two pieces separated by one space");
-      left = s.substr(0, space), right = s.substr(space + 1);
+            [&] { return at() + " is \"" + s + "\", expected two pieces separated by one space"; });
+      left.assign(s, 0, space), right.assign(s, space + 1);
     } else {
       check(m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string(),
-            at + " is " + m.dump().substr(0, 80) + ", expected \"a b\" or [\"a\", \"b\"]");
-      left = m[0].get<std::string>(), right = m[1].get<std::string>();
+            [&] { return at() + " is " + m.dump().substr(0, 80) + ", expected \"a b\" or [\"a\", \"b\"]"; });
+      left = m[0].get_ref<const std::string&>(), right = m[1].get_ref<const std::string&>();
     }
-    const int l = tokenToId(left), r = tokenToId(right), merged = tokenToId(left + right);
-    check(l >= 0 && r >= 0 && merged >= 0, at + ": " + (l < 0 ? left : r < 0 ? right : left + right) +
-                                               " is not in the vocab");
+    joined.assign(left).append(right);
+    const int l = tokenToId(left), r = tokenToId(right), merged = tokenToId(joined);
+    check(l >= 0 && r >= 0 && merged >= 0,
+          [&] { return at() + ": " + (l < 0 ? left : r < 0 ? right : joined) + " is not in the vocab"; });
     merges_.insert(l, r, uint32_t(rank), merged);
   }
 }

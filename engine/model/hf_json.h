@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 
 #include "engine/common/error.h"
 #include "engine/model/hf_regex.h"
@@ -38,10 +39,17 @@ inline bool boolField(const nlohmann::json& j, const char* key, const std::strin
   return it->get<bool>();
 }
 
-// An id: a non-negative integer below 2^31.
-inline int idValue(const nlohmann::json& v, const std::string& where) {
-  check(v.is_number_unsigned() && v.get<unsigned long long>() < (1ull << 31),
-        where + " is " + v.dump().substr(0, 80) + ", expected a token id (a non-negative integer)");
+// An id: a non-negative integer below 2^31. `where` is the text naming it, or a function
+// that builds that text only on failure (for loops over a whole vocabulary, where building
+// each entry's text cost more than reading it).
+template <typename Where>
+inline int idValue(const nlohmann::json& v, const Where& where) {
+  check(v.is_number_unsigned() && v.get<unsigned long long>() < (1ull << 31), [&] {
+    std::string at;
+    if constexpr (std::is_invocable_v<const Where&>) at = where();
+    else at = where;
+    return at + " is " + v.dump().substr(0, 80) + ", expected a token id (a non-negative integer)";
+  });
   return int(v.get<unsigned long long>());
 }
 
