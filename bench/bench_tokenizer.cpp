@@ -75,6 +75,20 @@ double ourMBps(const lwb::Tokenizer& tok, const std::string& text, bool split, s
   return best;
 }
 
+// Runs `script` (written to a temporary `fileName`) in node with one thread and `args`;
+// returns its first line of output, "" when node or the package is missing.
+std::string runNode(const std::string& fileName, const std::string& script, const std::string& args) {
+  const std::string scriptFile = (fs::temp_directory_path() / fileName).string();
+  std::ofstream(scriptFile) << script;
+  const std::string cmd = "RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false node " + scriptFile + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return "";
+  char line[256] = {};
+  if (!std::fgets(line, sizeof line, p)) line[0] = 0;
+  pclose(p);
+  return line;
+}
+
 // Runs the reference in node on the same file; returns MB/s or 0 when it cannot run.
 double referenceMBps(const std::string& tokenizerJson, const std::string& corpusFile, const std::string& npm,
                      bool split, size_t* numIds) {
@@ -92,15 +106,10 @@ const tok = Tokenizer.fromFile(process.argv[3]);
     }
     const s = Number(process.hrtime.bigint() - t0) / 1e9; best = Math.max(best, Buffer.byteLength(text) / 1e6 / s); }
   console.log(best + ' ' + n); })();)";
-  const std::string scriptFile = (fs::temp_directory_path() / "lwb_bench_tokenizer.js").string();
-  std::ofstream(scriptFile) << script;
-  const std::string cmd = "RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false node " + scriptFile + " '" + npm + "' '" +
-                          tokenizerJson + "' '" + corpusFile + "' " + (split ? "split" : "whole") + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return 0;
+  const std::string out = runNode("lwb_bench_tokenizer.js", script,
+                                  "'" + npm + "' '" + tokenizerJson + "' '" + corpusFile + "' " + (split ? "split" : "whole"));
   double mbps = 0;
-  if (std::fscanf(p, "%lf %zu", &mbps, numIds) != 2) mbps = 0;
-  pclose(p);
+  if (std::sscanf(out.c_str(), "%lf %zu", &mbps, numIds) != 2) mbps = 0;
   return mbps;
 }
 
@@ -123,15 +132,9 @@ let best = 1e9;
 for (let i = 0; i < 3; i++) { const t0 = process.hrtime.bigint(); Tokenizer.fromFile(process.argv[3]);
   best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9); }
 console.log(best);)";
-  const std::string scriptFile = (fs::temp_directory_path() / "lwb_bench_tokenizer_load.js").string();
-  std::ofstream(scriptFile) << script;
-  const std::string cmd = "RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false node " + scriptFile + " '" + npm + "' '" +
-                          tokenizerJson + "' 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return 0;
+  const std::string out = runNode("lwb_bench_tokenizer_load.js", script, "'" + npm + "' '" + tokenizerJson + "'");
   double seconds = 0;
-  if (std::fscanf(p, "%lf", &seconds) != 1) seconds = 0;
-  pclose(p);
+  if (std::sscanf(out.c_str(), "%lf", &seconds) != 1) seconds = 0;
   return seconds;
 }
 
