@@ -7,7 +7,7 @@ pkgs=(build-essential cmake pkg-config ninja-build
       libsentencepiece-dev sentencepiece nlohmann-json3-dev libxxhash-dev
       libpcre2-dev libicu-dev
       xvfb xauth dpkg-dev file desktop-file-utils appstream
-      clang libclang-rt-14-dev libcpp-httplib-dev libzmq3-dev
+      clang libclang-rt-14-dev lld libcpp-httplib-dev libzmq3-dev
       python3-jinja2)
 command -v npm >/dev/null || pkgs+=(npm)  # nodejs from elsewhere may bring its own npm
 if [ "${1:-}" = "--training" ]; then
