@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
@@ -34,6 +35,15 @@ std::string packagesDir() {
 }
 
 std::string modelsDir(const std::string& name) { return packagesDir() + "/tokenizer-" + name + "/models"; }
+
+// Each package's files are loaded once per run and shared by the checks: a load of a
+// 128k-262k-vocabulary tokenizer.json takes several seconds under ASan.
+const TokenizerFiles& loaded(const std::string& name) {
+  static std::map<std::string, TokenizerFiles> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, loadTokenizerFiles(modelsDir(name))).first;
+  return it->second;
+}
 
 std::string fromHex(const std::string& hex) {
   std::string out;
@@ -109,7 +119,7 @@ class TestHfTokenizer : public QObject {
 
  private:
   void compareWithReference(const std::string& n) {
-    const TokenizerFiles files = loadTokenizerFiles(modelsDir(n));
+    const TokenizerFiles& files = loaded(n);
     const auto& hf = dynamic_cast<const HfTokenizer&>(*files.tokenizer);
     const json& e = expected()["tokenizers"][n];
     const json& cases = expected()["cases"];
@@ -135,9 +145,9 @@ class TestHfTokenizer : public QObject {
 
  private slots:
   void kindAndSpecials() {
-    QCOMPARE(loadTokenizerFiles(modelsDir("qwen3")).tokenizer->kind(), TokenizerKind::BpeByteLevel);
-    QCOMPARE(loadTokenizerFiles(modelsDir("llama2")).tokenizer->kind(), TokenizerKind::BpeMetaspace);
-    const TokenizerFiles llama3 = loadTokenizerFiles(modelsDir("llama3_1"));
+    QCOMPARE(loaded("qwen3").tokenizer->kind(), TokenizerKind::BpeByteLevel);
+    QCOMPARE(loaded("llama2").tokenizer->kind(), TokenizerKind::BpeMetaspace);
+    const TokenizerFiles& llama3 = loaded("llama3_1");
     QCOMPARE(llama3.tokenizer->bosId(), 128000);
     QCOMPARE(llama3.tokenizer->eosId(), llama3.tokenizer->pieceToId("<|eot_id|>"));
     QVERIFY(llama3.tokenizer->isControl(128000));
@@ -148,7 +158,7 @@ class TestHfTokenizer : public QObject {
 
   // Streaming holds back a character split across byte-level pieces.
   void streamingHoldsIncompleteUtf8() {
-    const TokenizerFiles qwen = loadTokenizerFiles(modelsDir("qwen3"));
+    const TokenizerFiles& qwen = loaded("qwen3");
     const Tokenizer& tok = *qwen.tokenizer;
     const int e2 = tok.pieceToId("â"), x82 = tok.pieceToId("Ĥ"), xac = tok.pieceToId("¬");  // € = E2 82 AC
     QVERIFY(e2 >= 0 && x82 >= 0 && xac >= 0);
@@ -163,7 +173,7 @@ class TestHfTokenizer : public QObject {
   }
 
   void readablePieces() {
-    const TokenizerFiles qwen = loadTokenizerFiles(modelsDir("qwen3"));
+    const TokenizerFiles& qwen = loaded("qwen3");
     const Tokenizer& tok = *qwen.tokenizer;
     QCOMPARE(readablePiece(tok, tok.pieceToId("Ġthe")), std::string("␣the"));
     QCOMPARE(readablePiece(tok, tok.pieceToId("Ċ")), std::string("↵"));
