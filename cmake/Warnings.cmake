@@ -34,17 +34,8 @@ endif()
 # A program's own files keep it too: the linker takes a header template's code (nlohmann
 # json's parser) from the first object that defines it, and with app/ at -O0 that copy
 # made `llm-workbench tokenize` load a tokenizer 3.5x slower. The tests that link the
-# cold libraries first (tst_server*, tst_remote*, tst_ui_*) ran within 10 % of -O2. Under
-# the sanitizers the engine is a shared library bound to its own code (engine/CMakeLists.txt),
-# so the tests' own code can be -O0 too.
+# cold libraries first (tst_server*, tst_remote*, tst_ui_*) ran within 10 % of -O2.
 set(LWB_COLD_CODE_OPTIONS "")
 if(LLM_WORKBENCH_SANITIZE)
   set(LWB_COLD_CODE_OPTIONS -O0)
-endif()
-# Code that only drives the code under test (the tests, the window, the programs' own
-# files) goes without UBSan's checks: they made a file ~25 % slower to compile with clang,
-# and the engine, the server and the parsers keep them.
-set(LWB_NO_UBSAN_OPTIONS "")
-if(LLM_WORKBENCH_SANITIZE MATCHES "undefined")
-  set(LWB_NO_UBSAN_OPTIONS -fno-sanitize=undefined)
 endif()
