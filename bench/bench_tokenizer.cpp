@@ -167,25 +167,26 @@ int main(int argc, char** argv) {
               corpusFile.c_str());
   std::printf("%-12s %-10s %10s %14s %9s %8s  %s\n", "tokenizer", "calls", "ours MB/s", "HF (node) MB/s", "ratio",
               "ids", "same ids count");
-  for (const std::string& t : tokenizers)
-    for (bool split : {true, false}) {
-    const std::string file = fs::is_directory(t) ? t + "/tokenizer.json" : t;
+  std::vector<std::string> files;  // each argument's tokenizer.json
+  for (const std::string& t : tokenizers) files.push_back(fs::is_directory(t) ? t + "/tokenizer.json" : t);
+  for (const std::string& file : files) {
     const auto tok = lwb::HfTokenizer::load(file);
-    size_t ours = 0, theirs = 0;
-    const double a = ourMBps(*tok, text, split, &ours);
-    const double b = referenceMBps(file, corpusFile, npm, split, &theirs);
-    const char* calls = split ? "paragraph" : "whole text";
     const std::string name = shortName(file);
-    if (b > 0)
-      std::printf("%-12s %-10s %10.2f %14.2f %8.2fx %8zu  %s\n", name.c_str(), calls, a, b, a / b, ours,
-                  ours == theirs ? "yes" : "NO");
-    else
-      std::printf("%-12s %-10s %10.2f %14s %9s %8zu\n", name.c_str(), calls, a, "n/a", "-", ours);
+    for (bool split : {true, false}) {
+      size_t ours = 0, theirs = 0;
+      const double a = ourMBps(*tok, text, split, &ours);
+      const double b = referenceMBps(file, corpusFile, npm, split, &theirs);
+      const char* calls = split ? "paragraph" : "whole text";
+      if (b > 0)
+        std::printf("%-12s %-10s %10.2f %14.2f %8.2fx %8zu  %s\n", name.c_str(), calls, a, b, a / b, ours,
+                    ours == theirs ? "yes" : "NO");
+      else
+        std::printf("%-12s %-10s %10.2f %14s %9s %8zu\n", name.c_str(), calls, a, "n/a", "-", ours);
     }
+  }
   std::printf("\nloading tokenizer.json, best of 3 (ratio: HF's time / ours, > 1 when ours loads faster)\n");
   std::printf("%-12s %10s %10s %8s %10s\n", "tokenizer", "MB", "ours s", "HF s", "ratio");
-  for (const std::string& t : tokenizers) {
-    const std::string file = fs::is_directory(t) ? t + "/tokenizer.json" : t;
+  for (const std::string& file : files) {
     const double a = ourLoadSeconds(file), b = referenceLoadSeconds(file, npm);
     const double mbytes = double(fs::file_size(file)) / 1e6;
     if (b > 0)

@@ -27,8 +27,10 @@ fi
 echo "== layer check: no include runs up the house's layer order (README, Architecture) [$((SECONDS / 60)) min]"
 python3 tools/check-layers.py
 
+quick=false
+[ "${1:-}" = "--quick" ] && quick=true
 test_set=codegen
-[ "${1:-}" = "--quick" ] && test_set=all
+$quick && test_set=all
 echo "== main build (Release) and its tests ($test_set) [$((SECONDS / 60)) min]"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLLM_WORKBENCH_TEST_SET=$test_set \
   "${cuda_args[@]}" "${launcher[@]}"
@@ -39,7 +41,7 @@ echo "== Release tests [$((SECONDS / 60)) min]"
 # Two tests at a time: most of them wait on sockets, subprocesses or timers much of the
 # time (every server binds port 0). The ASan suite on 2 cores: 339 s, about 630 s with -j1.
 ctest --test-dir build --output-on-failure -j2 --timeout 1200
-[ "${1:-}" = "--quick" ] && exit 0
+$quick && exit 0
 
 echo "== ASan+UBSan build (clang): the whole suite again, then the libFuzzer targets [$((SECONDS / 60)) min]"
 # tools/fuzz.sh configures build-asan with the sanitizers and the fuzz targets.
