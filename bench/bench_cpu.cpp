@@ -9,6 +9,8 @@
 //             [--batches 8,32] [--steps N]   (decode batches of the f32/bf16 runs; steps per batch,
 //                                             more for a profile)
 //             [--runs TEXT]                  (only the runs whose heading contains TEXT, e.g. "11m bf16")
+//             [--repeat N]                   (the timed decode steps N times over the same positions,
+//                                             for a profile of the benchmark's own context lengths)
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -68,6 +70,7 @@ Seqs prefillSequences(Executor& ex, int B, int context, int vocab) {
 // Set once from the command line, before any run.
 std::vector<int> gDecodeBatches = {1, 8, 16, 32, 64};
 int gDecodeSteps = 0;  // 0: 32 (8 with --quick)
+int gRepeat = 1;        // passes over the timed steps (rewound to the same positions)
 std::string gRunFilter;  // empty: every run
 
 bool wanted(const std::string& label) { return label.find(gRunFilter) != std::string::npos; }
@@ -128,11 +131,15 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
     for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens++;
     const auto t0 = Clock::now();
     const double c0 = processCpuSeconds();
-    for (int st = 0; st < steps; ++st) {
-      ex->forward(s.batch, res);
-      for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens++;
+    for (int pass = 0; pass < gRepeat; ++pass) {
+      for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens = context + 1;
+      for (int st = 0; st < steps; ++st) {
+        ex->forward(s.batch, res);
+        for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens++;
+      }
     }
-    const double t = secondsSince(t0) / steps, tCpu = (processCpuSeconds() - c0) / numThreads / steps;
+    const int timed = steps * gRepeat;
+    const double t = secondsSince(t0) / timed, tCpu = (processCpuSeconds() - c0) / numThreads / timed;
     const double kvBytes = double(B) * (context + steps / 2.0) * double(ex->kvBytesPerBlock(1));  // K and V read
     const double gbs = (wBytes + kvBytes) / t / 1e9;
     const double stepFlops = 2.0 * (matrixParams(*model) + double(c.vocabSize) * c.hiddenSize) * B;
@@ -161,9 +168,10 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--batches") == 0 && i + 1 < argc) batches = argv[++i];
     else if (std::strcmp(argv[i], "--steps") == 0 && i + 1 < argc) gDecodeSteps = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) gRunFilter = argv[++i];
+    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) gRepeat = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr, "usage: bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]"
-                           " [--batches 8,32] [--steps N] [--runs TEXT]\n");
+                           " [--batches 8,32] [--steps N] [--runs TEXT] [--repeat N]\n");
       return 2;
     }
   }

@@ -91,6 +91,7 @@ class CpuExecutor final : public Executor {
   const CpuKernels& kernels_;
   ThreadPool pool_;
   std::vector<float> invFreq_;
+  WeightArena arena_;  // every packed weight below: on huge pages where the kernel allows (weight_arena.h)
   std::vector<LayerMatrices> layers_;
   WeightVector finalNorm_;
   PackedMatrix lmHead_;
@@ -117,7 +118,7 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, Ggm
     if (t != nullptr && t->isQuantized()) return packStored(*t);
     const WeightMatrix w = requireMatrix(t, what);
     const GgmlType type = quantTypeFor(quantization, w.cols);
-    PackedMatrix m = type == GgmlType::F32 ? packMatrix(pool_, w) : quantizeMatrix(pool_, w, type);
+    PackedMatrix m = type == GgmlType::F32 ? packMatrix(pool_, w, &arena_) : quantizeMatrix(pool_, w, type, &arena_);
     ++weightTypes_[type == GgmlType::F32 ? std::string(dtypeName(w.dtype)) : ggmlTypeName(type)];
     packedBytes_ += m.bytes();
     return m;
@@ -144,7 +145,7 @@ PackedMatrix CpuExecutor::packStored(const TensorView& t) {
   check(t.shape.size() == 2, t.file + ": tensor " + t.name + ": expected a 2-D weight, found " + shapeToString(t.shape));
   check(hasQuantKernels(t.blockType), t.file + ": tensor " + t.name + " is stored as " + ggmlTypeName(t.blockType) +
                                           ", which the CPU kernels do not run (they run " + quantKernelTypeNames() + ")");
-  PackedMatrix m = copyQuantizedMatrix(t.data, t.blockType, int(t.shape[0]), int(t.shape[1]));
+  PackedMatrix m = copyQuantizedMatrix(t.data, t.blockType, int(t.shape[0]), int(t.shape[1]), &arena_);
   ++weightTypes_[ggmlTypeName(t.blockType)];
   packedBytes_ += m.bytes();
   return m;

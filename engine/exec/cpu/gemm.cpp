@@ -81,14 +81,13 @@ void packPanelPairs(const WeightMatrix& w, int p, uint16_t* out) {
 
 }  // namespace
 
-PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w) {
+PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w, WeightArena* arena) {
   check(w.rows > 0 && w.cols > 0, "packMatrix: empty weight matrix");
   const int numPanels = (w.rows + kPanel - 1) / kPanel;
   const size_t elemSize = dtypeSize(w.dtype);
   const size_t bytes = size_t(numPanels) * size_t(packedK(w.dtype, w.cols)) * kPanel * elemSize;
   PackedMatrix m;
-  m.storage_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
-  check(m.storage_ != nullptr, "packMatrix: out of memory for " + std::to_string(bytes) + " bytes");
+  m.storage_ = arena != nullptr ? arena->allocate(bytes, "packMatrix") : allocateAligned(bytes, "packMatrix");
   std::memset(m.storage_.get(), 0, bytes);  // the padding columns of the last panel, bf16's pad half
   pool.parallelFor(numPanels, [&](int p, int) {
     if (elemSize == 4) packPanel(w, p, reinterpret_cast<uint32_t*>(m.storage_.get()));

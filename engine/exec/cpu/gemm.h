@@ -10,6 +10,7 @@
 
 #include "engine/exec/cpu/kernels.h"
 #include "engine/exec/cpu/thread_pool.h"
+#include "engine/exec/cpu/weight_arena.h"
 #include "engine/model/quant_types.h"
 
 namespace lwb {
@@ -43,13 +44,10 @@ class PackedMatrix {
   GgmlType quantType() const { return quantType_; }  // when isQuantized()
 
  private:
-  friend PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w);
-  friend PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType type);
-  friend PackedMatrix copyQuantizedMatrix(const void* blocks, GgmlType type, int rows, int cols);
-  struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uint8_t, Free> storage_;
+  friend PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w, WeightArena* arena);
+  friend PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType type, WeightArena* arena);
+  friend PackedMatrix copyQuantizedMatrix(const void* blocks, GgmlType type, int rows, int cols, WeightArena* arena);
+  std::shared_ptr<uint8_t> storage_;  // a piece of an arena's chunk, or its own allocation
   DType dtype_ = DType::F32;
   int rows_ = 0, cols_ = 0;
   size_t bytes_ = 0;
@@ -57,8 +55,9 @@ class PackedMatrix {
   GgmlType quantType_ = GgmlType::F32;
 };
 
-// Copies w into panels (64-byte aligned), the panels split over the pool's threads.
-PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w);
+// Copies w into panels (64-byte aligned; in `arena` when one is given), the panels split
+// over the pool's threads.
+PackedMatrix packMatrix(ThreadPool& pool, const WeightMatrix& w, WeightArena* arena = nullptr);
 
 struct GemmJob {
   const PackedMatrix* w = nullptr;

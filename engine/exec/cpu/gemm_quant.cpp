@@ -129,15 +129,14 @@ GgmlType quantTypeFor(GgmlType asked, int K) {
   return GgmlType::F32;
 }
 
-PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType type) {
+PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType type, WeightArena* arena) {
   check(type == GgmlType::Q8_0 || type == GgmlType::Q4_K, "quantizeMatrix: cannot store weights as " + ggmlTypeName(type));
   check(w.rows > 0 && w.cols > 0 && w.cols % ggmlBlockSize(type) == 0,
         "quantizeMatrix: " + ggmlTypeName(type) + " needs the row length to be a multiple of " +
             std::to_string(ggmlBlockSize(type)) + ", found " + std::to_string(w.cols));
   const size_t rowBytes = ggmlRowBytes(type, w.cols), bytes = rowBytes * size_t(w.rows);
   PackedMatrix m;
-  m.storage_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
-  check(m.storage_ != nullptr, "quantizeMatrix: out of memory for " + std::to_string(bytes) + " bytes");
+  m.storage_ = arena != nullptr ? arena->allocate(bytes, "quantizeMatrix") : allocateAligned(bytes, "quantizeMatrix");
   const int rowsPerTask = 16;
   pool.parallelFor((w.rows + rowsPerTask - 1) / rowsPerTask, [&](int task, int) {
     std::vector<float> row(size_t(w.cols));
@@ -165,15 +164,14 @@ std::string quantKernelTypeNames() {
   return out;
 }
 
-PackedMatrix copyQuantizedMatrix(const void* blocks, GgmlType type, int rows, int cols) {
+PackedMatrix copyQuantizedMatrix(const void* blocks, GgmlType type, int rows, int cols, WeightArena* arena) {
   check(hasQuantKernels(type), "copyQuantizedMatrix: no kernel runs " + ggmlTypeName(type));
   check(rows > 0 && cols > 0 && cols % ggmlBlockSize(type) == 0,
         "copyQuantizedMatrix: " + ggmlTypeName(type) + " needs the row length to be a multiple of " +
             std::to_string(ggmlBlockSize(type)) + ", found " + std::to_string(cols));
   const size_t bytes = ggmlRowBytes(type, cols) * size_t(rows);
   PackedMatrix m;
-  m.storage_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
-  check(m.storage_ != nullptr, "copyQuantizedMatrix: out of memory for " + std::to_string(bytes) + " bytes");
+  m.storage_ = arena != nullptr ? arena->allocate(bytes, "copyQuantizedMatrix") : allocateAligned(bytes, "copyQuantizedMatrix");
   std::memcpy(m.storage_.get(), blocks, bytes);
   m.rows_ = rows;
   m.cols_ = cols;

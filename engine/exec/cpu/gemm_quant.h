@@ -18,15 +18,15 @@ GgmlType quantTypeFor(GgmlType asked, int K);
 
 // Quantizes w's rows to `type` (Q8_0 or Q4_K; K a multiple of its block), the rows split
 // over the pool's threads. Throws lwb::Error for other types or lengths.
-PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType type);
+PackedMatrix quantizeMatrix(ThreadPool& pool, const WeightMatrix& w, GgmlType type, WeightArena* arena = nullptr);
 
 // Whether the quantized GEMM runs weights of `type`.
 bool hasQuantKernels(GgmlType type);
 std::string quantKernelTypeNames();  // "Q8_0, Q4_K, ...": for messages
 
-// A copy of rows × cols weights already in ggml blocks (a GGUF tensor), 64-byte aligned.
-// Throws lwb::Error when hasQuantKernels(type) is false.
-PackedMatrix copyQuantizedMatrix(const void* blocks, GgmlType type, int rows, int cols);
+// A copy of rows × cols weights already in ggml blocks (a GGUF tensor), 64-byte aligned
+// (in `arena` when one is given). Throws lwb::Error when hasQuantKernels(type) is false.
+PackedMatrix copyQuantizedMatrix(const void* blocks, GgmlType type, int rows, int cols, WeightArena* arena = nullptr);
 
 // gemm() for jobs whose weights are quantized (all of them, all with the same K).
 void gemmQuantized(ThreadPool& pool, Isa isa, const float* x, size_t ldx, int numRows, const std::vector<GemmJob>& jobs);
