@@ -67,13 +67,22 @@ inline void store(float* p, __m256i m, __m256 v) {
 }
 
 // GN heads × 8 keys (one chunk inside a block, `m` its `live` lanes): two FMA chains per
-// head (i < d/2, i >= d/2), see kernels.h.
+// head (i < d/2, i >= d/2), see kernels.h. When `pf` is set (the next block's keys at the
+// same offset), the tile also prefetches the rows it reads there: in a decode batch every
+// row has its own sequence, whose blocks lie anywhere in the cache, the hardware
+// prefetchers stop at each block, and the weights a step streams between two layers have
+// evicted them (as gemm_avx512.cpp's tiles do; the decode profile in the README).
 template <typename T, int GN, bool Masked>
-void scoresTile(const float* q, int d, const T* kt, size_t ldk, __m256i m, int live, float scale, float* s, size_t lds) {
+void scoresTile(const float* q, int d, const T* kt, const T* pf, size_t ldk, __m256i m, int live, float scale, float* s,
+                size_t lds) {
   const int h = d / 2;
   __m256 acc[GN][2];
   for (int g = 0; g < GN; ++g) acc[g][0] = acc[g][1] = _mm256_setzero_ps();
   for (int i = 0; i < h; ++i) {
+    if (pf != nullptr) {
+      _mm_prefetch(reinterpret_cast<const char*>(pf + size_t(i) * ldk), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(pf + size_t(i + h) * ldk), _MM_HINT_T0);
+    }
     __m256 k0 = load<Masked>(kt + size_t(i) * ldk, m, live), k1 = load<Masked>(kt + size_t(i + h) * ldk, m, live);
     if constexpr (GN > 1) inRegister(k0), inRegister(k1);
     for (int g = 0; g < GN; ++g) {
@@ -91,12 +100,16 @@ void scoresTile(const float* q, int d, const T* kt, size_t ldk, __m256i m, int l
 template <int GN, typename T>
 void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
   const int bs = kv.blockSize;
+  const auto blockKeys = [&](int b) { return static_cast<const T*>(kv.k) + size_t(kv.blockTable[b]) * kv.kBlockStride; };
   for (int b = 0, j0 = 0; j0 < n; ++b, j0 += bs) {
-    const T* kt = static_cast<const T*>(kv.k) + size_t(kv.blockTable[b]) * kv.kBlockStride;
+    const T* kt = blockKeys(b);
+    // The first chunk's rows start every row of the block's keys: it prefetches the next block.
+    const T* next = j0 + bs < n ? blockKeys(b + 1) : nullptr;
     for (int o = 0; o < bs && j0 + o < n; o += kW) {
       const int live = std::min(bs - o, n - j0 - o);
-      if (live >= kW) scoresTile<T, GN, false>(q, d, kt + o, size_t(bs), laneMask(kW), kW, scale, s + j0 + o, lds);
-      else scoresTile<T, GN, true>(q, d, kt + o, size_t(bs), laneMask(live), live, scale, s + j0 + o, lds);
+      const T* pf = o == 0 ? next : nullptr;
+      if (live >= kW) scoresTile<T, GN, false>(q, d, kt + o, pf, size_t(bs), laneMask(kW), kW, scale, s + j0 + o, lds);
+      else scoresTile<T, GN, true>(q, d, kt + o, pf, size_t(bs), laneMask(live), live, scale, s + j0 + o, lds);
     }
   }
 }
@@ -113,8 +126,18 @@ void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d,
   __m256 acc[GN][NV];
   for (int g = 0; g < GN; ++g)
     for (int t = 0; t < NV; ++t) acc[g][t] = _mm256_setzero_ps();
-  detail::PagedRows<T> rows(kv, i0);
+  // `ahead` runs one block ahead of `rows` and prefetches the tile's columns there (see
+  // scoresTile): the first and the last element, at most two lines.
+  detail::PagedRows<T> rows(kv, i0), ahead(kv, i0);
+  const int lead = std::min(n, kv.blockSize);
+  for (int j = 0; j < lead; ++j) ahead.next();
+  const int lastElement = std::min(NV * kW, d - i0) - 1;
   for (int j = 0; j < n; ++j) {
+    if (j + lead < n) {
+      const T* pf = ahead.next();
+      _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(pf + lastElement), _MM_HINT_T0);
+    }
     const T* vrow = rows.next();
     __m256 v[NV];
     for (int t = 0; t < NV; ++t) {
