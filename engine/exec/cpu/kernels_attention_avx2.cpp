@@ -71,7 +71,7 @@ inline void store(float* p, __m256i m, __m256 v) {
 // same offset), the tile also prefetches the rows it reads there: in a decode batch every
 // row has its own sequence, whose blocks lie anywhere in the cache, the hardware
 // prefetchers stop at each block, and the weights a step streams between two layers have
-// evicted them (as gemm_avx512.cpp's tiles do; the decode profile in the README).
+// evicted them (as kernels_avx512.cpp's tiles do; the decode profile in the README).
 template <typename T, int GN, bool Masked>
 void scoresTile(const float* q, int d, const T* kt, const T* pf, size_t ldk, __m256i m, int live, float scale, float* s,
                 size_t lds) {
@@ -97,6 +97,18 @@ void scoresTile(const float* q, int d, const T* kt, const T* pf, size_t ldk, __m
   for (int g = 0; g < GN; ++g) store<Masked>(s + size_t(g) * lds, m, _mm256_mul_ps(_mm256_add_ps(acc[g][0], acc[g][1]), _mm256_set1_ps(scale)));
 }
 
+// The V rows of block b's first `slots` positions (d elements each), which the Σ p·V tiles
+// read once the softmax is done: fetched while the scores are computed, so that those
+// tiles find them in cache. (Prefetching them one block ahead inside those tiles left too
+// little time, and GCC then kept the tiles' accumulators in memory.)
+template <typename T>
+inline void prefetchValues(const PagedKv& kv, int b, int slots, int d) {
+  const char* rows = static_cast<const char*>(kv.v) + size_t(kv.blockTable[b]) * kv.vBlockStride * sizeof(T);
+  const size_t rowBytes = size_t(d) * sizeof(T), ld = kv.ldv * sizeof(T);
+  for (int slot = 0; slot < slots; ++slot)
+    for (size_t off = 0; off < rowBytes; off += 64) _mm_prefetch(rows + size_t(slot) * ld + off, _MM_HINT_T0);
+}
+
 template <int GN, typename T>
 void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, float* s, size_t lds) {
   const int bs = kv.blockSize;
@@ -105,6 +117,7 @@ void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, f
     const T* kt = blockKeys(b);
     // The first chunk's rows start every row of the block's keys: it prefetches the next block.
     const T* next = j0 + bs < n ? blockKeys(b + 1) : nullptr;
+    prefetchValues<T>(kv, b, std::min(bs, n - j0), d);
     for (int o = 0; o < bs && j0 + o < n; o += kW) {
       const int live = std::min(bs - o, n - j0 - o);
       const T* pf = o == 0 ? next : nullptr;
@@ -126,18 +139,8 @@ void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d,
   __m256 acc[GN][NV];
   for (int g = 0; g < GN; ++g)
     for (int t = 0; t < NV; ++t) acc[g][t] = _mm256_setzero_ps();
-  // `ahead` runs one block ahead of `rows` and prefetches the tile's columns there (see
-  // scoresTile): the first and the last element, at most two lines.
-  detail::PagedRows<T> rows(kv, i0), ahead(kv, i0);
-  const int lead = std::min(n, kv.blockSize);
-  for (int j = 0; j < lead; ++j) ahead.next();
-  const int lastElement = std::min(NV * kW, d - i0) - 1;
+  detail::PagedRows<T> rows(kv, i0);
   for (int j = 0; j < n; ++j) {
-    if (j + lead < n) {
-      const T* pf = ahead.next();
-      _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(pf + lastElement), _MM_HINT_T0);
-    }
     const T* vrow = rows.next();
     __m256 v[NV];
     for (int t = 0; t < NV; ++t) {
