@@ -187,10 +187,19 @@ void accumulateHeads(const float* p, size_t ldp, const PagedKv& kv, int n, int d
   }
 }
 
+// The largest score, 8 lanes at a time (the scalar loop was one compare per score, each
+// waiting for the last). The softmax only subtracts it, so which zero a max of +0 and -0
+// returns changes no result.
 float maxOf(const float* s, int n) {
-  float m = s[0];
-  for (int j = 1; j < n; ++j) m = s[j] > m ? s[j] : m;
-  return m;
+  __m256 m = _mm256_set1_ps(s[0]);
+  int j = 0;
+  for (; j + kW <= n; j += kW) m = _mm256_max_ps(m, _mm256_loadu_ps(s + j));
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  h = _mm_max_ss(h, _mm_movehdup_ps(h));
+  float r = _mm_cvtss_f32(h);
+  for (; j < n; ++j) r = s[j] > r ? s[j] : r;
+  return r;
 }
 
 template <typename T>
