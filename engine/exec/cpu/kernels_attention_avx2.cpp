@@ -189,7 +189,7 @@ void accumulateHeads(const float* p, size_t ldp, const PagedKv& kv, int n, int d
 
 // The largest score, 8 lanes at a time (the scalar loop was one compare per score, each
 // waiting for the last). The softmax only subtracts it, so which zero a max of +0 and -0
-// returns changes no result.
+// returns changes no result (a NaN score makes the row NaN either way).
 float maxOf(const float* s, int n) {
   __m256 m = _mm256_set1_ps(s[0]);
   int j = 0;
