@@ -2,11 +2,14 @@
 // by a shift or a mask, which is exact: a bf16 GEMM must give the same bits as the f32
 // GEMM of the same bf16-valued weights, on every ISA, for odd and even K (the pad half of
 // an odd K's last pair), across the K blocks of the multi-row path and for every row
-// count of the few-row tiles. Also the packed layout itself, element by element.
+// count of the few-row tiles. Also the packed layout itself, element by element, and the
+// arena the executor packs its weights into.
 #include <QtTest>
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 
 #include "engine/exec/cpu/gemm.h"
@@ -48,6 +51,7 @@ class TestGemmBf16 : public QObject {
  private slots:
   void packedLayoutIsKPairs();
   void bf16EqualsF32BitForBit();
+  void weightArenaPieces();
 };
 
 // Panel p, element (k, j) at (p * Kp + k / 2) * 32 + 2 * j + k % 2, Kp = ceil(K / 2); the
@@ -99,6 +103,51 @@ void TestGemmBf16::bf16EqualsF32BitForBit() {
         }
       }
     }
+}
+
+// The executor packs into a WeightArena: pieces are 64-byte aligned and follow each other
+// in a chunk that starts on a 2 MiB boundary (so that THP can back it with huge pages), a
+// piece larger than a chunk gets a chunk of its own whose tail later pieces use, every
+// piece stays valid after the arena is gone (under ASan a freed chunk would be reported),
+// and a matrix packed there holds the same bytes as one packed on its own.
+void TestGemmBf16::weightArenaPieces() {
+  const size_t chunk = size_t(4) << 20, huge = size_t(2) << 20;
+  const auto address = [](const std::shared_ptr<uint8_t>& p) { return reinterpret_cast<uintptr_t>(p.get()); };
+  std::shared_ptr<uint8_t> a, b, big, c;
+  {
+    WeightArena arena(chunk);
+    a = arena.allocate(100, "test");
+    b = arena.allocate(1, "test");
+    QCOMPARE(address(a) % huge, uintptr_t(0));
+    QCOMPARE(address(b), address(a) + 128);  // 100 bytes rounded up to 64
+    big = arena.allocate(chunk + 1, "test");
+    QCOMPARE(address(big) % huge, uintptr_t(0));
+    QVERIFY(address(big) >= address(a) + chunk || address(big) + chunk + 1 <= address(a));  // not in a's chunk
+    c = arena.allocate(64, "test");
+    QCOMPARE(address(c), address(big) + chunk + 64);  // in the big chunk's tail (6 MiB)
+  }
+  std::memset(a.get(), 1, 100);
+  std::memset(b.get(), 2, 1);
+  std::memset(big.get(), 3, chunk + 1);
+  std::memset(c.get(), 4, 64);
+  QCOMPARE(int(a.get()[99]), 1);
+  QCOMPARE(int(big.get()[chunk]), 3);
+  QCOMPARE(int(c.get()[63]), 4);
+
+  ThreadPool pool(2);
+  WeightArena arena;
+  const int N = 37, K = 29;
+  const std::vector<uint16_t> w = randomBf16(size_t(N) * size_t(K), 11);
+  const PackedMatrix alone = packMatrix(pool, {w.data(), DType::BF16, N, K});
+  const PackedMatrix first = packMatrix(pool, {w.data(), DType::BF16, N, K}, &arena);
+  const PackedMatrix second = packMatrix(pool, {w.data(), DType::BF16, N, K}, &arena);
+  for (const PackedMatrix* m : {&first, &second}) {
+    QCOMPARE(m->bytes(), alone.bytes());
+    QCOMPARE(reinterpret_cast<uintptr_t>(m->data()) % 64, uintptr_t(0));
+    QVERIFY(std::memcmp(m->data(), alone.data(), alone.bytes()) == 0);
+  }
+  QCOMPARE(static_cast<const uint8_t*>(second.data()) - static_cast<const uint8_t*>(first.data()),
+           std::ptrdiff_t((alone.bytes() + 63) / 64 * 64));
 }
 
 QTEST_GUILESS_MAIN(TestGemmBf16)
