@@ -1,7 +1,7 @@
 #pragma once
 // Where the CPU executor keeps its packed weights: 64-byte-aligned pieces of large chunks
-// that are 2 MiB aligned and advised to transparent huge pages (THP "madvise" mode, the
-// Debian default). A decode step streams every weight once; on 4 KiB pages the default
+// that are 2 MiB aligned and advised to transparent huge pages (for a kernel whose THP mode
+// is "madvise", as the README's VMs' were). A decode step streams every weight once; on 4 KiB pages the default
 // model's 21 MiB of bf16 weights span 5,376 pages, more than the L2 TLB holds (2,048
 // entries on the README's Zen 3 VM), so every page costs a table walk. On 2 MiB pages a
 // decode step at batch 8 ran 7 % (bf16) and 11 % (f32) faster (README, issue 19). Where
