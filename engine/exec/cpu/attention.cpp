@@ -168,4 +168,19 @@ void pagedAttention(ThreadPool& pool, const CpuKernels& kernels, const Attention
   });
 }
 
+void pagedAttentionPerRow(ThreadPool& pool, const CpuKernels& kernels, const AttentionShape& s,
+                          const std::vector<RowPosition>& rows, const float* q, const KvLayer& cache, float* out,
+                          std::vector<std::vector<float>>& scratch, const std::function<void(int row)>& before) {
+  int maxLen = 0;
+  for (const RowPosition& r : rows) maxLen = r.pos + 1 > maxLen ? r.pos + 1 : maxLen;
+  reserveAttentionScratch(pool.numThreads(), s.numHeads / s.numKvHeads, maxLen, scratch);
+  const size_t qSize = size_t(s.numHeads) * size_t(s.headDim);
+  pool.parallelFor(int(rows.size()), [&](int task, int thread) {
+    const size_t r = size_t(task);
+    before(task);
+    for (int h = 0; h < s.numKvHeads; ++h)
+      attendGroup(kernels, s, rows[r], h, q + r * qSize, cache, out + r * qSize, scratch[size_t(thread)].data());
+  });
+}
+
 }  // namespace lwb

@@ -14,6 +14,7 @@
 // block (each a fixed-order sum over the head dimension), max, exp and sum (fixed-order
 // SIMD), then Σ p_j·V_j accumulated in position order.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/exec/cpu/kernels.h"
@@ -63,5 +64,13 @@ void reserveAttentionScratch(int numThreads, int groupSize, int maxLen, std::vec
 void pagedAttention(ThreadPool& pool, const CpuKernels& kernels, const AttentionShape& s,
                     const std::vector<RowPosition>& rows, const float* q, const KvLayer& cache, float* out,
                     std::vector<std::vector<float>>& scratch);
+
+// pagedAttention for a batch whose rows all belong to different sequences (a decode
+// step): one task per row, which first runs before(row) (the row's RoPE and its K/V write:
+// no other row reads that sequence) and then every KV head's group of the row. The same
+// operations as pagedAttention, in one parallel region instead of two.
+void pagedAttentionPerRow(ThreadPool& pool, const CpuKernels& kernels, const AttentionShape& s,
+                          const std::vector<RowPosition>& rows, const float* q, const KvLayer& cache, float* out,
+                          std::vector<std::vector<float>>& scratch, const std::function<void(int row)>& before);
 
 }  // namespace lwb

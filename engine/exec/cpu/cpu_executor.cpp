@@ -78,9 +78,8 @@ class CpuExecutor final : public Executor {
   void reserveActivations(int numRows, int numLogitRows, int maxModelLen);
   void forRows(int numRows, int width, const std::function<void(int row)>& fn);
   void embed(const ForwardBatch& batch);
-  void runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows);
-  void finishQkv(const LayerMatrices& w, int numRows, const std::vector<RowPosition>& rows, const AttentionShape& shape,
-                 const KvLayer& cache);
+  void runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows, bool rowPerSequence);
+  void finishRow(const LayerMatrices& w, int r, const RowPosition& row, const AttentionShape& shape, const KvLayer& cache);
   void computeLogits(const ForwardBatch& batch, ForwardResult& out);
   size_t weightBytes() const;
   std::string describeWeightTypes() const;
@@ -230,7 +229,7 @@ void CpuExecutor::embed(const ForwardBatch& batch) {
   });
 }
 
-void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows) {
+void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows, bool rowPerSequence) {
   const LayerMatrices& w = layers_[layer];
   const size_t h = size_t(cfg_.hiddenSize), qs = size_t(cfg_.qSize()), kvs = size_t(cfg_.kvSize());
   const size_t inter = size_t(cfg_.intermediateSize);
@@ -243,8 +242,14 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
        {{&w.q, a.q.data(), qs}, {&w.k, a.k.data(), kvs}, {&w.v, a.v.data(), kvs}});
   const AttentionShape shape{cfg_.numAttentionHeads, cfg_.numKeyValueHeads, cfg_.headDim, blockSize_};
   const KvLayer cache{kCache_[layer].get(), vCache_[layer].get(), kvType_};
-  finishQkv(w, numRows, rows, shape, cache);
-  pagedAttention(pool_, kernels_, shape, rows, a.q.data(), cache, a.attn.data(), attnScratch_);
+  const auto finish = [&](int r) { finishRow(w, r, rows[size_t(r)], shape, cache); };
+  if (rowPerSequence) {
+    pagedAttentionPerRow(pool_, kernels_, shape, rows, a.q.data(), cache, a.attn.data(), attnScratch_, finish);
+  } else {
+    // Attention starts after every row's K/V write, so a prefill row sees the earlier rows of its chunk.
+    forRows(numRows, int(qs + kvs), finish);
+    pagedAttention(pool_, kernels_, shape, rows, a.q.data(), cache, a.attn.data(), attnScratch_);
+  }
   gemm(pool_, kernels_, a.attn.data(), qs, numRows, {{&w.o, a.proj.data(), h}});
   // --- MLP block ---
   forRows(numRows, int(h), [&](int r) {
@@ -266,34 +271,31 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
   });
 }
 
-// One pass per row over the fresh projections: biases (Qwen2), per-head RMSNorm (Qwen3),
-// then RoPE, then the row's K/V into its cache slot, while the row is in cache (and on
-// every thread, not the caller alone). Row-wise, so batch invariance is kept; a Llama
-// layer does exactly what it did before (RoPE only). Attention starts after every row's
-// write, so a prefill row sees the earlier rows of its chunk.
-void CpuExecutor::finishQkv(const LayerMatrices& w, int numRows, const std::vector<RowPosition>& rows,
-                            const AttentionShape& shape, const KvLayer& cache) {
+// One pass over a row's fresh projections: biases (Qwen2), per-head RMSNorm (Qwen3), then
+// RoPE, then the row's K/V into its cache slot, while the row is in cache (and on every
+// thread, not the caller alone). Row-wise, so batch invariance is kept; a Llama layer does
+// exactly what it did before (RoPE only).
+void CpuExecutor::finishRow(const LayerMatrices& w, int r, const RowPosition& row, const AttentionShape& shape,
+                            const KvLayer& cache) {
   const size_t qs = size_t(cfg_.qSize()), kvs = size_t(cfg_.kvSize()), half = size_t(cfg_.headDim / 2);
   const size_t d = size_t(cfg_.headDim);
   Activations& a = act_;
-  forRows(numRows, int(qs + kvs), [&](int r) {
-    float* q = a.q.data() + size_t(r) * qs;
-    float* k = a.k.data() + size_t(r) * kvs;
-    if (!w.qBias.empty()) {
-      addBias(q, w.qBias);
-      addBias(k, w.kBias);
-      addBias(a.v.data() + size_t(r) * kvs, w.vBias);
-    }
-    if (w.qNorm.size > 0) {
-      for (size_t h = 0; h < qs / d; ++h) rmsNormRow(q + h * d, w.qNorm, cfg_.rmsNormEps, q + h * d);
-      for (size_t h = 0; h < kvs / d; ++h) rmsNormRow(k + h * d, w.kNorm, cfg_.rmsNormEps, k + h * d);
-    }
-    const float* c = a.ropeCos.data() + size_t(r) * half;
-    const float* s = a.ropeSin.data() + size_t(r) * half;
-    applyRope(q, cfg_.numAttentionHeads, cfg_.headDim, c, s);
-    applyRope(k, cfg_.numKeyValueHeads, cfg_.headDim, c, s);
-    writeKvRow(shape, rows[size_t(r)], k, a.v.data() + size_t(r) * kvs, cache);
-  });
+  float* q = a.q.data() + size_t(r) * qs;
+  float* k = a.k.data() + size_t(r) * kvs;
+  if (!w.qBias.empty()) {
+    addBias(q, w.qBias);
+    addBias(k, w.kBias);
+    addBias(a.v.data() + size_t(r) * kvs, w.vBias);
+  }
+  if (w.qNorm.size > 0) {
+    for (size_t h = 0; h < qs / d; ++h) rmsNormRow(q + h * d, w.qNorm, cfg_.rmsNormEps, q + h * d);
+    for (size_t h = 0; h < kvs / d; ++h) rmsNormRow(k + h * d, w.kNorm, cfg_.rmsNormEps, k + h * d);
+  }
+  const float* c = a.ropeCos.data() + size_t(r) * half;
+  const float* s = a.ropeSin.data() + size_t(r) * half;
+  applyRope(q, cfg_.numAttentionHeads, cfg_.headDim, c, s);
+  applyRope(k, cfg_.numKeyValueHeads, cfg_.headDim, c, s);
+  writeKvRow(shape, row, k, a.v.data() + size_t(r) * kvs, cache);
 }
 
 void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
@@ -351,7 +353,10 @@ void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {
   reserveActivations(n, 0, 0);
   for (size_t r = 0; r < rows; ++r) ropeAngles(positions[r].pos, invFreq_, &a.ropeCos[r * half], &a.ropeSin[r * half]);
   embed(batch);
-  for (size_t l = 0; l < layers_.size(); ++l) runLayer(l, n, positions);
+  // A decode step (every sequence one row): each row's RoPE and K/V write run in its
+  // attention task, since no other row reads its sequence's cache.
+  const bool rowPerSequence = std::all_of(batch.seqs.begin(), batch.seqs.end(), [](const SeqSlice& s) { return s.numTokens == 1; });
+  for (size_t l = 0; l < layers_.size(); ++l) runLayer(l, n, positions, rowPerSequence);
   computeLogits(batch, out);
 }
 
