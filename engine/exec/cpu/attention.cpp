@@ -132,13 +132,23 @@ void reserveAttentionScratch(int numThreads, int groupSize, int maxLen, std::vec
     if (buf.size() < need) buf.resize(need);
 }
 
+namespace {
+
+// Grows the scratch for the longest of `rows` (reserveAttentionScratch).
+void reserveForRows(const ThreadPool& pool, const AttentionShape& s, const std::vector<RowPosition>& rows,
+                    std::vector<std::vector<float>>& scratch, int widenedHeadDim) {
+  int maxLen = 0;
+  for (const RowPosition& r : rows) maxLen = r.pos + 1 > maxLen ? r.pos + 1 : maxLen;
+  reserveAttentionScratch(pool.numThreads(), s.numHeads / s.numKvHeads, maxLen, scratch, widenedHeadDim);
+}
+
+}  // namespace
+
 void pagedAttention(ThreadPool& pool, const CpuKernels& kernels, const AttentionShape& s,
                     const std::vector<RowPosition>& rows, const float* q, const KvLayer& cache, float* out,
                     std::vector<std::vector<float>>& scratch) {
-  int maxLen = 0;
-  for (const RowPosition& r : rows) maxLen = r.pos + 1 > maxLen ? r.pos + 1 : maxLen;
   const bool widen = cache.type != DType::F32;
-  reserveAttentionScratch(pool.numThreads(), s.numHeads / s.numKvHeads, maxLen, scratch, widen ? s.headDim : 0);
+  reserveForRows(pool, s, rows, scratch, widen ? s.headDim : 0);
   const size_t qSize = size_t(s.numHeads) * size_t(s.headDim);
   if (!widen) {
     pool.parallelFor(int(rows.size()) * s.numKvHeads, [&](int task, int thread) {
@@ -171,9 +181,7 @@ void pagedAttention(ThreadPool& pool, const CpuKernels& kernels, const Attention
 void pagedAttentionPerRow(ThreadPool& pool, const CpuKernels& kernels, const AttentionShape& s,
                           const std::vector<RowPosition>& rows, const float* q, const KvLayer& cache, float* out,
                           std::vector<std::vector<float>>& scratch, const std::function<void(int row)>& before) {
-  int maxLen = 0;
-  for (const RowPosition& r : rows) maxLen = r.pos + 1 > maxLen ? r.pos + 1 : maxLen;
-  reserveAttentionScratch(pool.numThreads(), s.numHeads / s.numKvHeads, maxLen, scratch);
+  reserveForRows(pool, s, rows, scratch, 0);  // single rows: nothing is widened
   const size_t qSize = size_t(s.numHeads) * size_t(s.headDim);
   pool.parallelFor(int(rows.size()), [&](int task, int thread) {
     const size_t r = size_t(task);
