@@ -120,7 +120,11 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
     const int rowGroup = local % grid.rowGroups, colBlock = local / grid.rowGroups;
     const GemmJob& job = jobs[j];
     const PackedMatrix& w = *job.w;
-    const GemmArgs args{x, ldx, w.data(), w.dtype(), job.y, job.ldy, w.cols(), w.rows()};
+    // The threads take the tasks in turn, so this thread's next task is likely numThreads on.
+    const int nextLocal = local + pool.numThreads();
+    const bool nextInJob = nextLocal < grid.firstTaskOfJob[j + 1] - grid.firstTaskOfJob[j];
+    const GemmArgs args{x, ldx, w.data(), w.dtype(), job.y, job.ldy, w.cols(), w.rows(),
+                        nextInJob ? nextLocal / grid.rowGroups * grid.colBlock : -1};
     const int row0 = rowGroup * kRowGroup, col0 = colBlock * grid.colBlock;
     kernels.gemmBlock(args, row0, std::min(kRowGroup, numRows - row0), col0, std::min(grid.colBlock, w.rows() - col0));
   });

@@ -40,6 +40,9 @@ struct GemmArgs {
   size_t ldy = 0;
   int K = 0;
   int N = 0;
+  // A hint: the first column of the block that the calling thread will probably work on
+  // next (-1: none known), whose first panels a kernel may prefetch as it finishes.
+  int nextCol = -1;
 };
 
 // Rows of k per packed panel: K, or K rounded up to even for BF16's k pairs.
