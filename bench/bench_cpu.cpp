@@ -9,8 +9,11 @@
 //             [--batches 8,32] [--steps N]   (decode batches of the f32/bf16 runs; steps per batch,
 //                                             more for a profile)
 //             [--runs TEXT]                  (only the runs whose heading contains TEXT, e.g. "11m bf16")
-//             [--repeat N]                   (the timed decode steps N times over the same positions,
-//                                             for a profile of the benchmark's own context lengths)
+//             [--rounds N]                   (prefill + decode rounds per batch, medians over them;
+//                                             default 5, 3 with --quick)
+//             [--repeat N]                   (the timed decode steps N times over the same positions
+//                                             per round, for a profile of the benchmark's own context
+//                                             lengths: with --rounds 1)
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -49,13 +52,13 @@ struct Seqs {
   std::vector<int> lengths;
 };
 
-// B sequences with their own blocks; prefilled to `context` tokens, one forward each.
-Seqs prefillSequences(Executor& ex, int B, int context, int vocab) {
+// B sequences with blocksEach blocks of their own from firstBlock on; prefilled to
+// `context` tokens, one forward each.
+Seqs prefillSequences(Executor& ex, int B, int context, int vocab, int firstBlock, int blocksEach) {
   Seqs s;
-  const int blocksEach = ex.numKvBlocks() / B;
   for (int b = 0; b < B; ++b) {
     SeqSlice slice{b, 0, context, 0, {}, true};
-    for (int i = 0; i < blocksEach; ++i) slice.blockTable.push_back(b * blocksEach + i);
+    for (int i = 0; i < blocksEach; ++i) slice.blockTable.push_back(firstBlock + b * blocksEach + i);
     ForwardBatch one{std::vector<int32_t>(size_t(context)), {slice}};
     for (int i = 0; i < context; ++i) one.tokenIds[size_t(i)] = (b * 131 + i * 17) % vocab;
     ForwardResult r;
@@ -70,6 +73,7 @@ Seqs prefillSequences(Executor& ex, int B, int context, int vocab) {
 // Set once from the command line, before any run.
 std::vector<int> gDecodeBatches = {1, 8, 16, 32, 64};
 int gDecodeSteps = 0;  // 0: 32 (8 with --quick)
+int gRounds = 0;       // 0: 5 (3 with --quick)
 int gRepeat = 1;        // passes over the timed steps (rewound to the same positions)
 std::string gRunFilter;  // empty: every run
 
@@ -116,41 +120,64 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
   }
   const double flops = 2.0 * matrixParams(*model) * prompt + 2.0 * double(c.vocabSize) * c.hiddenSize;
   const double prefillGflops = flops / best / 1e9, prefillGflopsCpu = flops / bestCpu / 1e9;
-  std::printf("prefill %4d tokens: %9.1f tok/s  %7.1f GFLOP/s   [per CPU time: %9.1f tok/s  %7.1f GFLOP/s]\n", prompt,
+  std::printf("prefill %4d tokens, best of %d: %9.1f tok/s  %7.1f GFLOP/s   [per CPU time: %9.1f tok/s  %7.1f GFLOP/s]\n", prompt, quick ? 2 : 3,
               prompt / best, prefillGflops, prompt / bestCpu, prefillGflopsCpu);
   // --- decode ---
+  // Each batch runs in rounds: the prompt's prefill again, then the timed decode steps
+  // (rewound to the same positions). A round's ratio compares two measurements taken
+  // back to back, so a shared machine's changing load moves both; the line gives the
+  // medians over the rounds (rates, ratios, and the prefill alongside).
   const int context = quick ? 32 : 128, steps = gDecodeSteps > 0 ? gDecodeSteps : quick ? 8 : 32;
+  const int rounds = gRounds > 0 ? gRounds : quick ? 3 : 5;
   // What one decode step streams: the weights as the executor holds them (quantized or
   // packed; the file's bytes otherwise).
   const double wBytes = info.weightBytes ? double(info.weightBytes) : matrixBytes(*model);
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  };
   for (int B : decodeBatches) {
-    const int blocksEach = (context + 1 + steps + 15) / 16;  // prefill, warm-up step, timed steps
-    ex->allocateKvCache(B * blocksEach, 16);
-    Seqs s = prefillSequences(*ex, B, context, c.vocabSize);
+    const int prefillBlocks = prompt / 16 + 2, blocksEach = (context + 1 + steps + 15) / 16;  // prefill, warm-up, timed steps
+    ex->allocateKvCache(prefillBlocks + B * blocksEach, 16);
+    Seqs s = prefillSequences(*ex, B, context, c.vocabSize, prefillBlocks, blocksEach);
     ex->forward(s.batch, res);  // warm-up step
-    for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens++;
-    const auto t0 = Clock::now();
-    const double c0 = processCpuSeconds();
-    for (int pass = 0; pass < gRepeat; ++pass) {
-      for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens = context + 1;
-      for (int st = 0; st < steps; ++st) {
-        ex->forward(s.batch, res);
-        for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens++;
-      }
-    }
-    const int timed = steps * gRepeat;
-    const double t = secondsSince(t0) / timed, tCpu = (processCpuSeconds() - c0) / numThreads / timed;
-    const double kvBytes = double(B) * (context + steps / 2.0) * double(ex->kvBytesPerBlock(1));  // K and V read
-    const double gbs = (wBytes + kvBytes) / t / 1e9;
     const double stepFlops = 2.0 * (matrixParams(*model) + double(c.vocabSize) * c.hiddenSize) * B;
-    const double gflops = stepFlops / t / 1e9, gflopsCpu = stepFlops / tCpu / 1e9;
-    const DecodeBound bound = decodeBound(prefillGflops, stepFlops, wBytes + kvBytes, bandwidth);
-    const DecodeBound boundCpu = decodeBound(prefillGflopsCpu, stepFlops, wBytes + kvBytes, bandwidth);
-    std::printf("decode batch %2d:    %9.1f tok/s  %7.1f GFLOP/s = %3.0f%% of prefill's = %3.0f%% of the bound %6.1f (%s)"
-                "  %6.1f GB/s = %3.0f%% of %.1f GB/s   [per CPU time: %9.1f tok/s  %7.1f GFLOP/s = %3.0f%% = %3.0f%% of %.1f]\n",
-                B, B / t, gflops, 100.0 * gflops / prefillGflops, 100.0 * gflops / bound.gflops, bound.gflops,
-                bound.memory ? "memory" : "compute", gbs, 100.0 * gbs / bandwidth, bandwidth, B / tCpu, gflopsCpu,
-                100.0 * gflopsCpu / prefillGflopsCpu, 100.0 * gflopsCpu / boundCpu.gflops, boundCpu.gflops);
+    std::vector<double> t, tCpu, preRate, preRateCpu, ratio, ratioCpu;  // seconds per step; prefill GFLOP/s; decode / prefill
+    for (int round = 0; round < rounds; ++round) {
+      auto t0 = Clock::now();
+      double c0 = processCpuSeconds();
+      ex->forward(pre, res);
+      preRate.push_back(flops / secondsSince(t0) / 1e9);
+      preRateCpu.push_back(flops / ((processCpuSeconds() - c0) / numThreads) / 1e9);
+      t0 = Clock::now();
+      c0 = processCpuSeconds();
+      for (int pass = 0; pass < gRepeat; ++pass) {
+        for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens = context + 1;
+        for (int st = 0; st < steps; ++st) {
+          ex->forward(s.batch, res);
+          for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens++;
+        }
+      }
+      const int timed = steps * gRepeat;
+      t.push_back(secondsSince(t0) / timed);
+      tCpu.push_back((processCpuSeconds() - c0) / numThreads / timed);
+      ratio.push_back(stepFlops / t.back() / 1e9 / preRate.back());
+      ratioCpu.push_back(stepFlops / tCpu.back() / 1e9 / preRateCpu.back());
+    }
+    const double tm = median(t), tmCpu = median(tCpu), preM = median(preRate), preMCpu = median(preRateCpu);
+    const double kvBytes = double(B) * (context + steps / 2.0) * double(ex->kvBytesPerBlock(1));  // K and V read
+    const double gbs = (wBytes + kvBytes) / tm / 1e9;
+    const double gflops = stepFlops / tm / 1e9, gflopsCpu = stepFlops / tmCpu / 1e9;
+    const DecodeBound bound = decodeBound(preM, stepFlops, wBytes + kvBytes, bandwidth);
+    const DecodeBound boundCpu = decodeBound(preMCpu, stepFlops, wBytes + kvBytes, bandwidth);
+    // The ratio to the bound, per round as well when the bound is prefill's rate.
+    const double ofBound = bound.memory ? gflops / bound.gflops : median(ratio);
+    const double ofBoundCpu = boundCpu.memory ? gflopsCpu / boundCpu.gflops : median(ratioCpu);
+    std::printf("decode batch %2d:    %9.1f tok/s  %7.1f GFLOP/s = %3.0f%% of prefill's %.1f = %3.0f%% of the bound %6.1f (%s)"
+                "  %6.1f GB/s = %3.0f%% of %.1f GB/s   [per CPU time: %9.1f tok/s  %7.1f GFLOP/s = %3.0f%% of %.1f = %3.0f%% of %.1f]\n",
+                B, B / tm, gflops, 100.0 * median(ratio), preM, 100.0 * ofBound, bound.gflops, bound.memory ? "memory" : "compute",
+                gbs, 100.0 * gbs / bandwidth, bandwidth, B / tmCpu, gflopsCpu, 100.0 * median(ratioCpu), preMCpu,
+                100.0 * ofBoundCpu, boundCpu.gflops);
   }
 }
 
@@ -169,9 +196,10 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--steps") == 0 && i + 1 < argc) gDecodeSteps = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) gRunFilter = argv[++i];
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) gRepeat = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) gRounds = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr, "usage: bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]"
-                           " [--batches 8,32] [--steps N] [--runs TEXT] [--repeat N]\n");
+                           " [--batches 8,32] [--steps N] [--runs TEXT] [--rounds N] [--repeat N]\n");
       return 2;
     }
   }
