@@ -15,8 +15,6 @@
 //                                             per round, for a profile of the benchmark's own context
 //                                             lengths: with --rounds 1)
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,25 +25,15 @@
 #include "engine/common/error.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cpu/thread_pool.h"
+#include "engine/metrics/stats.h"
 #include "engine/model/model.h"
 #include "bench_models.h"
 #include "engine_step_bench.h"
 
 using namespace lwb;
 using namespace lwb::bench;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// CPU seconds of the whole process: on a shared machine wall time overstates the cost,
-// so each line also reports the rate per CPU-second × threads ("if the cores were ours").
-double processCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
 
 struct Seqs {
   ForwardBatch batch;  // the next step's batch
@@ -110,13 +98,13 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
   for (int i = 0; i < prompt; ++i) pre.tokenIds[size_t(i)] = (i * 31 + 7) % c.vocabSize;
   ForwardResult res;
   const int numThreads = threads > 0 ? threads : ThreadPool::availableCores();
+  // Each rate also per CPU second × threads (timeIt's cpu): on a shared machine wall time
+  // overstates the cost, the CPU time says what the kernels do when the cores are ours.
   double best = 1e30, bestCpu = 1e30;
   for (int rep = 0; rep < (quick ? 2 : 3); ++rep) {
-    const auto t0 = Clock::now();
-    const double c0 = processCpuSeconds();
-    ex->forward(pre, res);
-    best = std::min(best, secondsSince(t0));
-    bestCpu = std::min(bestCpu, (processCpuSeconds() - c0) / numThreads);
+    const StepTime pt = timeIt(numThreads, [&] { ex->forward(pre, res); });
+    best = std::min(best, pt.wall);
+    bestCpu = std::min(bestCpu, pt.cpu);
   }
   const double flops = 2.0 * matrixParams(*model) * prompt + 2.0 * double(c.vocabSize) * c.hiddenSize;
   const double prefillGflops = flops / best / 1e9, prefillGflopsCpu = flops / bestCpu / 1e9;
@@ -132,10 +120,7 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
   // What one decode step streams: the weights as the executor holds them (quantized or
   // packed; the file's bytes otherwise).
   const double wBytes = info.weightBytes ? double(info.weightBytes) : matrixBytes(*model);
-  const auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-  };
+  const auto median = [](std::vector<double> v) { return percentile(std::move(v), 50); };
   for (int B : decodeBatches) {
     const int prefillBlocks = prompt / 16 + 2, blocksEach = (context + 1 + steps + 15) / 16;  // prefill, warm-up, timed steps
     ex->allocateKvCache(prefillBlocks + B * blocksEach, 16);
@@ -144,23 +129,21 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
     const double stepFlops = 2.0 * (matrixParams(*model) + double(c.vocabSize) * c.hiddenSize) * B;
     std::vector<double> t, tCpu, preRate, preRateCpu, ratio, ratioCpu;  // seconds per step; prefill GFLOP/s; decode / prefill
     for (int round = 0; round < rounds; ++round) {
-      auto t0 = Clock::now();
-      double c0 = processCpuSeconds();
-      ex->forward(pre, res);
-      preRate.push_back(flops / secondsSince(t0) / 1e9);
-      preRateCpu.push_back(flops / ((processCpuSeconds() - c0) / numThreads) / 1e9);
-      t0 = Clock::now();
-      c0 = processCpuSeconds();
-      for (int pass = 0; pass < gRepeat; ++pass) {
-        for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens = context + 1;
-        for (int st = 0; st < steps; ++st) {
-          ex->forward(s.batch, res);
-          for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens++;
+      const StepTime pt = timeIt(numThreads, [&] { ex->forward(pre, res); });
+      preRate.push_back(flops / pt.wall / 1e9);
+      preRateCpu.push_back(flops / pt.cpu / 1e9);
+      const StepTime dt = timeIt(numThreads, [&] {
+        for (int pass = 0; pass < gRepeat; ++pass) {
+          for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens = context + 1;
+          for (int st = 0; st < steps; ++st) {
+            ex->forward(s.batch, res);
+            for (SeqSlice& sl : s.batch.seqs) sl.numCachedTokens++;
+          }
         }
-      }
+      });
       const int timed = steps * gRepeat;
-      t.push_back(secondsSince(t0) / timed);
-      tCpu.push_back((processCpuSeconds() - c0) / numThreads / timed);
+      t.push_back(dt.wall / timed);
+      tCpu.push_back(dt.cpu / timed);
       ratio.push_back(stepFlops / t.back() / 1e9 / preRate.back());
       ratioCpu.push_back(stepFlops / tCpu.back() / 1e9 / preRateCpu.back());
     }
