@@ -7,6 +7,7 @@
 
 #include "app/cli/args.h"
 #include "app/commands.h"
+#include "engine/common/json.h"
 #include "engine/model/model.h"
 #include "engine/model/tokenizer_files.h"
 
@@ -47,7 +48,7 @@ std::string readFile(const std::string& path) {
 nlohmann::ordered_json readMessages(const std::string& path) {
   nlohmann::ordered_json j;
   try {
-    j = nlohmann::ordered_json::parse(readFile(path));
+    j = parseOrderedJson(readFile(path));
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": not valid JSON: " + e.what());
   }
@@ -82,7 +83,7 @@ void checkArguments(const ArgParser& args) {
   if (auto kwargs = args.value("chat-template-kwargs")) {
     json j;
     try {
-      j = json::parse(*kwargs);
+      j = parseJson(*kwargs);
     } catch (const json::exception&) {
       throw UsageError("--chat-template-kwargs " + *kwargs + ": not valid JSON");
     }
@@ -100,7 +101,7 @@ int tokenize(int argc, char** argv) {
   std::vector<int> ids;
   if (auto chat = args.value("chat")) {
     const nlohmann::ordered_json messages = readMessages(*chat);
-    const auto kwargs = nlohmann::ordered_json::parse(args.stringOr("chat-template-kwargs", "{}"));
+    const auto kwargs = parseOrderedJson(args.stringOr("chat-template-kwargs", "{}"));
     const bool generationPrompt = args.has("add-generation-prompt");
     if (files.chatTemplate.usesJinja()) {
       // The whole OpenAI message (content parts, tool calls) reaches the template; a

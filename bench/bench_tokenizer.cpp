@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/json.h"
 #include "engine/model/hf_tokenizer.h"
 #include "engine/model/hf_unicode.h"
 
@@ -32,8 +33,7 @@ std::string npmDir() {
 // The test corpus (many scripts, code, emoji, numbers), its texts shuffled into
 // paragraphs and repeated to `bytes`. Deterministic.
 std::string makeCorpus(size_t bytes) {
-  std::ifstream in(std::string(LWB_SOURCE_DIR) + "/tests/data/hf_tokenizer_expected.json");
-  const auto j = nlohmann::json::parse(in);
+  const auto j = lwb::readJsonFile(std::string(LWB_SOURCE_DIR) + "/tests/data/hf_tokenizer_expected.json");
   std::vector<std::string> texts;
   for (const auto& c : j["cases"]) {
     const std::string hex = c["hex"].get<std::string>();

@@ -5,10 +5,11 @@
 #include <string>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/jinja/template.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const nlohmann::ordered_json vars = nlohmann::ordered_json::parse(R"({
+  static const nlohmann::ordered_json vars = lwb::parseOrderedJson(R"({
     "messages": [{"role": "system", "content": "Be brief."},
                  {"role": "user", "content": " Hi \u00e9 \ud83d\udc4b "},
                  {"role": "assistant", "content": "<think>\nx\n</think>\n\nHello", "tool_calls": [

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/common/json.h"
 #include "engine/config/knobs.h"
 #include "engine/model/model.h"
 #include "server/json_fields.h"
@@ -93,7 +94,7 @@ void parseSampling(const json& body, ApiRequest& r) {
 }  // namespace
 
 ApiRequest parseApiRequest(Endpoint endpoint, std::string_view body) {
-  const json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const json doc = parseJsonOrDiscarded(body);
   if (doc.is_discarded()) throw badRequest("the request body is not valid JSON");
   if (!doc.is_object()) throw badRequest("the request body must be a JSON object, found " + describe(doc));
   ApiRequest r;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/engine_loop.h"
 #include "engine/remote/kv_event_codec.h"
 #include "engine/remote/zmq_socket.h"
@@ -39,7 +40,7 @@ void checkPositive(int v, const char* name) {
 KvEventsConfig parseKvEventsConfig(const std::string& text) {
   json j;
   try {
-    j = json::parse(text);
+    j = parseJson(text);
   } catch (const json::exception& e) {
     throw Error(std::string("--kv-events-config: not JSON: ") + e.what());
   }

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <limits>
 
+#include "engine/common/json.h"
 #include "engine/config/knobs.h"
 #include "engine/model/model.h"
 #include "server/json_fields.h"
@@ -13,7 +14,7 @@ namespace {
 using nlohmann::json;
 
 json parseObject(const std::string& body) {
-  json doc = json::parse(body, nullptr, false);
+  json doc = parseJsonOrDiscarded(body);
   if (doc.is_discarded()) throw badRequest("the request body is not valid JSON");
   if (!doc.is_object()) throw badRequest("the request body must be a JSON object, found " + describe(doc));
   return doc;

@@ -10,6 +10,7 @@
 
 #include "app/cli/bench_options.h"
 #include "common/cli_runner.h"
+#include "engine/common/json.h"
 
 using namespace lwb;
 using namespace lwb::app;
@@ -151,7 +152,7 @@ class TestBenchCli : public QObject {
     QVERIFY(r.out.contains("Serving Benchmark Result"));
     QFile f(json);
     QVERIFY(f.open(QIODevice::ReadOnly));
-    const auto j = nlohmann::json::parse(f.readAll().toStdString());
+    const auto j = lwb::parseJson(f.readAll().toStdString());
     QCOMPARE(j["completed"].get<int>(), 8);
     QCOMPARE(j["total_output_tokens"].get<int>(), 64);
     for (const char* key : {"duration", "request_throughput", "output_throughput", "total_token_throughput",

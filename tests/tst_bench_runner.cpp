@@ -9,6 +9,7 @@
 
 #include "common/random_model.h"
 #include "engine/bench/bench_runner.h"
+#include "engine/common/json.h"
 #include "engine/engine.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
@@ -84,9 +85,9 @@ class TestBenchRunner : public QObject {
     // Exports of a real run are well-formed.
     std::vector<RequestTimeline> timelines;
     for (const auto& req : r.requests) timelines.push_back(req.timeline);
-    const auto trace = nlohmann::json::parse(chromeTrace(timelines, run.steps).dump());
+    const auto trace = lwb::parseJson(chromeTrace(timelines, run.steps).dump());
     QVERIFY(trace["traceEvents"].size() > run.steps.size());
-    QCOMPARE(nlohmann::json::parse(benchReportJson(r).dump())["completed"].get<int>(), 12);
+    QCOMPARE(lwb::parseJson(benchReportJson(r).dump())["completed"].get<int>(), 12);
     const std::string csv = stepsCsv(run.steps);
     QCOMPARE(int(std::count(csv.begin(), csv.end(), '\n')), 1 + int(run.steps.size()));
   }

@@ -7,6 +7,7 @@
 
 #include "common/random_model.h"
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/chat_template.h"
 #include "engine/model/model.h"
 
@@ -93,7 +94,7 @@ class TestChatTemplate : public QObject {
   }
 
   void bundledModelTemplateIsTheZephyrOne() {
-    const auto config = nlohmann::json::parse(
+    const auto config = lwb::parseJson(
         readFile(LWB_SOURCE_DIR "/resources/models/austen-chat-11m/tokenizer_config.json"));
     const ChatTemplate t = ChatTemplate::detect(config["chat_template"], config["bos_token"], config["eos_token"]);
     QVERIFY(t.usesJinja());

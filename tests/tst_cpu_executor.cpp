@@ -9,13 +9,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "common/random_model.h"
 #include "common/reference_llama.h"
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cpu/cpu_isa.h"
 #include "engine/model/model.h"
@@ -369,9 +369,9 @@ std::pair<std::vector<int>, std::vector<std::vector<double>>> greedy(Executor& e
 void TestCpuExecutor::goldenDefaultModel() {
   const std::string dir = LWB_SOURCE_DIR "/resources/models/austen-chat-11m";
   if (!std::filesystem::exists(dir + "/model.safetensors")) QSKIP("resources/models/austen-chat-11m is not there yet");
-  std::ifstream in(LWB_TEST_DATA_DIR "/golden_austen_chat_11m.json");
-  if (!in) QSKIP("tests/data/golden_austen_chat_11m.json is not there yet");
-  const nlohmann::json j = nlohmann::json::parse(in);
+  const std::string golden = LWB_TEST_DATA_DIR "/golden_austen_chat_11m.json";
+  if (!std::filesystem::exists(golden)) QSKIP("tests/data/golden_austen_chat_11m.json is not there yet");
+  const nlohmann::json j = lwb::readJsonFile(golden);
   const nlohmann::json cases = j.contains("cases") ? j["cases"] : j.value("prompts", nlohmann::json());
   if (!cases.is_array() || cases.empty()) QSKIP("golden file has no 'cases'/'prompts' array");
   auto model = openWeights(dir);

@@ -15,6 +15,7 @@
 
 #include "common/cli_runner.h"
 #include "common/executor_driver.h"
+#include "engine/common/json.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/model/model.h"
 
@@ -35,7 +36,7 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-json readJson(const std::string& path) { return json::parse(readFile(path)); }
+json readJson(const std::string& path) { return lwb::parseJson(readFile(path)); }
 
 std::shared_ptr<const Model> openWeights(const std::string& dir) {
   auto m = std::make_shared<Model>();
@@ -166,7 +167,7 @@ class TestDraftModel : public QObject {
                                         QStringList{"--max-tokens", QString::number(expected.size()),
                                                     "--temperature", "0", "--ignore-eos", "--json"});
       QVERIFY2(r.exitCode == 0, r.err.constData());
-      const json j = json::parse(r.out.constData());
+      const json j = lwb::parseJson(r.out.constData());
       QCOMPARE(QFileInfo(QString::fromStdString(j["model"])).canonicalFilePath(),
                QFileInfo(kDraftInBuildTree).canonicalFilePath());
       QCOMPARE(j["output_token_ids"].get<std::vector<int>>(), expected);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/bench/bench_report.h"
+#include "engine/common/json.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
 
@@ -96,7 +97,7 @@ class TestExport : public QObject {
 
  private slots:
   void runJsonHasDocumentedKeys() {
-    const json j = json::parse(runToJson(timelines(), steps()).dump());
+    const json j = lwb::parseJson(runToJson(timelines(), steps()).dump());
     QCOMPARE(j["requests"].size(), size_t(3));
     QCOMPARE(j["steps"].size(), size_t(5));
     for (const char* key : {"id", "num_prompt_tokens", "num_output_tokens", "arrival_time", "queue_time", "ttft",
@@ -199,7 +200,7 @@ class TestExport : public QObject {
   }
 
   void chromeTraceEvents() {
-    const json j = json::parse(chromeTrace(timelines(), steps()).dump());
+    const json j = lwb::parseJson(chromeTrace(timelines(), steps()).dump());
     QVERIFY(j.contains("traceEvents"));
     std::map<std::string, int> spans, counters;
     int instants = 0;
@@ -275,7 +276,7 @@ class TestExport : public QObject {
     std::vector<BenchRequestRecord> records;
     for (const auto& t : timelines()) records.push_back({t, std::vector<int>(size_t(t.numOutputTokens), 42)});
     const BenchReport r = makeBenchReport(records, steps(), 2.0);
-    const json j = json::parse(benchReportJson(r).dump());
+    const json j = lwb::parseJson(benchReportJson(r).dump());
     for (const char* key : {"completed", "duration", "total_input_tokens", "total_output_tokens",
                             "request_throughput", "output_throughput", "total_token_throughput", "mean_ttft_ms",
                             "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "p99_tpot_ms",

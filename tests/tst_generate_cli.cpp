@@ -1,10 +1,10 @@
 // `llm-workbench generate` end to end: arguments, errors, JSON shape, golden greedy tokens.
 #include <QtTest>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/cli_runner.h"
+#include "engine/common/json.h"
 
 using lwb::test::runWorkbench;
 using nlohmann::json;
@@ -12,9 +12,9 @@ using nlohmann::json;
 namespace {
 
 json loadGolden() {
-  std::ifstream in(LWB_TEST_DATA_DIR "/golden_austen_chat_11m.json");
-  if (!in) return nullptr;
-  json j = json::parse(in);
+  const std::string path = LWB_TEST_DATA_DIR "/golden_austen_chat_11m.json";
+  if (!std::filesystem::exists(path)) return nullptr;
+  json j = lwb::readJsonFile(path);
   return j.contains("cases") ? j["cases"] : j["prompts"];
 }
 
@@ -85,7 +85,7 @@ class TestGenerateCli : public QObject {
     auto r = runWorkbench({"generate", "--prompt", "It is a truth universally acknowledged", "--max-tokens", "5",
                            "--temperature", "0", "--ignore-eos", "--logprobs", "3", "--json"});
     QCOMPARE(r.exitCode, 0);
-    json j = json::parse(r.out.constData());  // throws (fails the test) on anything else
+    json j = lwb::parseJson(r.out.constData());  // throws (fails the test) on anything else
     for (const char* key : {"model", "prompt_token_ids", "output_token_ids", "text", "finish_reason", "logprobs",
                             "metrics"})
       QVERIFY2(j.contains(key), key);
@@ -111,7 +111,7 @@ class TestGenerateCli : public QObject {
                             QStringList{"--max-tokens", QString::number(expected.size()), "--temperature", "0",
                                         "--ignore-eos", "--logprobs", "5", "--json"});
       QCOMPARE(r.exitCode, 0);
-      json j = json::parse(r.out.constData());
+      json j = lwb::parseJson(r.out.constData());
       QCOMPARE(j["prompt_token_ids"].get<std::vector<int>>(), prompt);  // fed exactly, no BOS added
       QCOMPARE(j["output_token_ids"].get<std::vector<int>>(), expected);
       if (c.contains("greedy_top_logprobs")) {
@@ -138,7 +138,7 @@ class TestGenerateCli : public QObject {
                            "--seed", "42", "--max-tokens", "24", "--json"};
     auto a = runWorkbench(args), b = runWorkbench(args);
     QCOMPARE(a.exitCode, 0);
-    QCOMPARE(json::parse(a.out.constData())["output_token_ids"], json::parse(b.out.constData())["output_token_ids"]);
+    QCOMPARE(lwb::parseJson(a.out.constData())["output_token_ids"], lwb::parseJson(b.out.constData())["output_token_ids"]);
   }
 
   void textModeStreamsToStdout() {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/hf_tokenizer.h"
 #include "engine/model/tokenizer_files.h"
 
@@ -53,8 +54,7 @@ std::string fromHex(const std::string& hex) {
 
 const json& expected() {
   static const json j = [] {
-    std::ifstream in(kExpected);
-    return json::parse(in);
+    return lwb::readJsonFile(kExpected);
   }();
   return j;
 }
@@ -234,7 +234,7 @@ class TestHfTokenizer : public QObject {
       text = "{";
     } else {
       json j = tinyByteLevel();
-      j.merge_patch(json::parse(patch.toStdString()));
+      j.merge_patch(lwb::parseJson(patch.toStdString()));
       text = j.dump();
     }
     try {

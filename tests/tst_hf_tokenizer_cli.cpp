@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/cli_runner.h"
+#include "engine/common/json.h"
 #include "engine/model/tokenizer_files.h"
 
 using lwb::test::runWorkbench;
@@ -34,7 +35,7 @@ QString modelsDir(const std::string& name) {
 json runJson(const QStringList& args) {
   const auto r = runWorkbench(args, 120000);
   if (r.exitCode != 0) throw std::runtime_error("exit " + std::to_string(r.exitCode) + ": " + r.err.toStdString());
-  return json::parse(r.out.toStdString());
+  return lwb::parseJson(r.out.toStdString());
 }
 
 }  // namespace

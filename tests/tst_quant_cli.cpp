@@ -3,10 +3,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/cli_runner.h"
+#include "engine/common/json.h"
 
 using lwb::test::runWorkbench;
 using nlohmann::json;
@@ -42,9 +42,9 @@ class TestQuantCli : public QObject {
                            "--quantization", type, "--json"};
     auto a = runWorkbench(args), b = runWorkbench(args);
     QCOMPARE(a.exitCode, 0);
-    const json ja = json::parse(a.out.constData());
+    const json ja = lwb::parseJson(a.out.constData());
     QCOMPARE(ja["output_token_ids"].size(), size_t(8));
-    QCOMPARE(ja["output_token_ids"], json::parse(b.out.constData())["output_token_ids"]);
+    QCOMPARE(ja["output_token_ids"], lwb::parseJson(b.out.constData())["output_token_ids"]);
   }
 
   void benchRecordsTheKnob() {
@@ -54,8 +54,7 @@ class TestQuantCli : public QObject {
     auto r = runWorkbench({"bench", "--num-prompts", "3", "--request-rate", "inf", "--input-len", "16", "--output-len",
                            "4", "--backend", "cpu", "--threads", "2", "--quantization", "q8_0", "--quiet", "--json", out});
     QCOMPARE(r.exitCode, 0);
-    std::ifstream in(out.toStdString());
-    const json j = json::parse(in);
+    const json j = lwb::readJsonFile(out.toStdString());
     QCOMPARE(j["completed"].get<int>(), 3);
     QCOMPARE(j["config"]["quantization"].get<std::string>(), std::string("q8_0"));
   }

@@ -12,6 +12,7 @@
 #include "common/random_model.h"
 #include "common/reference_llama.h"
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/executor.h"
 #include "engine/model/generation_config.h"
@@ -142,7 +143,7 @@ class TestQwenModels : public QObject {
   }
 
   void modelTypeAloneNamesTheArchitecture() {
-    json j = json::parse(kQwen3_06B);
+    json j = lwb::parseJson(kQwen3_06B);
     j.erase("architectures");
     QCOMPARE(parseModelConfig(j.dump(), "config.json").architecture, std::string("Qwen3ForCausalLM"));
     j["model_type"] = "qwen2";
@@ -150,7 +151,7 @@ class TestQwenModels : public QObject {
   }
 
   void slidingWindowAppliesOnlyWhenSwitchedOn() {
-    json j = json::parse(kQwen25_05B);
+    json j = lwb::parseJson(kQwen25_05B);
     j["sliding_window"] = 4096;
     QCOMPARE(parseModelConfig(j.dump(), "config.json").maxPositionEmbeddings, 32768);
     j["use_sliding_window"] = true;
@@ -158,7 +159,7 @@ class TestQwenModels : public QObject {
   }
 
   void unsupportedArchitecturesListTheSupportedOnes() {
-    json j = json::parse(kQwen25_05B);
+    json j = lwb::parseJson(kQwen25_05B);
     j["architectures"] = {"Gemma3ForCausalLM"};
     const QString msg = errorOf(j);
     QVERIFY2(msg.contains("Gemma3ForCausalLM is not supported"), qPrintable(msg));
@@ -170,13 +171,13 @@ class TestQwenModels : public QObject {
   }
 
   void biasesOtherThanQwen2sAreRefused() {
-    json j = json::parse(kQwen3_06B);
+    json j = lwb::parseJson(kQwen3_06B);
     j["attention_bias"] = true;
     QVERIFY2(errorOf(j).contains("'attention_bias' is true"), qPrintable(errorOf(j)));
-    j = json::parse(kQwen25_05B);
+    j = lwb::parseJson(kQwen25_05B);
     j["mlp_bias"] = true;
     QVERIFY2(errorOf(j).contains("'mlp_bias' is true"), qPrintable(errorOf(j)));
-    j = json::parse(kQwen3_06B);
+    j = lwb::parseJson(kQwen3_06B);
     j["head_dim"] = 127;
     QVERIFY2(errorOf(j).contains("head_dim 127 must be even"), qPrintable(errorOf(j)));
   }
@@ -198,7 +199,7 @@ class TestQwenModels : public QObject {
     spec.architecture = arch.toStdString();  // ...under a Qwen config
     QFile config(QString::fromStdString(dir + "/config.json"));
     QVERIFY(config.open(QIODevice::ReadWrite));
-    json j = json::parse(config.readAll().toStdString());
+    json j = lwb::parseJson(config.readAll().toStdString());
     j["architectures"] = {spec.architecture};
     config.resize(0);
     config.write(QByteArray::fromStdString(j.dump()));

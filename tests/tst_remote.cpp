@@ -10,12 +10,14 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "common/cli_runner.h"
 #include "common/remote_fixtures.h"
+#include "engine/common/json.h"
 #include "engine/engine_loop.h"
 #include "engine/metrics/stats.h"
 #include "engine/model/model.h"
@@ -32,7 +34,7 @@ using nlohmann::json;
 namespace {
 
 std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(LWB_TEST_DATA_DIR) + "/remote_metrics/" + name);
+  std::ifstream in(std::filesystem::path(LWB_TEST_DATA_DIR) / "remote_metrics" / name);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
@@ -217,7 +219,7 @@ class TestRemote : public QObject {
     QVERIFY(ok.out.contains("Server /metrics (vllm)"));
     QFile f(jsonPath);
     QVERIFY(f.open(QIODevice::ReadOnly));
-    const json j = json::parse(f.readAll().toStdString());
+    const json j = lwb::parseJson(f.readAll().toStdString());
     QCOMPARE(j["completed"].get<int>(), 4);
     QCOMPARE(j["total_output_tokens"].get<int>(), 24);
     QCOMPARE(j["config"]["model"].get<std::string>(), std::string("austen"));

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/remote/prometheus_text.h"
 #include "engine/remote/remote_metrics.h"
 #include "engine/remote/server_config.h"
@@ -28,7 +29,7 @@ std::string fixture(const std::string& name) {
   return s.str();
 }
 
-nlohmann::json jsonFixture(const std::string& name) { return nlohmann::json::parse(fixture(name)); }
+nlohmann::json jsonFixture(const std::string& name) { return lwb::parseJson(fixture(name)); }
 
 template <class F>
 QString errorOf(F f) {

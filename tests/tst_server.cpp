@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/server_harness.h"
+#include "engine/common/json.h"
 
 using namespace lwb;
 using namespace lwb::test;
@@ -27,10 +28,10 @@ class TestServer : public QObject {
     QVERIFY(health);
     QCOMPARE(health->status, 200);
     auto version = c.Get("/version");
-    QCOMPARE(json::parse(version->body)["version"].get<std::string>(), std::string(LWB_VERSION));
+    QCOMPARE(lwb::parseJson(version->body)["version"].get<std::string>(), std::string(LWB_VERSION));
     auto models = c.Get("/v1/models");
     QCOMPARE(models->status, 200);
-    const json m = json::parse(models->body);
+    const json m = lwb::parseJson(models->body);
     QCOMPARE(m["object"].get<std::string>(), std::string("list"));
     QCOMPARE(m["data"][0]["id"].get<std::string>(), std::string("austen"));
     QCOMPARE(m["data"][0]["object"].get<std::string>(), std::string("model"));
@@ -41,14 +42,14 @@ class TestServer : public QObject {
     const std::string text = "It is a truth universally acknowledged";
     auto r = h_.post("/tokenize", {{"model", "austen"}, {"prompt", text}});
     QCOMPARE(r->status, 200);
-    const json t = json::parse(r->body);
+    const json t = lwb::parseJson(r->body);
     QCOMPARE(t["tokens"].get<std::vector<int>>(), h_.model->encodePrompt(text));
     QCOMPARE(t["count"].get<size_t>(), t["tokens"].size());
     auto d = h_.post("/detokenize", {{"tokens", t["tokens"]}});
     QCOMPARE(d->status, 200);
-    QCOMPARE(json::parse(d->body)["prompt"].get<std::string>(), h_.model->tokenizer->decode(t["tokens"]));
+    QCOMPARE(lwb::parseJson(d->body)["prompt"].get<std::string>(), h_.model->tokenizer->decode(t["tokens"]));
     auto chat = h_.post("/tokenize", {{"messages", {{{"role", "user"}, {"content", "Hello"}}}}});
-    QCOMPARE(json::parse(chat->body)["tokens"].get<std::vector<int>>(),
+    QCOMPARE(lwb::parseJson(chat->body)["tokens"].get<std::vector<int>>(),
              h_.model->encodeChat({{"user", "Hello"}}, true));
   }
 
@@ -56,7 +57,7 @@ class TestServer : public QObject {
     const std::string prompt = "Mr. Darcy said";
     auto r = h_.post("/v1/completions", {{"model", "austen"}, {"prompt", prompt}, {"max_tokens", 24}, {"temperature", 0}});
     QCOMPARE(r->status, 200);
-    const json j = json::parse(r->body);
+    const json j = lwb::parseJson(r->body);
     QCOMPARE(j["object"].get<std::string>(), std::string("text_completion"));
     QVERIFY(j["id"].get<std::string>().rfind("cmpl-", 0) == 0);
     const std::string expected = h_.engineGreedy(h_.model->encodePrompt(prompt), 24);
@@ -67,7 +68,7 @@ class TestServer : public QObject {
     QVERIFY(usage["prompt_tokens_details"].contains("cached_tokens"));
     // Token ids as the prompt give the same answer.
     auto ids = h_.post("/v1/completions", {{"prompt", h_.model->encodePrompt(prompt)}, {"max_tokens", 24}, {"temperature", 0}});
-    QCOMPARE(json::parse(ids->body)["choices"][0]["text"].get<std::string>(), expected);
+    QCOMPARE(lwb::parseJson(ids->body)["choices"][0]["text"].get<std::string>(), expected);
   }
 
   void completionStreamed() {
@@ -93,7 +94,7 @@ class TestServer : public QObject {
                            {{"role", "user"}, {"content", {{{"type", "text"}, {"text", "Who is Emma?"}}}}}};
     auto whole = h_.post("/v1/chat/completions", {{"messages", messages}, {"max_tokens", 16}, {"temperature", 0}});
     QCOMPARE(whole->status, 200);
-    const json w = json::parse(whole->body);
+    const json w = lwb::parseJson(whole->body);
     QCOMPARE(w["object"].get<std::string>(), std::string("chat.completion"));
     QCOMPARE(w["choices"][0]["message"]["role"].get<std::string>(), std::string("assistant"));
     const std::string text = w["choices"][0]["message"]["content"].get<std::string>();

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/server_harness.h"
+#include "engine/common/json.h"
 
 using namespace lwb;
 using namespace lwb::test;
@@ -94,7 +95,7 @@ class TestServerErrors : public QObject {
       auto r = h_.post("/v1/completions", {{"prompt", "Pride " + std::to_string(i)}, {"max_tokens", 7 + i},
                                         {"ignore_eos", true}, {"temperature", 0}});
       QCOMPARE(r->status, 200);
-      const json u = json::parse(r->body)["usage"];
+      const json u = lwb::parseJson(r->body)["usage"];
       generated += u["completion_tokens"].get<int>();
       prompted += u["prompt_tokens"].get<int>();
     }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/server_harness.h"
+#include "engine/common/json.h"
 
 using namespace lwb;
 using namespace lwb::test;
@@ -40,7 +41,7 @@ class TestServerOpenai : public QObject {
     QVERIFY(proc.waitForFinished(180000));
     const QByteArray err = proc.readAllStandardError();
     QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 0, err.constData());
-    const json out = json::parse(proc.readAllStandardOutput().toStdString(), nullptr, false);
+    const json out = lwb::parseJsonOrDiscarded(proc.readAllStandardOutput().toStdString());
     QVERIFY2(!out.is_discarded(), err.constData());
 
     QCOMPARE(out["models"][0].get<std::string>(), api.modelName());

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/random_model.h"
+#include "engine/common/json.h"
 #include "engine/engine.h"
 #include "engine/model/model.h"
 #include "engine/common/error.h"
@@ -260,14 +261,14 @@ class TestSpecDecode : public QObject {
     QCOMPARE(j["spec_decode_num_drafts"].get<int>(), 3);
     QCOMPARE(j["spec_decode_num_draft_tokens"].get<int>(), 8);
     QCOMPARE(j["spec_decode_num_accepted_tokens"].get<int>(), 4);
-    QCOMPARE(j["spec_decode_num_accepted_tokens_per_pos"], nlohmann::json::parse("[2, 2, 0]"));
+    QCOMPARE(j["spec_decode_num_accepted_tokens_per_pos"], lwb::parseJson("[2, 2, 0]"));
     QCOMPARE(j["spec_decode_acceptance_rate"].get<double>(), 0.5);
     QCOMPARE(j["spec_decode_mean_acceptance_length"].get<double>(), 1.0 + 4.0 / 3.0);
     QCOMPARE(j["requests"][0]["spec_decode_num_accepted_tokens"].get<int>(), 2);
     QVERIFY(QString::fromStdString(formatBenchSummary(report)).contains("Acceptance rate (%):"));
     const nlohmann::json m = metricsSummaryJson(timelines, {});
     QCOMPARE(m["vllm:spec_decode_num_drafts"].get<int>(), 3);
-    QCOMPARE(m["vllm:spec_decode_num_accepted_tokens_per_pos"], nlohmann::json::parse("[2, 2, 0]"));
+    QCOMPARE(m["vllm:spec_decode_num_accepted_tokens_per_pos"], lwb::parseJson("[2, 2, 0]"));
     QCOMPARE(timelineToJson(b.timeline)["spec_decode_num_draft_tokens"].get<int>(), 2);
   }
 

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/tokenizer.h"
 #include "common/random_model.h"
 
@@ -255,8 +256,7 @@ class TestTokenizer : public QObject {
     if (!std::filesystem::exists(kDefaultTokenizer)) QSKIP("default model tokenizer not present yet");
     if (!std::filesystem::exists(kGolden)) QSKIP("tests/data/golden_austen_chat_11m.json not present yet");
     const auto tok = Tokenizer::load(kDefaultTokenizer);
-    std::ifstream in(kGolden);
-    const json golden = json::parse(in);
+    const json golden = lwb::readJsonFile(kGolden);
     QVERIFY2(golden.contains("tokenization") && golden["tokenization"].is_array(), "golden file has no 'tokenization' list");
     int checked = 0;
     for (const json& e : golden["tokenization"]) {

@@ -5,6 +5,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "engine/common/json.h"
 #include "engine/metrics/record_json.h"
 #include "ui/bridge/run_data.h"
 #include "ui/bridge/throttle.h"
@@ -162,7 +163,7 @@ void TestUiModels::runJsonRoundTrip() {
   s.prefixQueryTokens = 64;
   s.prefixHitTokens = 48;
   run.steps.push_back(s);
-  const RunData back = runFromJson(nlohmann::json::parse(runToJson(run).dump()));
+  const RunData back = runFromJson(lwb::parseJson(runToJson(run).dump()));
   QCOMPARE(back.initialConfig.maxNumBatchedTokens, 512);
   QCOMPARE(back.initialConfig.schedulingPolicy, SchedulingPolicy::Priority);
   QCOMPARE(back.knobChanges.size(), size_t(1));
@@ -190,7 +191,7 @@ void TestUiModels::runJsonRoundTrip() {
 void TestUiModels::runSavedInVersion1Opens() {
   QFile f(QStringLiteral(LWB_TEST_DATA_DIR "/runs/run_v1.json"));
   QVERIFY(f.open(QIODevice::ReadOnly));
-  const RunData run = runFromJson(nlohmann::json::parse(f.readAll().toStdString()));
+  const RunData run = runFromJson(lwb::parseJson(f.readAll().toStdString()));
   QCOMPARE(run.modelDir, std::string("/models/austen-11m"));
   QCOMPARE(run.knobChanges.size(), size_t(1));
   QCOMPARE(run.knobChanges[0].config.maxNumBatchedTokens, 512);
@@ -212,7 +213,7 @@ void TestUiModels::runSavedInVersion1Opens() {
   QCOMPARE(saved["version"].get<int>(), 2);
   QVERIFY(saved["steps"][1].is_object());
   QCOMPARE(saved["steps"][1]["prefix_hit_tokens"].get<int64_t>(), int64_t(32));
-  const RunData again = runFromJson(nlohmann::json::parse(saved.dump()));
+  const RunData again = runFromJson(lwb::parseJson(saved.dump()));
   for (size_t i = 0; i < run.steps.size(); ++i)
     QVERIFY(stepToJson(again.steps[i]) == stepToJson(run.steps[i]));
   QVERIFY(timelineToJson(again.requests[1]) == timelineToJson(run.requests[1]));

@@ -13,6 +13,7 @@
 
 #include "common/remote_fixtures.h"
 #include "engine/bench/bench_report.h"
+#include "engine/common/json.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
 #include "server/api_server.h"
@@ -161,8 +162,7 @@ class TestUiRemoteLoad : public QObject {
     // Saved with bench --endpoint's keys; it opens in the Runs view beside this session.
     const QString path = QDir::temp().filePath("tst_ui_remote_load_run.json");
     QCOMPARE(v->saveRun(path), QString());
-    std::ifstream in(path.toStdString());
-    const json saved = json::parse(in);
+    const json saved = lwb::readJsonFile(path.toStdString());
     const json local = benchReportJson(BenchReport{});  // the local bench's keys
     for (const auto& [key, value] : local.items()) QVERIFY2(saved.contains(key), key.c_str());
     QVERIFY(saved.contains("server"));

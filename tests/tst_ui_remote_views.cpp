@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/remote_fixtures.h"
+#include "engine/common/json.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
 #include "engine/remote/kv_event_codec.h"
@@ -238,7 +239,7 @@ class TestUiRemoteViews : public QObject {
   // that does not fit the knob is named, not shown.
   void knobsFromLlamaCppProps() {
     remote::RemoteServerConfig c;
-    remote::addLlamaCppProps(nlohmann::json::parse(fixture("llamacpp_props.json")), c);
+    remote::addLlamaCppProps(lwb::parseJson(fixture("llamacpp_props.json")), c);
     RemoteKnobsPanel panel;
     panel.showServerConfig(c);
     QVERIFY(panel.isKnown("max_num_seqs"));

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/random_model.h"
+#include "engine/common/json.h"
 #include "engine/model/model.h"
 #include "ui/bridge/engine_bridge.h"
 #include "ui/main_window.h"
@@ -68,7 +69,7 @@ class TestUiServe : public QObject {
       c.set_read_timeout(60, 0);
       auto r = c.Post("/v1/completions", R"({"prompt": [1, 5, 9], "max_tokens": 4, "ignore_eos": true})",
                       "application/json");
-      if (r && r->status == 200) reply = nlohmann::json::parse(r->body, nullptr, false);
+      if (r && r->status == 200) reply = lwb::parseJsonOrDiscarded(r->body);
     });
     QTRY_VERIFY_WITH_TIMEOUT(!reply.is_null(), kTimeoutMs);
     client.join();

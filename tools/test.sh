@@ -26,6 +26,12 @@ fi
 
 echo "== layer check: no include runs up the house's layer order (README, Architecture) [$((SECONDS / 60)) min]"
 python3 tools/check-layers.py
+echo "== nlohmann json's parser compiled once: json::parse only in engine/common/json.cpp [$((SECONDS / 60)) min]"
+if grep -rnE '(json|ojson)::parse\(' --include=*.cpp --include=*.h engine server ui app tests fuzz bench |
+    grep -v '^engine/common/json.cpp:'; then
+  echo "parse JSON with lwb::parseJson & co. (engine/common/json.h)" >&2
+  exit 1
+fi
 
 quick=false
 [ "${1:-}" = "--quick" ] && quick=true

@@ -1,6 +1,7 @@
 #include "engine/config/config_json.h"
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/config/knobs.h"
 
 namespace lwb {
@@ -10,7 +11,7 @@ namespace {
 nlohmann::json toJson(const Knob& k, const KnobValue& v) {
   if (k.kind == KnobKind::Json) {  // an object, null when off
     const std::string& text = std::get<std::string>(v);
-    return text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
+    return text.empty() ? nlohmann::json() : parseJson(text);
   }
   return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
 }

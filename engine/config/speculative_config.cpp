@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 
 namespace lwb {
 
@@ -68,7 +69,7 @@ std::string SpeculativeConfig::toJson() const {
 SpeculativeConfig parseSpeculativeConfig(const std::string& text) {
   SpeculativeConfig c;
   if (text.empty()) return c;
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json j = parseJsonOrDiscarded(text);
   check(!j.is_discarded() && j.is_object(), std::string(kPrefix) + "'" + text + "' is not a JSON object");
   if (j.empty()) return c;
   for (const auto& [key, value] : j.items())

@@ -1,6 +1,7 @@
 #include "engine/model/chat_template.h"
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/jinja/template.h"
 
 namespace lwb {
@@ -95,7 +96,7 @@ std::string ChatTemplate::render(const std::vector<ChatMessage>& messages, bool 
   try {
     // Round-trip through text: the interpreter takes insertion-ordered JSON.
     text = renderStrict(messagesJson(messages), addGenerationPrompt,
-                        nlohmann::ordered_json::parse(extraVariables.is_null() ? "{}" : extraVariables.dump()));
+                        parseOrderedJson(extraVariables.is_null() ? "{}" : extraVariables.dump()));
   } catch (const Error& e) {
     failure = std::string("chat template failed (") + e.what() + "); " + kPlainNotice;
     text = renderPlain(messages, addGenerationPrompt);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/hf_json.h"
 #include "engine/model/hf_unicode.h"
 
@@ -27,7 +28,7 @@ HfTokenizer::~HfTokenizer() = default;
 std::unique_ptr<HfTokenizer> HfTokenizer::fromJsonText(const std::string& text, const std::string& path) {
   json j;
   try {
-    j = json::parse(text);
+    j = parseJson(text);
   } catch (const json::exception& e) {
     throw Error(path + ": not valid JSON: " + e.what());
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 
 namespace lwb {
 
@@ -193,7 +194,7 @@ long long ModelConfig::numParameters() const {
 ModelConfig parseModelConfig(const std::string& jsonText, const std::string& fileName) {
   json root;
   try {
-    root = json::parse(jsonText);
+    root = parseJson(jsonText);
   } catch (const json::exception& e) {
     throw Error(fileName + ": not valid JSON: " + e.what());
   }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 
 namespace lwb {
 
@@ -124,7 +125,7 @@ std::map<std::string, TensorView> parseSafetensorsHeader(const uint8_t* bytes, s
                                           " exceeds the 100 MB limit");
   json header;
   try {
-    header = json::parse(bytes + 8, bytes + 8 + headerLen);
+    header = parseJson(std::string_view(reinterpret_cast<const char*>(bytes) + 8, headerLen));
   } catch (const json::exception& e) {
     throw Error(fileName + ": header is not valid JSON: " + e.what());
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/gguf.h"
 #include "engine/model/safetensors.h"
 
@@ -29,7 +30,7 @@ std::string readText(const std::string& path) {
 std::map<std::string, std::string> readWeightMap(const std::string& indexPath) {
   json index;
   try {
-    index = json::parse(readText(indexPath));
+    index = parseJson(readText(indexPath));
   } catch (const json::exception& e) {
     throw Error(indexPath + ": not valid JSON: " + e.what());
   }

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/remote/sse_parser.h"
 
 namespace lwb::remote {
@@ -20,7 +21,7 @@ void setTimeout(double seconds, const std::function<void(time_t, time_t)>& set) 
 
 // The "error" object servers answer with (OpenAI's shape), else the start of the body.
 std::string errorMessage(const std::string& body) {
-  const json j = json::parse(body, nullptr, false);
+  const json j = parseJsonOrDiscarded(body);
   if (j.is_object() && j.contains("error")) {
     const json& e = j["error"];
     if (e.is_object() && e.contains("message") && e["message"].is_string()) return e["message"].get<std::string>();
@@ -42,7 +43,7 @@ struct ChunkReader {
       r.sawDone = true;
       return true;
     }
-    const json j = json::parse(data, nullptr, false);
+    const json j = parseJsonOrDiscarded(data);
     if (!j.is_object()) return fail("malformed stream chunk (not a JSON object): " + data.substr(0, 120));
     if (j.contains("error")) return fail("server error in stream: " + errorMessage(data));
     readChoices(j);
@@ -125,7 +126,7 @@ std::vector<std::string> OpenAiClient::listModels() {
   if (!res) throw Error(describe(static_cast<int>(res.error())));
   if (res->status != 200)
     throw Error("GET " + endpoint_.url() + "/v1/models: HTTP " + std::to_string(res->status) + ": " + errorMessage(res->body));
-  const json j = json::parse(res->body, nullptr, false);
+  const json j = parseJsonOrDiscarded(res->body);
   std::vector<std::string> ids;
   if (j.is_object() && j.contains("data") && j["data"].is_array())
     for (const json& m : j["data"])
@@ -159,7 +160,7 @@ std::optional<json> OpenAiClient::getJson(const std::string& path, std::string* 
     return std::nullopt;
   }
   try {
-    return json::parse(res->body);
+    return parseJson(res->body);
   } catch (const json::exception& e) {
     if (why) *why = "GET " + url + ": not JSON (" + e.what() + ")";
     return std::nullopt;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/json.h"
 #include "engine/model/gguf_llama.h"
 #include "engine/model/model.h"
 #include "engine/model/quant.h"
@@ -171,7 +172,7 @@ GgmlType q4kmLikeType(const std::string& name, int rowLength) {
 }
 
 Metadata ggufTokenizerMetadataFromJson(const std::string& path, const std::string& pre) {
-  const json j = json::parse(readText(path));
+  const json j = lwb::parseJson(readText(path));
   std::vector<std::string> tokens;
   std::vector<int> types;
   for (const auto& [piece, id] : j["model"]["vocab"].items()) {

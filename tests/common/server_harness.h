@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/bundled_model.h"
+#include "engine/common/json.h"
 #include "engine/engine.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
@@ -52,7 +53,7 @@ inline Sse parseSse(const std::string& body) {
       out.done = true;
       continue;
     }
-    json j = json::parse(data, nullptr, false);
+    json j = lwb::parseJsonOrDiscarded(data);
     if (j.is_discarded()) out.wellFormed = false;
     else out.chunks.push_back(std::move(j));
   }
@@ -83,7 +84,7 @@ inline std::string finishReasonOf(const Sse& sse) {
 inline void verifyError(const httplib::Result& r, int status, const std::string& mustMention) {
   QVERIFY(r);
   QCOMPARE(r->status, status);
-  const json j = json::parse(r->body, nullptr, false);
+  const json j = lwb::parseJsonOrDiscarded(r->body);
   QVERIFY2(!j.is_discarded() && j.contains("error"), r->body.c_str());
   for (const char* key : {"message", "type", "param", "code"}) QVERIFY2(j["error"].contains(key), r->body.c_str());
   QCOMPARE(j["error"]["code"].get<int>(), status);

@@ -3,6 +3,8 @@
 #include <QFile>
 #include <QSaveFile>
 
+#include "engine/common/json.h"
+
 namespace lwb::ui {
 
 namespace {
@@ -23,7 +25,7 @@ QString openRunJson(const QString& path, RunData* run) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return QObject::tr("Cannot open %1: %2").arg(path, f.errorString());
   try {
-    *run = runFromJson(nlohmann::json::parse(f.readAll().toStdString()));
+    *run = runFromJson(parseJson(f.readAll().toStdString()));
   } catch (const std::exception& e) {
     return QObject::tr("%1: %2").arg(path, QString::fromUtf8(e.what()));
   }
