@@ -97,12 +97,14 @@ void scoresTile(const float* q, int d, const T* kt, const T* pf, size_t ldk, __m
   for (int g = 0; g < GN; ++g) store<Masked>(s + size_t(g) * lds, m, _mm256_mul_ps(_mm256_add_ps(acc[g][0], acc[g][1]), _mm256_set1_ps(scale)));
 }
 
-// GN (1-3) heads × 16 keys (a whole block of 16 f32 keys, one cache line per dimension):
-// scoresTile's two FMA chains per head for each of the two 8-key halves, so every score
-// is the same sum in the same order. Each broadcast of q serves 16 keys instead of 8: the
-// 8-key tile issued about as many loads as FMAs (2 loads a cycle), this one 5 per 6.
-// attendRow with d 64, A/B in one process: × 0.80-0.86 for 1 and 3 heads per KV head at
-// 40-512 keys, 0.92-1.02 for 2. Inlined: as a call GCC kept its 12 accumulators in memory.
+// GN (1-3) heads × 16 f32 keys (a whole block of the cache, one cache line per dimension,
+// or 16 keys of a prefill run's widened block): scoresTile's two FMA chains per head for
+// each of the two 8-key halves, so every score is the same sum in the same order. Each
+// broadcast of q serves 16 keys instead of 8: the 8-key tile issued about as many loads as
+// FMAs (2 loads a cycle), this one 5 per 6. attendRow with d 64, A/B in one process:
+// × 0.80-0.86 for 1 and 3 heads per KV head at 40-512 keys in blocks of 16, 0.92-1.02 for
+// 2; × 0.69-0.84 for 3 heads over one widened block of 64-512 keys. Inlined: as a call,
+// GCC kept its 12 accumulators in memory.
 template <int GN>
 __attribute__((always_inline)) inline void scoresTile16(const float* q, int d, const float* kt, const float* pf,
                                                        size_t ldk, float scale, float* s, size_t lds) {
@@ -164,17 +166,19 @@ void scoresHeads(const float* q, int d, const PagedKv& kv, int n, float scale, f
     // The first chunk's rows start every row of the block's keys: it prefetches the next block.
     const T* next = j0 + bs < n ? blockKeys(b + 1) : nullptr;
     prefetchValues<T>(kv, b, std::min(bs, n - j0), d);
-    if constexpr (std::is_same_v<T, float> && GN <= 3) {
-      if (bs == 2 * kW && n - j0 >= bs) {  // a whole block of 16 keys
-        scoresTile16<GN>(q, d, kt, next, size_t(bs), scale, s + j0, lds);
-        continue;
-      }
-    }
-    for (int o = 0; o < bs && j0 + o < n; o += kW) {
+    for (int o = 0; o < bs && j0 + o < n;) {
       const int live = std::min(bs - o, n - j0 - o);
       const T* pf = o == 0 ? next : nullptr;
+      if constexpr (std::is_same_v<T, float> && GN <= 3) {
+        if (live >= 2 * kW) {
+          scoresTile16<GN>(q, d, kt + o, pf, size_t(bs), scale, s + j0 + o, lds);
+          o += 2 * kW;
+          continue;
+        }
+      }
       if (live >= kW) scoresTile<T, GN, false>(q, d, kt + o, pf, size_t(bs), laneMask(kW), kW, scale, s + j0 + o, lds);
       else scoresTile<T, GN, true>(q, d, kt + o, pf, size_t(bs), laneMask(live), live, scale, s + j0 + o, lds);
+      o += kW;
     }
   }
 }
