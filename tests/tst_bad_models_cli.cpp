@@ -22,7 +22,7 @@ std::string readFile(const fs::path& p) {
 void writeFile(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
 
 void editConfig(const fs::path& dir, const std::function<void(nlohmann::json&)>& edit) {
-  nlohmann::json j = lwb::parseJson(readFile(dir / "config.json"));
+  nlohmann::json j = lwb::readJsonFile(dir / "config.json");
   edit(j);
   writeFile(dir / "config.json", j.dump());
 }

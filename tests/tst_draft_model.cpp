@@ -36,7 +36,7 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-json readJson(const std::string& path) { return lwb::parseJson(readFile(path)); }
+json readJson(const std::string& path) { return lwb::readJsonFile(path); }
 
 std::shared_ptr<const Model> openWeights(const std::string& dir) {
   auto m = std::make_shared<Model>();

@@ -1,10 +1,8 @@
 // WeightStore (declared in safetensors.h): the tensors of a model folder, from a single
 // model.safetensors or the shards named by model.safetensors.index.json.
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "engine/common/error.h"
 #include "engine/common/json.h"
@@ -18,22 +16,9 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  check(bool(in), path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // weight_map of model.safetensors.index.json: tensor name → shard file name.
 std::map<std::string, std::string> readWeightMap(const std::string& indexPath) {
-  json index;
-  try {
-    index = parseJson(readText(indexPath));
-  } catch (const json::exception& e) {
-    throw Error(indexPath + ": not valid JSON: " + e.what());
-  }
+  const json index = readJsonFile(indexPath);
   check(index.is_object() && index.contains("weight_map") && index["weight_map"].is_object(),
         indexPath + ": missing object field 'weight_map'");
   std::map<std::string, std::string> map;

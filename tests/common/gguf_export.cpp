@@ -5,10 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
 
 #include "engine/common/error.h"
 #include "engine/common/json.h"
@@ -24,13 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using Metadata = std::vector<std::pair<std::string, GgufValue>>;
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 GgufValue strings(const std::vector<std::string>& v) {
   std::vector<GgufValue> out;
@@ -172,7 +163,7 @@ GgmlType q4kmLikeType(const std::string& name, int rowLength) {
 }
 
 Metadata ggufTokenizerMetadataFromJson(const std::string& path, const std::string& pre) {
-  const json j = lwb::parseJson(readText(path));
+  const json j = lwb::readJsonFile(path);
   std::vector<std::string> tokens;
   std::vector<int> types;
   for (const auto& [piece, id] : j["model"]["vocab"].items()) {
