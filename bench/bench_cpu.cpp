@@ -4,7 +4,8 @@
 // the large model also quantized at load to Q8_0 and Q4_K, the bf16 default model also with
 // kv_cache_dtype=bfloat16. Each decode batch is set against
 // its roofline bound (prefill's rate, or the streaming bandwidth × FLOPs per byte read when
-// the step's bytes do not fit in the L3; bench_models.h). Never part of the test suite.
+// the step's bytes do not fit in the L3) and its serial bound (the GEMMs, then attention
+// waiting for the KV cache's bytes; bench_models.h). Never part of the test suite.
 //   bench_cpu [--threads N] [--quick] [--model DIR] [--only austen|engine|large|qwen]
 //             [--batches 8,32] [--steps N]   (decode batches of the f32/bf16 runs; steps per batch,
 //                                             more for a profile)
@@ -156,11 +157,13 @@ void benchModel(const std::string& label, std::shared_ptr<const Model> model, in
     // The ratio to the bound, per round as well when the bound is prefill's rate.
     const double ofBound = bound.memory ? gflops / bound.gflops : median(ratio);
     const double ofBoundCpu = boundCpu.memory ? gflopsCpu / boundCpu.gflops : median(ratioCpu);
+    const double serial = serialBoundGflops(preM, stepFlops, wBytes, kvBytes, bandwidth);
     std::printf("decode batch %2d:    %9.1f tok/s  %7.1f GFLOP/s = %3.0f%% of prefill's %.1f = %3.0f%% of the bound %6.1f (%s)"
-                "  %6.1f GB/s = %3.0f%% of %.1f GB/s   [per CPU time: %9.1f tok/s  %7.1f GFLOP/s = %3.0f%% of %.1f = %3.0f%% of %.1f]\n",
+                " = %3.0f%% of the serial bound %6.1f  %6.1f GB/s = %3.0f%% of %.1f GB/s"
+                "   [per CPU time: %9.1f tok/s  %7.1f GFLOP/s = %3.0f%% of %.1f = %3.0f%% of %.1f]\n",
                 B, B / tm, gflops, 100.0 * median(ratio), preM, 100.0 * ofBound, bound.gflops, bound.memory ? "memory" : "compute",
-                gbs, 100.0 * gbs / bandwidth, bandwidth, B / tmCpu, gflopsCpu, 100.0 * median(ratioCpu), preMCpu,
-                100.0 * ofBoundCpu, boundCpu.gflops);
+                100.0 * gflops / serial, serial, gbs, 100.0 * gbs / bandwidth, bandwidth, B / tmCpu, gflopsCpu,
+                100.0 * median(ratioCpu), preMCpu, 100.0 * ofBoundCpu, boundCpu.gflops);
   }
 }
 

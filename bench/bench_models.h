@@ -192,4 +192,20 @@ inline DecodeBound decodeBound(double prefillGflops, double stepFlops, double st
   return memoryGflops < prefillGflops ? DecodeBound{memoryGflops, true} : DecodeBound{prefillGflops, false};
 }
 
+// The same step with its phases in sequence, as the executor runs them: the GEMMs (at
+// prefill's rate, or the weights' stream, whichever is slower), then attention reading the
+// cached K and V at the streaming bandwidth while the cores wait (a layer's attention
+// needs that layer's Q, and its output feeds the next GEMM). Measured on the README's
+// EPYC VM, that wait is 14-20 % of a step with an f32 KV cache at batch 8-16, and
+// prefetching the next layer's K and V during the MLP took as long out of the GEMMs as it
+// saved in attention. Prefill's rate when the step's bytes fit in half the L3.
+inline double serialBoundGflops(double prefillGflops, double stepFlops, double weightBytes, double kvBytes,
+                                double bandwidthGBs) {
+  const double cache = l3CacheBytes();
+  if (bandwidthGBs <= 0 || (cache > 0 && weightBytes + kvBytes <= cache / 2)) return prefillGflops;
+  const double bw = bandwidthGBs * 1e9;
+  const double seconds = std::max(stepFlops / (prefillGflops * 1e9), weightBytes / bw) + kvBytes / bw;
+  return stepFlops / seconds / 1e9;
+}
+
 }  // namespace lwb::bench
