@@ -185,9 +185,15 @@ struct DecodeBound {
   bool memory = false;  // the bandwidth term is the smaller one
 };
 
-inline DecodeBound decodeBound(double prefillGflops, double stepFlops, double stepBytes, double bandwidthGBs) {
+// Whether a decode step's bytes count as cache-resident for the bounds below: they fit in
+// half the L3, or no bandwidth was measured.
+inline bool stepInCache(double stepBytes, double bandwidthGBs) {
   const double cache = l3CacheBytes();
-  if (bandwidthGBs <= 0 || (cache > 0 && stepBytes <= cache / 2)) return {prefillGflops, false};
+  return bandwidthGBs <= 0 || (cache > 0 && stepBytes <= cache / 2);
+}
+
+inline DecodeBound decodeBound(double prefillGflops, double stepFlops, double stepBytes, double bandwidthGBs) {
+  if (stepInCache(stepBytes, bandwidthGBs)) return {prefillGflops, false};
   const double memoryGflops = bandwidthGBs * stepFlops / stepBytes;
   return memoryGflops < prefillGflops ? DecodeBound{memoryGflops, true} : DecodeBound{prefillGflops, false};
 }
@@ -201,8 +207,7 @@ inline DecodeBound decodeBound(double prefillGflops, double stepFlops, double st
 // saved in attention. Prefill's rate when the step's bytes fit in half the L3.
 inline double serialBoundGflops(double prefillGflops, double stepFlops, double weightBytes, double kvBytes,
                                 double bandwidthGBs) {
-  const double cache = l3CacheBytes();
-  if (bandwidthGBs <= 0 || (cache > 0 && weightBytes + kvBytes <= cache / 2)) return prefillGflops;
+  if (stepInCache(weightBytes + kvBytes, bandwidthGBs)) return prefillGflops;
   const double bw = bandwidthGBs * 1e9;
   const double seconds = std::max(stepFlops / (prefillGflops * 1e9), weightBytes / bw) + kvBytes / bw;
   return stepFlops / seconds / 1e9;

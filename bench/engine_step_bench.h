@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cpu/thread_pool.h"
+#include "engine/metrics/stats.h"
 #include "engine/model/model.h"
 
 namespace lwb::bench {
@@ -105,10 +106,7 @@ inline void benchEngineStep(const std::string& label, std::shared_ptr<const Mode
       engWarm.push_back(engineStep(engine, promptOf(prompt, 100 + r, vocab), numThreads));
     }
   }
-  const auto mid = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
+  const auto mid = [](const std::vector<double>& v) { return percentile(v, 50); };
   const StepTime e = median(engWarm), x = median(exWarm), ef = median(engFirst), xf = median(exFirst);
   std::printf("\n== %s: a %d-token prefill, engine step vs executor alone (warm: median of %d; first after loading: "
               "median of %d loads, each against its next step)\n", label.c_str(), prompt, reps, loads);

@@ -36,8 +36,6 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-json readJson(const std::string& path) { return lwb::readJsonFile(path); }
-
 std::shared_ptr<const Model> openWeights(const std::string& dir) {
   auto m = std::make_shared<Model>();
   m->dir = dir;
@@ -98,7 +96,7 @@ class TestDraftModel : public QObject {
     for (const char* f : {"config.json", "model.safetensors", "tokenizer.model", "tokenizer_config.json",
                           "generation_config.json", "README.md"})
       QVERIFY2(std::filesystem::exists(kDraft + "/" + f), qPrintable(QString::fromStdString(kDraft) + "/" + f));
-    golden_ = readJson(LWB_TEST_DATA_DIR "/golden_austen_chat_draft.json");
+    golden_ = lwb::readJsonFile(LWB_TEST_DATA_DIR "/golden_austen_chat_draft.json");
     QVERIFY(golden_["prompts"].is_array() && golden_["prompts"].size() >= 5);
   }
 
@@ -113,10 +111,10 @@ class TestDraftModel : public QObject {
     QCOMPARE(draft.bosTokenId, target.bosTokenId);
     QCOMPARE(draft.eosTokenIds, target.eosTokenIds);
     QCOMPARE(draft.maxPositionEmbeddings, target.maxPositionEmbeddings);
-    QCOMPARE(readJson(kDraft + "/generation_config.json")["eos_token_id"],
-             readJson(kTarget + "/generation_config.json")["eos_token_id"]);
+    QCOMPARE(lwb::readJsonFile(kDraft + "/generation_config.json")["eos_token_id"],
+             lwb::readJsonFile(kTarget + "/generation_config.json")["eos_token_id"]);
     // The golden tokenizations of both models came from their own tokenizer copies.
-    QCOMPARE(golden_["tokenization"], readJson(LWB_TEST_DATA_DIR "/golden_austen_chat_11m.json")["tokenization"]);
+    QCOMPARE(golden_["tokenization"], lwb::readJsonFile(LWB_TEST_DATA_DIR "/golden_austen_chat_11m.json")["tokenization"]);
   }
 
   // A draft pays off only when its forward costs a fraction of the target's.
