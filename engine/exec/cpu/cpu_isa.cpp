@@ -61,4 +61,14 @@ Isa detectIsa() {
   return isaSupported(asked) ? asked : best;
 }
 
+bool isAmdCpu() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  // The vendor string is EBX, EDX, ECX of leaf 0: "Auth" "enti" "cAMD".
+  return __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541u && edx == 0x69746e65u && ecx == 0x444d4163u;
+#else
+  return false;
+#endif
+}
+
 }  // namespace lwb

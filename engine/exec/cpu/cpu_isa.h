@@ -18,4 +18,9 @@ std::vector<Isa> supportedIsas();
 // supported lower one.
 Isa detectIsa();
 
+// Whether the CPU is AMD's (CPUID vendor "AuthenticAMD"): where one ISA's kernels measured
+// fastest with different tiles on AMD's and Intel's cores, they choose by it (results are
+// the same either way).
+bool isAmdCpu();
+
 }  // namespace lwb

@@ -26,7 +26,14 @@ constexpr int kDecodePanels = 8;  // one row: 8 independent FMA chains, 8 panel 
 // the 48 KiB L1 while every row tile reads them (256 measured 2-3 % slower).
 constexpr int kKBlock = 128;
 static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pairs");
-constexpr int kFewRows = 16;      // up to here, converting panels to f32 scratch first does not pay
+// Up to here, converting panels to f32 scratch first does not pay on the Intel Xeon VM of
+// the README (the conversion's shifts compete with the FMAs for two ports there). On AMD's
+// Zen 5 every block is faster in fewRows, up to gemm.cpp's row groups of 256 (EPYC VM, in
+// one process against manyRows: decode steps of the 11M model × 0.88 (bf16) and 1.00 (f32)
+// at 32 rows, × 0.91 / 0.92 at 64, × 0.94 / 0.97 at 128; a 512-token prefill × 0.95 / 0.95;
+// a 1024-wide model with 4096-wide MLP × 0.91 / 0.93 prefill, × 0.87 / 0.95 at 32 rows).
+constexpr int kFewRows = 16;
+constexpr int kRowGroupMax = 256;
 
 // One register tile of R rows × C panels over kn steps of k. x points at (row 0, first k),
 // w at (panel 0, first k; even for BF16) with panels `stride` elements apart, y at (row 0, panel 0's first
@@ -234,11 +241,7 @@ void convertBlock(const void* w, size_t i, int kn, float* out) {
 // Many rows: per panel group and K block, the panels converted to f32 once (thread-local
 // scratch, the same values), then every row tile runs over them, continuing the sums in y.
 // The first row tile prefetches the next block's panels, so that the memory streams while
-// this block computes. f32 panels are read by the first row tile itself, which a burst of
-// 512 prefetches (4 panels × 128 lines) held up: up to three row tiles share them (tile i
-// every i-th line), which measured decode steps × 0.88 at 32 rows and × 0.94 at 64 and a
-// 512-token prefill × 0.98 (Zen 5 EPYC VM); the 16-bit weights' block, which only its
-// conversion reads, measured 2-9 % slower spread and keeps the burst.
+// this block computes.
 template <DType D>
 void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   alignas(64) static thread_local float scratch[size_t(kPanelTile) * kKBlock * kW];
@@ -258,16 +261,10 @@ void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
         w = scratch;
         wStride = size_t(kKBlock) * kW;
       }
-      const int prefetchTiles = D == DType::F32 ? std::min(3, (numRows + kRowTile - 1) / kRowTile) : 1;
-      int tileIndex = 0;
       forRowTiles(0, numRows, kRowTile, [&](int r, int nr) {
         TileArgs t{a.x + size_t(row0 + r) * a.ldx + size_t(k0), a.ldx, w, wStride, a.y + size_t(row0 + r) * a.ldy + size_t(c),
                    a.ldy, kn, k0 == 0, mask};
-        const int i = tileIndex++;
-        if (next != nullptr && i < prefetchTiles) {
-          setPrefetch<D>(t, next, stride);
-          t.pfEvery = prefetchTiles, t.pfPhase = i;
-        }
+        if (r == 0 && next != nullptr) setPrefetch<D>(t, next, stride);
         tileFn<DType::F32>(nr, np, t.pf != nullptr)(t);
       });
     }
@@ -276,7 +273,8 @@ void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
 
 template <DType D>
 void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  if (numRows <= kFewRows) fewRows<D>(a, row0, numRows, col0, numCols);
+  static const int fewRowsUpTo = isAmdCpu() ? kRowGroupMax : kFewRows;
+  if (numRows <= fewRowsUpTo) fewRows<D>(a, row0, numRows, col0, numCols);
   else manyRows<D>(a, row0, numRows, col0, numCols);
 }
 
