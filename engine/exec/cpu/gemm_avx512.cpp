@@ -27,8 +27,8 @@ constexpr int kDecodePanels = 8;  // one row: 8 independent FMA chains, 8 panel 
 constexpr int kKBlock = 128;
 static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pairs");
 // Up to here, converting panels to f32 scratch first does not pay on the Intel Xeon VM of
-// the README (measured in session 5; there the 512-bit shifts of the conversion likely
-// share ports with the FMAs). On AMD's Zen 5 every block is faster in fewRows, up to
+// the README (sessions 5-7; there the conversions of 16-bit weights compete with the
+// FMAs for the same two ports). On AMD's Zen 5 every block is faster in fewRows, up to
 // gemm.cpp's row groups of 256, and manyRows does not run on AMD's cores (EPYC VM, in
 // one process against manyRows: decode steps of the 11M model × 0.88 (bf16) and 1.00 (f32)
 // at 32 rows, × 0.91 / 0.92 at 64, × 0.94 / 0.97 at 128; a 512-token prefill × 0.95 / 0.95;
