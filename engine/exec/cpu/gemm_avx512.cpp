@@ -32,7 +32,9 @@ static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pa
 // gemm.cpp's row groups of 256, and manyRows does not run on AMD's cores (EPYC VM, in
 // one process against manyRows: decode steps of the 11M model × 0.88 (bf16) and 1.00 (f32)
 // at 32 rows, × 0.91 / 0.92 at 64, × 0.94 / 0.97 at 128; a 512-token prefill × 0.95 / 0.95;
-// a 1024-wide model with 4096-wide MLP × 0.91 / 0.93 prefill, × 0.87 / 0.95 at 32 rows).
+// a 1024-wide model with 4096-wide MLP × 0.91 / 0.93 prefill, × 0.87 / 0.95 at 32 rows;
+// with an 11008-wide MLP, whose down_proj panels outgrow the L2, × 0.87 / 0.92 prefill and
+// × 0.88 / 0.88 at 64 rows).
 constexpr int kFewRows = 16;
 constexpr int kRowGroupMax = 256;
 
