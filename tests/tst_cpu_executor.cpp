@@ -66,7 +66,15 @@ struct IsaScope {  // LWB_CPU_ISA for executors created in this scope
   ~IsaScope() { unsetenv("LWB_CPU_ISA"); }
 };
 
-const char* isaEnvName(Isa isa) { return isa == Isa::Avx512 ? "avx512" : isa == Isa::Avx2 ? "avx2" : "scalar"; }
+const char* isaEnvName(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512Bf16: return "avx512bf16";
+    case Isa::Avx512: return "avx512";
+    case Isa::Avx2: return "avx2";
+    case Isa::Scalar: break;
+  }
+  return "scalar";
+}
 
 RandomModelSpec invarianceSpec() {
   RandomModelSpec spec;
@@ -159,8 +167,11 @@ void TestCpuExecutor::logitsMatchReference() {
     for (int row = 0; row < 8; ++row)
       for (int v = 0; v < vocab; ++v)
         maxErr = std::max(maxErr, std::fabs(double(got[size_t(row * vocab + v)]) - ref[size_t((12 + row) * vocab + v)]));
-    // Weights are exact in every dtype; only f32 activations and accumulation differ.
-    QVERIFY2(maxErr <= 2e-4 * std::max(1.0, maxRef),
+    // Weights are exact in every dtype; only f32 activations and accumulation differ. At
+    // AVX-512 BF16 a bf16 model's GEMMs round their inputs to bf16 (2^-9 relative), which
+    // the layers carry into the logits: measured up to 0.7 % of the largest logit.
+    const double tolerance = isa == Isa::Avx512Bf16 && DType(dtype) == DType::BF16 ? 1e-2 : 2e-4;
+    QVERIFY2(maxErr <= tolerance * std::max(1.0, maxRef),
              qPrintable(QString("%1: max |logit error| %2 (max |logit| %3)").arg(isaName(isa)).arg(maxErr).arg(maxRef)));
   }
 }

@@ -1,9 +1,11 @@
 // bf16 weights are packed in k pairs (layout in kernels.h, GemmArgs) and converted to f32
 // by a shift or a mask, which is exact: a bf16 GEMM must give the same bits as the f32
-// GEMM of the same bf16-valued weights, on every ISA, for odd and even K (the pad half of
-// an odd K's last pair), across the K blocks of the multi-row path and for every row
-// count of the few-row tiles. Also the packed layout itself, element by element, and the
-// arena the executor packs its weights into.
+// GEMM of the same bf16-valued weights, on every ISA but AVX-512 BF16, for odd and even K
+// (the pad half of an odd K's last pair), across the K blocks of the multi-row path and
+// for every row count of the few-row tiles. AVX-512 BF16 rounds the activations to bf16
+// pairs (vdpbf16ps): the pairs must be floatToBf16's, and every row the same bits in every
+// batch. Also the packed layout itself, element by element, and the arena the executor
+// packs its weights into.
 #include <QtTest>
 
 #include <cstdint>
@@ -51,6 +53,7 @@ class TestGemmBf16 : public QObject {
  private slots:
   void packedLayoutIsKPairs();
   void bf16EqualsF32BitForBit();
+  void bf16LevelPairsAndBatchInvariance();
   void weightArenaPieces();
 };
 
@@ -92,6 +95,7 @@ void TestGemmBf16::bf16EqualsF32BitForBit() {
       const size_t ldx = size_t(K) + 1, ldy = size_t(N) + 3;
       const std::vector<float> x = randomX(64 * ldx, unsigned(K + N));
       for (Isa isa : supportedIsas()) {
+        if (isa == Isa::Avx512Bf16) continue;  // rounds the activations: bf16LevelPairsAndBatchInvariance
         const CpuKernels& kn = cpuKernels(isa);
         for (int T : rowCounts) {
           std::vector<float> yb(size_t(T) * ldy, std::numeric_limits<float>::quiet_NaN()), yf = yb;
@@ -100,6 +104,53 @@ void TestGemmBf16::bf16EqualsF32BitForBit() {
           for (int t = 0; t < T; ++t)
             QVERIFY2(std::memcmp(yb.data() + size_t(t) * ldy, yf.data() + size_t(t) * ldy, size_t(N) * sizeof(float)) == 0,
                      qPrintable(QString("%1 K=%2 N=%3 T=%4 row %5").arg(isaName(isa)).arg(K).arg(N).arg(T).arg(t)));
+        }
+      }
+    }
+}
+
+void TestGemmBf16::bf16LevelPairsAndBatchInvariance() {
+  if (!isaSupported(Isa::Avx512Bf16)) QSKIP("this CPU has no AVX512_BF16");
+  const CpuKernels& kn = cpuKernels(Isa::Avx512Bf16);
+  QVERIFY(kn.bf16Pairs != nullptr);
+  // The pairs: floatToBf16 of each value, ties to even, NaN kept quiet, infinities,
+  // subnormals and both zeros as they are; the pad half of an odd K zero.
+  const float specials[] = {0.0f, -0.0f, 1.0f, -1.5f, 1.00390625f, 1.01171875f, 3.0e38f, -3.4e38f,
+                            std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min(),
+                            -1e-40f, 65504.0f, 1e-20f};
+  for (int K : {1, 2, 31, 32, 33, 64, 95, 301}) {
+    std::vector<float> x = randomX(size_t(K), unsigned(K));
+    for (size_t i = 0; i < x.size(); ++i)
+      if (i % 3 == 0) x[i] = specials[(i / 3) % std::size(specials)];
+    std::vector<uint32_t> pairs(size_t(K + 1) / 2, 0xdeadbeefu);
+    kn.bf16Pairs(x.data(), K, pairs.data());
+    for (int i = 0; i < (K + 1) / 2; ++i) {
+      const uint32_t want = uint32_t(floatToBf16(x[size_t(2 * i)])) |
+                            (2 * i + 1 < K ? uint32_t(floatToBf16(x[size_t(2 * i + 1)])) << 16 : 0u);
+      QVERIFY2(pairs[size_t(i)] == want, qPrintable(QString("K=%1 pair %2: %3, want %4").arg(K).arg(i)
+                                                        .arg(pairs[size_t(i)], 8, 16).arg(want, 8, 16)));
+    }
+  }
+  // Every row the same bits whatever the batch and the thread count (the tiles of 1..6
+  // rows, one row's 8-panel tile, the prefetching ones), odd and even K.
+  for (int K : {1, 7, 64, 301})
+    for (int N : {19, 150}) {
+      const std::vector<uint16_t> wb = randomBf16(size_t(N) * size_t(K), unsigned(K * 5 + N));
+      const size_t ldx = size_t(K) + 1, ldy = size_t(N) + 3;
+      const std::vector<float> x = randomX(64 * ldx, unsigned(K * 3 + N));
+      for (int threads : {1, 2}) {
+        ThreadPool pool(threads);
+        const PackedMatrix pb = packMatrix(pool, {wb.data(), DType::BF16, N, K});
+        std::vector<float> alone(64 * ldy);
+        for (int t = 0; t < 64; ++t)
+          gemm(pool, kn, x.data() + size_t(t) * ldx, ldx, 1, {{&pb, alone.data() + size_t(t) * ldy, ldy}});
+        for (int T : {2, 5, 6, 7, 13, 17, 64}) {
+          std::vector<float> y(size_t(T) * ldy, std::numeric_limits<float>::quiet_NaN());
+          gemm(pool, kn, x.data(), ldx, T, {{&pb, y.data(), ldy}});
+          for (int t = 0; t < T; ++t)
+            QVERIFY2(std::memcmp(y.data() + size_t(t) * ldy, alone.data() + size_t(t) * ldy, size_t(N) * sizeof(float)) == 0,
+                     qPrintable(QString("K=%1 N=%2 T=%3 threads %4 row %5").arg(K).arg(N).arg(T).arg(threads).arg(t)));
         }
       }
     }

@@ -13,6 +13,7 @@ const char* isaName(Isa isa) {
     case Isa::Scalar: return "scalar";
     case Isa::Avx2: return "AVX2";
     case Isa::Avx512: return "AVX-512";
+    case Isa::Avx512Bf16: return "AVX-512 BF16";
   }
   return "?";
 }
@@ -23,6 +24,12 @@ namespace {
 bool hasF16c() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29));
+}
+// AVX512_BF16 from CPUID leaf 7 subleaf 1 (EAX bit 5), which GCC 12's and clang 14's
+// __builtin_cpu_supports do not name alike.
+bool hasAvx512Bf16() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 5));
 }
 #endif
 }  // namespace
@@ -37,6 +44,7 @@ bool isaSupported(Isa isa) {
     case Isa::Avx512:
       return isaSupported(Isa::Avx2) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    case Isa::Avx512Bf16: return isaSupported(Isa::Avx512) && hasAvx512Bf16();
   }
   return false;
 #else
@@ -46,7 +54,7 @@ bool isaSupported(Isa isa) {
 
 std::vector<Isa> supportedIsas() {
   std::vector<Isa> out;
-  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512})
+  for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16})
     if (isaSupported(isa)) out.push_back(isa);
   return out;
 }
@@ -58,6 +66,8 @@ Isa detectIsa() {
   Isa asked = best;
   if (std::strcmp(env, "scalar") == 0) asked = Isa::Scalar;
   else if (std::strcmp(env, "avx2") == 0) asked = Isa::Avx2;
+  else if (std::strcmp(env, "avx512") == 0) asked = Isa::Avx512;
+  else if (std::strcmp(env, "avx512bf16") == 0) asked = Isa::Avx512Bf16;
   return isaSupported(asked) ? asked : best;
 }
 

@@ -113,6 +113,18 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
   const DType wtype = jobs.front().w->dtype();
   const int group = kernels.panelGroup != nullptr ? kernels.panelGroup(wtype, numRows) : 1;
   const TaskGrid grid = makeGrid(jobs, numRows, pool.numThreads(), group);
+  // Kernels that take bf16 weights' activations as bf16 k pairs get them converted once per
+  // call, a row per task (per calling thread: the workers see it through the reference).
+  thread_local std::vector<uint32_t> pairRows;
+  std::vector<uint32_t>& pairs = pairRows;
+  const bool bf16Pairs = kernels.bf16Pairs != nullptr && wtype == DType::BF16;
+  const size_t ldPairs = bf16Pairs ? size_t(jobs.front().w->cols() + 1) / 2 : 0;
+  if (bf16Pairs) {
+    if (pairs.size() < size_t(numRows) * ldPairs) pairs.resize(size_t(numRows) * ldPairs);
+    pool.parallelFor(numRows, [&](int r, int) {
+      kernels.bf16Pairs(x + size_t(r) * ldx, jobs.front().w->cols(), pairs.data() + size_t(r) * ldPairs);
+    });
+  }
   pool.parallelFor(grid.firstTaskOfJob.back(), [&](int task, int) {
     const size_t j = size_t(std::upper_bound(grid.firstTaskOfJob.begin(), grid.firstTaskOfJob.end(), task) -
                             grid.firstTaskOfJob.begin() - 1);
@@ -124,7 +136,8 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
     const int nextLocal = local + pool.numThreads();
     const bool nextInJob = nextLocal < grid.firstTaskOfJob[j + 1] - grid.firstTaskOfJob[j];
     const GemmArgs args{x, ldx, w.data(), w.dtype(), job.y, job.ldy, w.cols(), w.rows(),
-                        nextInJob ? nextLocal / grid.rowGroups * grid.colBlock : -1};
+                        nextInJob ? nextLocal / grid.rowGroups * grid.colBlock : -1,
+                        bf16Pairs ? pairs.data() : nullptr, ldPairs};
     const int row0 = rowGroup * kRowGroup, col0 = colBlock * grid.colBlock;
     kernels.gemmBlock(args, row0, std::min(kRowGroup, numRows - row0), col0, std::min(grid.colBlock, w.rows() - col0));
   });

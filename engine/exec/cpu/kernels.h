@@ -43,6 +43,11 @@ struct GemmArgs {
   // A hint: the first column of the block that the calling thread will probably work on
   // next (-1: none known), whose first panels a kernel may prefetch as it finishes.
   int nextCol = -1;
+  // The rows of x as k pairs rounded to bf16 (lane = bf16(x[t][k]) | bf16(x[t][k + 1]) << 16,
+  // the pad half of an odd K zero), ldxPairs lanes apart: set by gemm() for BF16 weights
+  // when the kernels take bf16 activations (CpuKernels::bf16Pairs).
+  const uint32_t* xPairs = nullptr;
+  size_t ldxPairs = 0;
 };
 
 // Rows of k per packed panel: K, or K rounded up to even for BF16's k pairs.
@@ -124,6 +129,10 @@ struct CpuKernels {
   // dst[i] = src[i] widened exactly to f32, for n contiguous KV elements of `type` (F32,
   // BF16, F8E4M3, F8E5M2): the values attendRow reads from such a cache.
   void (*widenKv)(DType type, const void* src, size_t n, float* dst) = nullptr;
+  // Set where gemmBlock takes bf16 weights' activations as bf16 k pairs (Isa::Avx512Bf16):
+  // out[i] = floatToBf16(x[2i]) | floatToBf16(x[2i + 1]) << 16 for i < ceil(K / 2), zero
+  // past K. Null: gemmBlock reads x.
+  void (*bf16Pairs)(const float* x, int K, uint32_t* out) = nullptr;
 };
 
 // Throws lwb::Error when the ISA is not supported by this CPU.
@@ -133,6 +142,7 @@ const CpuKernels& cpuKernels(Isa isa);
 const CpuKernels& scalarKernels();
 const CpuKernels& avx2Kernels();
 const CpuKernels& avx512Kernels();
+const CpuKernels& avx512Bf16Kernels();  // gemm_bf16dot_avx512.cpp
 // AVX2 attention (kernels_attention_avx2.cpp): avx2Kernels().attendRow and .widenKv on x86-64.
 void avx2AttendRow(const float* q, int G, int d, const PagedKv& kv, int n, float scale, float* scratch, float* out);
 void avx2WidenKv(DType type, const void* src, size_t n, float* dst);

@@ -182,6 +182,7 @@ const CpuKernels& scalarKernels() {
 const CpuKernels& cpuKernels(Isa isa) {
   check(isaSupported(isa), std::string("CPU kernels: ") + isaName(isa) + " is not supported by this CPU");
   switch (isa) {
+    case Isa::Avx512Bf16: return avx512Bf16Kernels();
     case Isa::Avx512: return avx512Kernels();
     case Isa::Avx2: return avx2Kernels();
     case Isa::Scalar: break;

@@ -169,11 +169,12 @@ const QuantKernels& scalarQuantKernels() {
 // Resolved once: the CPUID behind isaSupported traps to the hypervisor in a VM, far too
 // slow for every GEMM call of a decode step.
 const QuantKernels& quantKernels(Isa isa) {
-  static const std::array<const QuantKernels*, 3> tables = [] {
-    std::array<const QuantKernels*, 3> t{};
+  static const std::array<const QuantKernels*, 4> tables = [] {
+    std::array<const QuantKernels*, 4> t{};
     if (isaSupported(Isa::Scalar)) t[0] = &scalarQuantKernels();
     if (isaSupported(Isa::Avx2)) t[1] = &avx2QuantKernels();
     if (isaSupported(Isa::Avx512)) t[2] = avx512QuantKernels().dotQ8_0 ? &avx512QuantKernels() : &avx2QuantKernels();
+    if (isaSupported(Isa::Avx512Bf16)) t[3] = t[2];  // the same quantized kernels as AVX-512
     return t;
   }();
   const QuantKernels* k = tables[size_t(isa)];
