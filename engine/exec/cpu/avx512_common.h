@@ -25,6 +25,20 @@
 #define LWB_AVX512_END _Pragma("GCC diagnostic pop") _Pragma("GCC pop_options")
 #endif
 
+// The same region with AVX512_BF16 too (gemm_bf16dot_avx512.cpp, the AVX-512 BF16 level).
+#if defined(__clang__)
+#define LWB_AVX512_BF16_BEGIN                                                                                     \
+  _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,avx2,fma,f16c\"))), apply_to = function)")
+#else
+#define LWB_AVX512_BF16_BEGIN                                   \
+  _Pragma("GCC push_options")                                   \
+  _Pragma("GCC diagnostic push")                                \
+  _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")         \
+  _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")   \
+  _Pragma("GCC target(\"avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,avx2,fma,f16c\")")
+#endif
+#define LWB_AVX512_BF16_END LWB_AVX512_END
+
 LWB_AVX512_BEGIN
 #include <immintrin.h>
 

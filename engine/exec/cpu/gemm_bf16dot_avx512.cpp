@@ -20,16 +20,7 @@
 #if defined(__x86_64__)
 #include "engine/exec/cpu/avx512_common.h"
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,avx2,fma,f16c"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,avx2,fma,f16c")
-#endif
+LWB_AVX512_BF16_BEGIN
 #include <immintrin.h>
 
 #include "engine/exec/cpu/tile_split.h"
@@ -196,13 +187,7 @@ const CpuKernels& avx512Bf16Kernels() {
   return k;
 }
 }  // namespace lwb
-
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+LWB_AVX512_BF16_END
 
 #else
 namespace lwb {
