@@ -114,15 +114,19 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
   const int group = kernels.panelGroup != nullptr ? kernels.panelGroup(wtype, numRows) : 1;
   const TaskGrid grid = makeGrid(jobs, numRows, pool.numThreads(), group);
   // Kernels that take bf16 weights' activations as bf16 k pairs get them converted once per
-  // call, a row per task (per calling thread: the workers see it through the reference).
+  // call (per calling thread: the workers see it through the reference), in tasks of ~16k
+  // values, so that a decode step's few rows take no extra parallel region.
   thread_local std::vector<uint32_t> pairRows;
   std::vector<uint32_t>& pairs = pairRows;
   const bool bf16Pairs = kernels.bf16Pairs != nullptr && wtype == DType::BF16;
-  const size_t ldPairs = bf16Pairs ? size_t(jobs.front().w->cols() + 1) / 2 : 0;
+  const int K = jobs.front().w->cols();
+  const size_t ldPairs = bf16Pairs ? size_t(K + 1) / 2 : 0;
   if (bf16Pairs) {
     if (pairs.size() < size_t(numRows) * ldPairs) pairs.resize(size_t(numRows) * ldPairs);
-    pool.parallelFor(numRows, [&](int r, int) {
-      kernels.bf16Pairs(x + size_t(r) * ldx, jobs.front().w->cols(), pairs.data() + size_t(r) * ldPairs);
+    const int rowsPerTask = std::max(1, 16384 / K);
+    pool.parallelFor((numRows + rowsPerTask - 1) / rowsPerTask, [&](int task, int) {
+      for (int r = task * rowsPerTask; r < std::min(numRows, (task + 1) * rowsPerTask); ++r)
+        kernels.bf16Pairs(x + size_t(r) * ldx, K, pairs.data() + size_t(r) * ldPairs);
     });
   }
   pool.parallelFor(grid.firstTaskOfJob.back(), [&](int task, int) {
