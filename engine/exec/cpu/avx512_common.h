@@ -83,6 +83,12 @@ inline float hsum(__m512 v) {
 
 inline __mmask16 tailMask(int n) { return __mmask16((1u << n) - 1u); }
 
+// The columns of the last of numPanels panels from column c0 that lie before colEnd.
+inline __mmask16 maskOf(int colEnd, int c0, int numPanels) {
+  const int lastWidth = colEnd - (c0 + (numPanels - 1) * kW);
+  return lastWidth >= kW ? __mmask16(0xffff) : tailMask(lastWidth);
+}
+
 // Keeps a loaded vector in a register: GCC otherwise folds a load that feeds several FMAs
 // into each of them, and the loop becomes bound by loads instead of FMAs.
 inline void inRegister(__m512& v) { asm("" : "+v"(v)); }

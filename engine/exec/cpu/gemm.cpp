@@ -11,10 +11,7 @@
 namespace lwb {
 namespace {
 
-// Rows per task: each task streams its columns' weights from memory once (and, for
-// 16-bit weights, converts them once per K block), so large groups mean few passes over
-// weights bigger than the caches; x of a group's K block (256 rows × 256 k) stays in L2.
-constexpr int kRowGroup = 256;
+constexpr int kRowGroup = kGemmRowGroup;  // rows per task (kernels.h)
 
 struct TaskGrid {
   int colBlock = 0;                 // columns per task

@@ -36,7 +36,6 @@ static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pa
 // with an 11008-wide MLP, whose down_proj panels outgrow the L2, × 0.87 / 0.92 prefill and
 // × 0.88 / 0.88 at 64 rows).
 constexpr int kFewRows = 16;
-constexpr int kRowGroupMax = 256;
 
 // One register tile of R rows × C panels over kn steps of k. x points at (row 0, first k),
 // w at (panel 0, first k; even for BF16) with panels `stride` elements apart, y at (row 0, panel 0's first
@@ -169,11 +168,6 @@ TileFn tallTileFn(int R, int C, bool pf) {
   return t[size_t(R - 6)][size_t(C - 1) + (pf ? kTallPanels : 0)];
 }
 
-inline __mmask16 maskOf(int colEnd, int c0, int numPanels) {
-  const int lastWidth = colEnd - (c0 + (numPanels - 1) * kW);
-  return lastWidth >= kW ? __mmask16(0xffff) : tailMask(lastWidth);
-}
-
 using tiles::forPanelGroups;
 using tiles::forRowTiles;
 
@@ -276,7 +270,7 @@ void manyRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
 
 template <DType D>
 void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
-  static const int fewRowsUpTo = isAmdCpu() ? kRowGroupMax : kFewRows;
+  static const int fewRowsUpTo = isAmdCpu() ? kGemmRowGroup : kFewRows;
   if (numRows <= fewRowsUpTo) fewRows<D>(a, row0, numRows, col0, numCols);
   else manyRows<D>(a, row0, numRows, col0, numCols);
 }
@@ -288,7 +282,7 @@ void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols)
 // small model got, runs half-width tiles). Batch 1 keeps the old blocks: its 8-panel tile
 // streams from memory and measured best with many small tasks; prefill keeps them too.
 int panelGroup(DType, int numRows) {  // the same tiles for every dtype (see useTallTiles)
-  if (numRows <= 1 || numRows > 256) return 1;
+  if (numRows <= 1 || numRows > kGemmRowGroup) return 1;
   return useTallTiles(numRows) ? kTallPanels : kPanelTile;
 }
 

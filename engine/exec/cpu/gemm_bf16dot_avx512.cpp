@@ -32,7 +32,6 @@ constexpr int kW = 16;
 constexpr int kRowTile = 6;       // 6 rows × 4 panels = 24 accumulators, 4 weight vectors, a broadcast
 constexpr int kPanelTile = 4;
 constexpr int kDecodePanels = 8;  // one row: 8 chains (vdpbf16ps' latency), 8 panel streams
-constexpr int kRowGroupMax = 256;  // gemm.cpp's row groups
 
 // R rows × C panels over kp k pairs: x pairs ldx lanes apart, panels `stride` lanes apart,
 // y from zero; the last panel stores lastMask's columns. When pf is set, also prefetches
@@ -116,8 +115,7 @@ void gemmBf16(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
     const uint32_t* wg = w + size_t(c / kW) * stride;
     const int nextCol = c + np * kW < colEnd ? c + np * kW : a.nextCol;
     const uint32_t* next = nextCol >= 0 && nextCol < a.N ? w + size_t(nextCol / kW) * stride : nullptr;
-    const int lastWidth = colEnd - (c + (np - 1) * kW);
-    const __mmask16 lastMask = lastWidth >= kW ? __mmask16(0xffff) : avx512::tailMask(lastWidth);
+    const __mmask16 lastMask = avx512::maskOf(colEnd, c, np);
     int tileIndex = 0;
     tiles::forRowTiles(row0, numRows, kRowTile, [&](int r, int nr) {
       DotArgs t{a.xPairs + size_t(r) * a.ldxPairs, a.ldxPairs, wg, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, kp,
@@ -140,7 +138,7 @@ void gemmBlock(const GemmArgs& a, int row0, int numRows, int col0, int numCols) 
 
 int panelGroup(DType wtype, int numRows) {
   if (wtype != DType::BF16) return avx512::panelGroup(wtype, numRows);
-  return numRows <= 1 || numRows > kRowGroupMax ? 1 : kPanelTile;
+  return numRows <= 1 || numRows > kGemmRowGroup ? 1 : kPanelTile;
 }
 
 // floatToBf16 (dtype.h) on 16 lanes: round to nearest even, a NaN kept quiet.

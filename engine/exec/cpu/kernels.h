@@ -50,6 +50,12 @@ struct GemmArgs {
   size_t ldxPairs = 0;
 };
 
+// The most rows gemm() hands one gemmBlock call (its row groups, gemm.cpp): each task
+// streams its columns' weights from memory once (and, for 16-bit weights, converts them
+// once per K block), so large groups mean few passes over weights bigger than the caches;
+// x of a group's K block (256 rows × 256 k) stays in L2.
+constexpr int kGemmRowGroup = 256;
+
 // Rows of k per packed panel: K, or K rounded up to even for BF16's k pairs.
 constexpr int packedK(DType wtype, int K) { return wtype == DType::BF16 ? (K + 1) / 2 * 2 : K; }
 
