@@ -80,21 +80,11 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile
   const int rowEnd = row0 + numRows, colEnd = col0 + numCols;
   const int tiledRowEnd = row0 + numRows / dims.rows * dims.rows;
   const int tiledColEnd = col0 + numCols / dims.cols * dims.cols;
-  const size_t rowBytes = wRowBlocks * sizeof(WB);
-  for (int n = col0; n < tiledColEnd; n += dims.cols) {  // weight rows outermost: they stay in L1
+  // Weight rows outermost: they stay in L1 while the row tiles read them, and the x86
+  // tiles prefetch the next group's rows as they go (prefetchNextRows).
+  for (int n = col0; n < tiledColEnd; n += dims.cols) {
     const WB* ws[kQuantTileMax];
     for (int c = 0; c < dims.cols; ++c) ws[c] = wrow(n + c);
-    // The next group's weight rows into L2 while this group's tiles run: a decode batch
-    // uses them for a few row tiles only, and without this the first one waited on the
-    // L3 or memory (11M model on the Zen 5 EPYC VM, in one process: decode steps × 0.73-0.81
-    // (Q8_0) and × 0.75-0.79 (Q4_K) at 8 rows, × 0.90-0.94 and × 0.94-0.96 at 32; a
-    // 512-token prefill unchanged within the noise).
-    const int next = n + dims.cols;
-    if (tiledRowEnd > row0 && next < colEnd) {
-      const char* nextRows = reinterpret_cast<const char*>(wrow(next));
-      const size_t bytes = rowBytes * size_t(std::min(dims.cols, colEnd - next));
-      for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(nextRows + o, 0, 2);
-    }
     for (int t = row0; t < tiledRowEnd; t += dims.rows) {
       const XB* xs[kQuantTileMax];
       for (int r = 0; r < dims.rows; ++r) xs[r] = xrow(t + r);

@@ -1,9 +1,9 @@
 // The AVX-512 (VNNI) prefill tiles of Q8_0, Q4_0 and Q5_0, included by
 // quant_kernels_avx512.cpp after quant_dot_x86.h and quant_dot_x86_more.h (it reuses
-// hsum8, halfScalar and legacyQuants). Every output is its dot's exact bits (dotQ8_0,
-// dotLegacySigned): the same 8 int32 lanes per block (integers are exact, however they
-// are formed), the same float product d_w · d_x, the same fmadd per block and the same
-// final hsum8.
+// hsum8, halfScalar, legacyQuants and prefetchNextRows). Every output is its dot's exact
+// bits (dotQ8_0, dotLegacySigned): the same 8 int32 lanes per block (integers are exact,
+// however they are formed), the same float product d_w · d_x, the same fmadd per block
+// and the same final hsum8.
 //
 // What makes it faster than tileQ8_0 on 256-bit vectors:
 // - Two weight columns per zmm: lanes 0-7 are column c's 8 lanes, 8-15 column c+1's,
@@ -58,6 +58,7 @@ void tileQ8_0Zmm(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, f
   const __m512i magic = _mm512_set1_epi32(kMagicFloatBits);
   __m512 acc[kTR][kP] = {};
   for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTC>(w, b, nb);
     __m512i wq[kP], base[kP];
     __m512 dw[kP];
 #pragma GCC unroll 8
@@ -98,6 +99,7 @@ void tileLegacySignedZmm(const B* const* w, const BlockQ8_0* const* x, int nb, f
   const __m512i magic = _mm512_set1_epi32(kMagicFloatBits);
   __m512 acc[kTR][kP] = {};
   for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTC>(w, b, nb);
     __m512i wq[kP];
     __m512 dw[kP];
 #pragma GCC unroll 8

@@ -12,7 +12,7 @@ void tileLegacySigned(const B* const* w, const BlockQ8_0* const* x, int nb, floa
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
-    prefetchNextRows<kTR, kTC>(w, b, nb);
+    prefetchNextRows<kTC>(w, b, nb);
     __m256i wq[kTC], wabs[kTC];
     float dw[kTC];
 #pragma GCC unroll 4
@@ -44,7 +44,7 @@ void tileLegacyMin(const B* const* w, const BlockQ8_0* const* x, int nb, float* 
   for (int r = 0; r < kTR; ++r)
     for (int c = 0; c < kTC; ++c) acc[r][c] = accm[r][c] = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
-    prefetchNextRows<kTR, kTC>(w, b, nb);
+    prefetchNextRows<kTC>(w, b, nb);
     __m256i wq[kTC];
     float dw[kTC], mw[kTC];
 #pragma GCC unroll 4
@@ -87,7 +87,7 @@ void tileQ5_K(const BlockQ5_K* const* w, const BlockQ8_K* const* x, int nb, floa
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
-    prefetchNextRows<kTR, kTC>(w, b, nb);
+    prefetchNextRows<kTC>(w, b, nb);
     ScalesK4 s[kTC];
     __m256i qh[kTC];
     for (int c = 0; c < kTC; ++c) {
@@ -143,7 +143,7 @@ void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, floa
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
-    prefetchNextRows<kTR, kTC>(w, b, nb);
+    prefetchNextRows<kTC>(w, b, nb);
     __m256i sumi[kTR][kTC];
     for (auto& row : sumi)
       for (__m256i& v : row) v = _mm256_setzero_si256();
