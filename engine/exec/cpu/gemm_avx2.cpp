@@ -176,8 +176,11 @@ inline int lastWidth(int colEnd, int c0, int numPanels) { return colEnd - (c0 + 
 // first panels of the block the thread likely takes next (a.nextCol). Before, the first
 // tile prefetched its own panels 1 KiB ahead. On the README's EPYC VM the shares measured
 // step time × 0.89-0.92 with f32 weights at 8-16 rows and × 0.95-0.97 with bf16 weights at
-// 2-8 (0.95-1.01 at 16-64), the next block another × 0.95-0.98 at 8 rows. Not for one row,
-// whose 4 panel streams keep the memory busy alone.
+// 2-8 (0.95-1.01 at 16-64), the next block another × 0.95-0.98 at 8 rows (Zen 3). On the
+// Zen 5 VM, where the AVX-512 tiles stream f32 weights faster without them up to 8 rows,
+// these tiles still need them: × 1.12 / 1.24 / 1.49 / 1.31 without at 2 / 4 / 8 / 16 rows
+// (f32), × 1.17 / 1.33 at 4 / 8 (bf16). Not for one row, whose 4 panel streams keep the
+// memory busy alone.
 template <DType D>
 void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const size_t stride = size_t(packedK(D, a.K)) * kPanel, panelBytes = stride * dtypeSize(D);
