@@ -2,8 +2,6 @@
 // bench_cpu's models and machine measurements: random or converted in-memory models of a
 // given shape, the FLOPs and bytes a decode step costs on them, and the streaming
 // bandwidth and roofline bound they are compared with. Included by bench_cpu.cpp only.
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -14,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/exec/cpu/cpu_system_info.h"
 #include "engine/exec/cpu/thread_pool.h"
 #include "engine/model/model.h"
 
@@ -159,23 +158,6 @@ inline double measureBandwidth(int threads, bool quick) {
   return best;
 }
 
-// The L3 cache's size in bytes (0 when the system does not say): the kernel's view first
-// (what lscpu prints), since glibc's sysconf decodes CPUID itself and on a KVM guest of an
-// AMD EPYC said 256 MiB for a 32 MiB L3.
-inline double l3CacheBytes() {
-  const auto readSysfs = [](const char* file, const char* format, auto* value) {
-    std::FILE* f = std::fopen((std::string("/sys/devices/system/cpu/cpu0/cache/index3/") + file).c_str(), "r");
-    const bool ok = f != nullptr && std::fscanf(f, format, value) == 1;
-    if (f != nullptr) std::fclose(f);
-    return ok;
-  };
-  int level = 0;
-  long kib = 0;  // the file says e.g. "32768K"
-  if (readSysfs("level", "%d", &level) && level == 3 && readSysfs("size", "%ldK", &kib) && kib > 0) return double(kib) * 1024.0;
-  const long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return v > 0 ? double(v) : 0.0;
-}
-
 // The roofline of a decode step: the most GFLOP/s it can reach. When what it reads (weights
 // and KV) fits in half the L3, prefill's GEMM rate; otherwise also no more than the
 // streaming bandwidth times its FLOPs per byte read (a step of B rows does 2·B FLOPs per
@@ -188,7 +170,7 @@ struct DecodeBound {
 // Whether a decode step's bytes count as cache-resident for the bounds below: they fit in
 // half the L3, or no bandwidth was measured.
 inline bool stepInCache(double stepBytes, double bandwidthGBs) {
-  const double cache = l3CacheBytes();
+  const double cache = double(l3CacheBytes());  // cpu_system_info.h
   return bandwidthGBs <= 0 || (cache > 0 && stepBytes <= cache / 2);
 }
 

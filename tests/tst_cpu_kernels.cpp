@@ -1,8 +1,8 @@
 // Each CPU kernel, for every ISA this machine supports, against a naive double version
 // on random inputs of awkward sizes (K not a multiple of the SIMD width, odd N, T = 1..37),
 // in every weight dtype (packed into panels), with NaN-poisoned outputs. Also: a row's GEMM result is
-// bit-identical whatever the number of rows and threads, and the thread pool runs every
-// task exactly once.
+// bit-identical whatever the number of rows and threads (and the weightsStream hint), and
+// the thread pool runs every task exactly once.
 #include <QtTest>
 
 #include <algorithm>
@@ -145,6 +145,12 @@ void TestCpuKernels::gemmRowsAreBatchInvariant() {
             QVERIFY2(std::memcmp(y.data() + size_t(T - 1) * size_t(N), alone.data(), size_t(N) * sizeof(float)) == 0,
                      qPrintable(QString("%1 %2 K=%3: T=%4 threads=%5").arg(isaName(isa)).arg(dtypeName(dtype).data())
                                     .arg(K).arg(T).arg(threads)));
+            // The weightsStream hint picks other prefetches, never other bits.
+            std::vector<float> streamed(y.size(), kNaN);
+            gemm(pool, kn, rows, size_t(K), T, {{&packed, streamed.data(), size_t(N)}}, true);
+            QVERIFY2(std::memcmp(streamed.data(), y.data(), y.size() * sizeof(float)) == 0,
+                     qPrintable(QString("%1 %2 K=%3: T=%4 threads=%5, weightsStream").arg(isaName(isa))
+                                    .arg(dtypeName(dtype).data()).arg(K).arg(T).arg(threads)));
           }
         }
       }

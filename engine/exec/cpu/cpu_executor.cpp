@@ -95,6 +95,7 @@ class CpuExecutor final : public Executor {
   WeightVector finalNorm_;
   PackedMatrix lmHead_;
   size_t packedBytes_ = 0;
+  bool weightsStream_ = false;  // packedBytes_ outgrow the L3: each step streams them (GemmArgs)
   std::map<std::string, int> weightTypes_;  // type name → Linear weights held in it
   int numBlocks_ = 0, blockSize_ = 0;
   DType kvType_ = DType::F32;                              // F32, BF16, F8E4M3 or F8E5M2 (kv_cache_dtype)
@@ -135,6 +136,8 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, Ggm
   }
   finalNorm_ = weightVector(model_->llama.finalNorm, "model.norm");
   lmHead_ = pack(model_->llama.lmHead, "lm_head");
+  const size_t l3 = l3CacheBytes();
+  weightsStream_ = l3 > 0 && packedBytes_ > l3;
   check(model_->llama.embedTokens != nullptr, "CPU executor: missing weight embed_tokens");
 }
 
@@ -239,7 +242,7 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
     rmsNormRow(a.hidden.data() + size_t(r) * h, w.inputNorm, cfg_.rmsNormEps, a.normed.data() + size_t(r) * h);
   });
   gemm(pool_, kernels_, a.normed.data(), h, numRows,
-       {{&w.q, a.q.data(), qs}, {&w.k, a.k.data(), kvs}, {&w.v, a.v.data(), kvs}});
+       {{&w.q, a.q.data(), qs}, {&w.k, a.k.data(), kvs}, {&w.v, a.v.data(), kvs}}, weightsStream_);
   const AttentionShape shape{cfg_.numAttentionHeads, cfg_.numKeyValueHeads, cfg_.headDim, blockSize_};
   const KvLayer cache{kCache_[layer].get(), vCache_[layer].get(), kvType_};
   const auto finish = [&](int r) { finishRow(w, r, rows[size_t(r)], shape, cache); };
@@ -250,7 +253,7 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
     forRows(numRows, int(qs + kvs), finish);
     pagedAttention(pool_, kernels_, shape, rows, a.q.data(), cache, a.attn.data(), attnScratch_);
   }
-  gemm(pool_, kernels_, a.attn.data(), qs, numRows, {{&w.o, a.proj.data(), h}});
+  gemm(pool_, kernels_, a.attn.data(), qs, numRows, {{&w.o, a.proj.data(), h}}, weightsStream_);
   // --- MLP block ---
   forRows(numRows, int(h), [&](int r) {
     float* hr = a.hidden.data() + size_t(r) * h;
@@ -258,12 +261,13 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
     for (size_t i = 0; i < h; ++i) hr[i] += pr[i];
     rmsNormRow(hr, w.postAttnNorm, cfg_.rmsNormEps, a.normed.data() + size_t(r) * h);
   });
-  gemm(pool_, kernels_, a.normed.data(), h, numRows, {{&w.gate, a.gate.data(), inter}, {&w.up, a.up.data(), inter}});
+  gemm(pool_, kernels_, a.normed.data(), h, numRows, {{&w.gate, a.gate.data(), inter}, {&w.up, a.up.data(), inter}},
+       weightsStream_);
   forRows(numRows, int(inter), [&](int r) {
     float* g = a.gate.data() + size_t(r) * inter;
     kernels_.siluMul(g, a.up.data() + size_t(r) * inter, g, int(inter));
   });
-  gemm(pool_, kernels_, a.gate.data(), inter, numRows, {{&w.down, a.proj.data(), h}});
+  gemm(pool_, kernels_, a.gate.data(), inter, numRows, {{&w.down, a.proj.data(), h}}, weightsStream_);
   forRows(numRows, int(h), [&](int r) {
     float* hr = a.hidden.data() + size_t(r) * h;
     const float* pr = a.proj.data() + size_t(r) * h;
@@ -315,7 +319,7 @@ void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
                act_.logitRows.data() + size_t(i) * h);
   });
   gemm(pool_, kernels_, act_.logitRows.data(), h, int(lastRows.size()),
-       {{&lmHead_, out.logits.data(), size_t(cfg_.vocabSize)}});
+       {{&lmHead_, out.logits.data(), size_t(cfg_.vocabSize)}}, weightsStream_);
 }
 
 // Grows the activation buffers (never shrinks them). Growing zero-fills, so the pages are

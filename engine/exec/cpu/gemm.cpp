@@ -104,7 +104,7 @@ WeightMatrix weightMatrix(const TensorView& view) {
 }
 
 void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ldx, int numRows,
-          const std::vector<GemmJob>& jobs) {
+          const std::vector<GemmJob>& jobs, bool weightsStream) {
   if (numRows <= 0 || jobs.empty()) return;
   if (jobs.front().w->isQuantized()) return gemmQuantized(pool, kernels.isa, x, ldx, numRows, jobs);
   const DType wtype = jobs.front().w->dtype();
@@ -138,7 +138,7 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
     const bool nextInJob = nextLocal < grid.firstTaskOfJob[j + 1] - grid.firstTaskOfJob[j];
     const GemmArgs args{x, ldx, w.data(), w.dtype(), job.y, job.ldy, w.cols(), w.rows(),
                         nextInJob ? nextLocal / grid.rowGroups * grid.colBlock : -1,
-                        bf16Pairs ? pairs.data() : nullptr, ldPairs};
+                        bf16Pairs ? pairs.data() : nullptr, ldPairs, weightsStream};
     const int row0 = rowGroup * kRowGroup, col0 = colBlock * grid.colBlock;
     kernels.gemmBlock(args, row0, std::min(kRowGroup, numRows - row0), col0, std::min(grid.colBlock, w.rows() - col0));
   });

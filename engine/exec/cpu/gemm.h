@@ -66,8 +66,10 @@ struct GemmJob {
 };
 
 // Runs every job on the same input rows x [numRows, ldx] (K = each job's w->cols()).
-// Jobs with quantized weights run the quantized kernels (gemm_quant.h).
+// Jobs with quantized weights run the quantized kernels (gemm_quant.h). weightsStream: the
+// caller's weights do not fit in the L3 together (GemmArgs::weightsStream; a hint that
+// changes no result).
 void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ldx, int numRows,
-          const std::vector<GemmJob>& jobs);
+          const std::vector<GemmJob>& jobs, bool weightsStream = false);
 
 }  // namespace lwb

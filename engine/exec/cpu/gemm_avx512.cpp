@@ -36,7 +36,7 @@ static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pa
 // with an 11008-wide MLP, whose down_proj panels outgrow the L2, × 0.87 / 0.92 prefill and
 // × 0.88 / 0.88 at 64 rows).
 constexpr int kFewRows = 16;
-constexpr int kF32StreamRows = 8;  // fewRows: f32 weights' steps up to this many rows are memory-bound
+constexpr int kF32StreamRows = 8;  // fewRows: streamed f32 weights' steps up to this many rows are memory-bound
 
 // One register tile of R rows × C panels over kn steps of k. x points at (row 0, first k),
 // w at (panel 0, first k; even for BF16) with panels `stride` elements apart, y at (row 0, panel 0's first
@@ -195,12 +195,13 @@ inline bool useTallTiles(int numRows) {
 // likely takes next (a.nextCol). Before, the first tile prefetched its own panels 1 KiB
 // ahead; on the README's Zen 5 EPYC VM the next group measured decode steps of the 11M
 // model × 0.93 (f32 weights) and × 0.94 (bf16) at 8 rows, × 0.85 and × 0.94 at 16. Not
-// for one row, whose 8 panel streams keep the memory busy alone, nor for f32 weights up to
-// kF32StreamRows rows: their step is bound by the memory bandwidth, which the hardware
-// prefetcher alone reaches, and the software prefetches only add requests (Zen 5 VM, in
-// one process, decode steps without them: 11M model × 0.83 / 0.89 / 0.91 / 1.01 at
-// 2 / 4 / 6 / 8 rows; an 8-layer 1024-wide model × 0.92 at 8, × 1.15 at 12; bf16 weights,
-// converted in the tiles, are slower without them from 4 rows: × 1.04–1.10).
+// for one row, whose 8 panel streams keep the memory busy alone, nor for f32 weights that
+// stream from memory (a.weightsStream) up to kF32StreamRows rows: their step is bound by
+// the bandwidth, which the hardware prefetcher alone reaches, and the software prefetches
+// only add requests (Zen 5 VM, in one process, decode steps without them: the 11M model,
+// 42 MiB of f32 weights, × 0.83 / 0.89 / 0.91 / 1.01 at 2 / 4 / 6 / 8 rows; an 8-layer
+// 1024-wide model × 0.92 at 8, × 1.15 at 12; bf16 weights, converted in the tiles, are
+// slower without them from 4 rows: × 1.04–1.10).
 template <DType D>
 void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const bool tall = useTallTiles(numRows);
@@ -209,7 +210,7 @@ void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const size_t stride = size_t(packedK(D, a.K)) * kW;
   const int colEnd = col0 + numCols;
   const int numShares = std::min(3, (numRows + maxRows - 1) / maxRows);
-  const bool prefetch = numRows > (D == DType::F32 ? kF32StreamRows : 1);
+  const bool prefetch = numRows > (D == DType::F32 && a.weightsStream ? kF32StreamRows : 1);
   forPanelGroups(col0, colEnd, maxPanels, [&](int c, int np) {
     const void* w = panelAt<D>(a, c, 0);
     const int nextCol = c + np * kW < colEnd ? c + np * kW : a.nextCol;

@@ -32,6 +32,7 @@ constexpr int kW = 16;
 constexpr int kRowTile = 6;       // 6 rows × 4 panels = 24 accumulators, 4 weight vectors, a broadcast
 constexpr int kPanelTile = 4;
 constexpr int kDecodePanels = 8;  // one row: 8 chains (vdpbf16ps' latency), 8 panel streams
+constexpr int kPrefetchRows = 4, kStreamRows = 12;  // the fewest rows that prefetch the next group: gemmBf16
 
 // R rows × C panels over kp k pairs: x pairs ldx lanes apart, panels `stride` lanes apart,
 // y from zero; the last panel stores lastMask's columns. When pf is set, also prefetches
@@ -101,22 +102,24 @@ TileFn tileFn(int R, int C, bool pf) {
   return R == 1 ? one[c] : many[size_t(R - 2)][c];
 }
 
-// Per panel group, every row tile over all k pairs. With three row tiles or more (over 12
-// rows) the first three prefetch the next group (or the first panels of the block the
-// thread likely takes next, a.nextCol) into L2. With fewer, a step over weights that do
-// not fit in the L3 is bound by the memory bandwidth, which the hardware prefetcher alone
-// reaches on the 4 panel streams, and the software prefetches only add requests: 8-layer
-// 1024-wide random bf16 model on the Zen 5 VM, in one process, decode steps without them
-// × 0.89 / 0.82–0.86 / 0.88 / 0.92 at 4 / 8 / 9 / 12 rows, with them × 0.98 / 0.93 / 0.89 at
-// 13 / 16 / 32 (the 11M model, L3-resident: × 1.01 at 8 rows without, × 0.94 at 16 with).
+// Per panel group, every row tile over all k pairs; over kPrefetchRows rows (kStreamRows
+// when the weights stream from memory, a.weightsStream) the first row tiles, up to three,
+// prefetch the next group (or the first panels of the block the thread likely takes next,
+// a.nextCol) into L2, tile i every i-th line. With fewer rows over streamed weights the
+// step is bound by the memory bandwidth, which the hardware prefetcher alone reaches on the
+// 4 panel streams, and the software prefetches only add requests; over L3-resident weights
+// they pay from 5 rows on. Measured on the Zen 5 VM, in one process, decode steps without
+// them: an 8-layer 1024-wide random bf16 model (340 MiB) × 0.89 / 0.82–0.86 / 0.88 / 0.92
+// at 4 / 8 / 9 / 12 rows, × 1.02 / 1.08 / 1.12 at 13 / 16 / 32; the 11M model (21 MiB)
+// × 0.90 / 0.95 at 2 / 4 rows, × 1.08 / 1.15 at 8 / 12.
 void gemmBf16(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const int kp = (a.K + 1) / 2;
   const size_t stride = size_t(kp) * kW;  // lanes per panel
   const uint32_t* w = static_cast<const uint32_t*>(a.w);
   const int colEnd = col0 + numCols;
   const int maxPanels = numRows == 1 ? kDecodePanels : kPanelTile;
-  constexpr int kShares = 3;  // prefetching tiles
-  const bool prefetch = numRows > (kShares - 1) * kRowTile;
+  const int numShares = std::min(3, (numRows + kRowTile - 1) / kRowTile);
+  const bool prefetch = numRows > (a.weightsStream ? kStreamRows : kPrefetchRows);
   tiles::forPanelGroups(col0, colEnd, maxPanels, [&](int c, int np) {
     const uint32_t* wg = w + size_t(c / kW) * stride;
     const int nextCol = c + np * kW < colEnd ? c + np * kW : a.nextCol;
@@ -127,10 +130,10 @@ void gemmBf16(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
       DotArgs t{a.xPairs + size_t(r) * a.ldxPairs, a.ldxPairs, wg, stride, a.y + size_t(r) * a.ldy + size_t(c), a.ldy, kp,
                 lastMask};
       const int i = tileIndex++;
-      if (prefetch && next != nullptr && i < kShares) {
+      if (prefetch && next != nullptr && i < numShares) {
         t.pf = reinterpret_cast<const char*>(next);
         t.pfStride = stride * sizeof(uint32_t);
-        t.pfEvery = kShares, t.pfPhase = i;
+        t.pfEvery = numShares, t.pfPhase = i;
       }
       tileFn(nr, np, t.pf != nullptr)(t);
     });

@@ -48,6 +48,10 @@ struct GemmArgs {
   // when the kernels take bf16 activations (CpuKernels::bf16Pairs).
   const uint32_t* xPairs = nullptr;
   size_t ldxPairs = 0;
+  // A hint: the caller's weights, all together, outgrow the L3, so a step streams them
+  // from memory and a batch of few rows is bound by the bandwidth (gemm()'s weightsStream).
+  // Kernels may prefetch differently by it; no result depends on it.
+  bool weightsStream = false;
 };
 
 // The most rows gemm() hands one gemmBlock call (its row groups, gemm.cpp): each task
