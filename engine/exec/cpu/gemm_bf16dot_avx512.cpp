@@ -32,7 +32,8 @@ constexpr int kW = 16;
 constexpr int kRowTile = 6;       // 6 rows × 4 panels = 24 accumulators, 4 weight vectors, a broadcast
 constexpr int kPanelTile = 4;
 constexpr int kDecodePanels = 8;  // one row: 8 chains (vdpbf16ps' latency), 8 panel streams
-constexpr int kPrefetchRows = 4, kStreamRows = 12;  // the fewest rows that prefetch the next group: gemmBf16
+// gemmBf16 prefetches the next panel group over this many rows (L3-resident / streamed weights)
+constexpr int kPrefetchRows = 4, kStreamRows = 12;
 
 // R rows × C panels over kp k pairs: x pairs ldx lanes apart, panels `stride` lanes apart,
 // y from zero; the last panel stores lastMask's columns. When pf is set, also prefetches
