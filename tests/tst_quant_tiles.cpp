@@ -177,32 +177,34 @@ class TestQuantTiles : public QObject {
                                     &QuantKernels::rowsQ6_K);
   }
 
-  // Weights of -128 and 127, activations of ±127: the tile's unsigned offset (x + 128,
-  // minus 128 · Σw) must still give the dot's exact integers, on every ISA.
+  // Weights of -128 and 127, activations of ±127: the tiles' unsigned offset (x + 128,
+  // minus 128 · Σw) must still give the dot's exact integers, on every ISA, in the prefill
+  // tile and in the decode rows (AVX-512 runs the same 512-bit scheme for both).
   void q8_0TileAtTheIntegerExtremes() {
     for (Isa isa : supportedIsas()) {
       const QuantKernels& qk = quantKernels(isa);
-      const QuantTileDims dims = qk.tileDimsQ8_0;
-      for (int nb : {1, 2, 5, 33}) {
-        const auto w = extremeQ8_0(dims.cols, nb, nb);
-        const auto x = extremeActivations(dims.rows, nb);
-        std::vector<const BlockQ8_0*> wp, xp;
-        for (int c = 0; c < dims.cols; ++c) wp.push_back(w.data() + size_t(c) * size_t(nb));
-        for (int r = 0; r < dims.rows; ++r) xp.push_back(x.data() + size_t(r) * size_t(nb));
-        checkTileOutputs<BlockQ8_0, BlockQ8_0>(GgmlType::Q8_0, qk, &QuantKernels::dotQ8_0, &QuantKernels::tileQ8_0,
-                                                dims, wp, xp, nb);
-      }
-      // And the integers themselves: at d = 1 one block's sum is exact in float.
-      for (int xv : {127, -127}) {
-        std::vector<BlockQ8_0> w(size_t(dims.cols)), x(size_t(dims.rows));
-        for (BlockQ8_0& b : w) b.d = floatToF16(1.0f), std::fill(std::begin(b.qs), std::end(b.qs), int8_t(-128));
-        for (BlockQ8_0& b : x) b.d = floatToF16(1.0f), std::fill(std::begin(b.qs), std::end(b.qs), int8_t(xv));
-        std::vector<const BlockQ8_0*> wp, xp;
-        for (const BlockQ8_0& b : w) wp.push_back(&b);
-        for (const BlockQ8_0& b : x) xp.push_back(&b);
-        std::vector<float> y(size_t(dims.rows) * size_t(dims.cols), NAN);
-        qk.tileQ8_0(wp.data(), xp.data(), 1, y.data(), size_t(dims.cols));
-        for (float v : y) QCOMPARE(v, float(-128 * xv * kQk));
+      for (auto [tile, dims] : {std::pair{&QuantKernels::tileQ8_0, qk.tileDimsQ8_0},
+                                std::pair{&QuantKernels::rowsQ8_0, QuantTileDims{1, kQuantRowCols}}}) {
+        for (int nb : {1, 2, 5, 33}) {
+          const auto w = extremeQ8_0(dims.cols, nb, nb);
+          const auto x = extremeActivations(dims.rows, nb);
+          std::vector<const BlockQ8_0*> wp, xp;
+          for (int c = 0; c < dims.cols; ++c) wp.push_back(w.data() + size_t(c) * size_t(nb));
+          for (int r = 0; r < dims.rows; ++r) xp.push_back(x.data() + size_t(r) * size_t(nb));
+          checkTileOutputs<BlockQ8_0, BlockQ8_0>(GgmlType::Q8_0, qk, &QuantKernels::dotQ8_0, tile, dims, wp, xp, nb);
+        }
+        // And the integers themselves: at d = 1 one block's sum is exact in float.
+        for (int xv : {127, -127}) {
+          std::vector<BlockQ8_0> w(size_t(dims.cols)), x(size_t(dims.rows));
+          for (BlockQ8_0& b : w) b.d = floatToF16(1.0f), std::fill(std::begin(b.qs), std::end(b.qs), int8_t(-128));
+          for (BlockQ8_0& b : x) b.d = floatToF16(1.0f), std::fill(std::begin(b.qs), std::end(b.qs), int8_t(xv));
+          std::vector<const BlockQ8_0*> wp, xp;
+          for (const BlockQ8_0& b : w) wp.push_back(&b);
+          for (const BlockQ8_0& b : x) xp.push_back(&b);
+          std::vector<float> y(size_t(dims.rows) * size_t(dims.cols), NAN);
+          (qk.*tile)(wp.data(), xp.data(), 1, y.data(), size_t(dims.cols));
+          for (float v : y) QCOMPARE(v, float(-128 * xv * kQk));
+        }
       }
     }
   }
