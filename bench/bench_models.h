@@ -170,7 +170,7 @@ struct DecodeBound {
 // Whether a decode step's bytes count as cache-resident for the bounds below: they fit in
 // half the L3, or no bandwidth was measured.
 inline bool stepInCache(double stepBytes, double bandwidthGBs) {
-  const double cache = double(l3CacheBytes());  // cpu_system_info.h
+  static const double cache = double(l3CacheBytes());  // cpu_system_info.h; read once
   return bandwidthGBs <= 0 || (cache > 0 && stepBytes <= cache / 2);
 }
 

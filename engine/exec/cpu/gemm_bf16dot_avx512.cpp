@@ -34,6 +34,7 @@ constexpr int kPanelTile = 4;
 constexpr int kDecodePanels = 8;  // one row: 8 chains (vdpbf16ps' latency), 8 panel streams
 // gemmBf16 prefetches the next panel group over this many rows (L3-resident / streamed weights)
 constexpr int kPrefetchRows = 4, kStreamRows = 12;
+static_assert(kPrefetchRows >= 1 && kStreamRows >= kPrefetchRows, "one row never prefetches: tileFn has no such tile");
 
 // R rows × C panels over kp k pairs: x pairs ldx lanes apart, panels `stride` lanes apart,
 // y from zero; the last panel stores lastMask's columns. When pf is set, also prefetches
@@ -92,15 +93,21 @@ constexpr std::array<TileFn, 2 * sizeof...(Cs)> tilesOfRow(std::integer_sequence
   return {&tile<R, Cs + 1, false>..., &tile<R, Cs + 1, true>...};
 }
 
-// The tile of R rows (1..kRowTile) × C panels (1..kPanelTile; 1..kDecodePanels for one row).
+template <int... Cs>
+constexpr std::array<TileFn, sizeof...(Cs)> tilesOfOneRow(std::integer_sequence<int, Cs...>) {
+  return {&tile<1, Cs + 1, false>...};
+}
+
+// The tile of R rows (1..kRowTile) × C panels (1..kPanelTile; 1..kDecodePanels for one row,
+// which never prefetches: gemmBf16).
 TileFn tileFn(int R, int C, bool pf) {
-  static constexpr auto one = tilesOfRow<1>(std::make_integer_sequence<int, kDecodePanels>{});
+  static constexpr auto one = tilesOfOneRow(std::make_integer_sequence<int, kDecodePanels>{});
   static constexpr std::array<std::array<TileFn, 2 * kPanelTile>, kRowTile - 1> many{
       tilesOfRow<2>(std::make_integer_sequence<int, kPanelTile>{}), tilesOfRow<3>(std::make_integer_sequence<int, kPanelTile>{}),
       tilesOfRow<4>(std::make_integer_sequence<int, kPanelTile>{}), tilesOfRow<5>(std::make_integer_sequence<int, kPanelTile>{}),
       tilesOfRow<6>(std::make_integer_sequence<int, kPanelTile>{})};
-  const size_t c = size_t(C - 1) + (pf ? size_t(R == 1 ? kDecodePanels : kPanelTile) : 0);
-  return R == 1 ? one[c] : many[size_t(R - 2)][c];
+  if (R == 1) return one[size_t(C - 1)];
+  return many[size_t(R - 2)][size_t(C - 1) + (pf ? size_t(kPanelTile) : 0)];
 }
 
 // Per panel group, every row tile over all k pairs; over kPrefetchRows rows (kStreamRows
