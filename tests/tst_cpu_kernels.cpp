@@ -206,6 +206,34 @@ void TestCpuKernels::rmsNormAndRope() {
     for (float v : x) ss += double(v) * v;
     const double inv = 1.0 / std::sqrt(ss / n + 1e-5);
     for (int i = 0; i < n; ++i) QVERIFY(std::fabs(y[size_t(i)] - x[size_t(i)] * inv * w.values[size_t(i)]) <= 1e-6 * 3);
+    // Rows normed side by side (strided, through row pointers, in place) give each row's
+    // bits alone, for every count around the group of kNormGroup.
+    const int width = 77, ld = 80;
+    const TestWeights wr = makeWeights(size_t(width), dtype, 14);
+    const WeightVector wv{wr.bytes.data(), dtype, width};
+    for (int rows : {1, 2, 3, 7, 8, 9, 15, 16, 19}) {
+      const std::vector<float> xs = randomFloats(size_t(rows) * ld, unsigned(15 + rows), -40.0f, 40.0f);
+      std::vector<float> alone(size_t(rows) * ld, kNaN), strided(alone.size(), kNaN), viaPointers(alone.size(), kNaN);
+      for (int r = 0; r < rows; ++r) rmsNormRow(xs.data() + size_t(r) * ld, wv, 1e-6f, alone.data() + size_t(r) * ld);
+      rmsNormRows(xs.data(), ld, rows, wv, 1e-6f, strided.data(), ld);
+      std::vector<const float*> from;
+      std::vector<float*> to;
+      for (int r = rows - 1; r >= 0; --r) {  // any order of rows
+        from.push_back(xs.data() + size_t(r) * ld);
+        to.push_back(viaPointers.data() + size_t(r) * ld);
+      }
+      rmsNormRows(from.data(), to.data(), rows, wv, 1e-6f);
+      std::vector<float> inPlace = xs;
+      rmsNormRows(inPlace.data(), ld, rows, wv, 1e-6f, inPlace.data(), ld);
+      for (int r = 0; r < rows; ++r) {
+        const size_t o = size_t(r) * ld, bytes = size_t(width) * sizeof(float);
+        const QString what = QString("%1 rows=%2 row %3").arg(dtypeName(dtype).data()).arg(rows).arg(r);
+        QVERIFY2(std::memcmp(strided.data() + o, alone.data() + o, bytes) == 0, qPrintable(what + " strided"));
+        QVERIFY2(std::memcmp(viaPointers.data() + o, alone.data() + o, bytes) == 0, qPrintable(what + " pointers"));
+        QVERIFY2(std::memcmp(inPlace.data() + o, alone.data() + o, bytes) == 0, qPrintable(what + " in place"));
+        QVERIFY2(std::isnan(strided[o + size_t(width)]), qPrintable(what + ": wrote past the row"));
+      }
+    }
   }
   // rotate_half: pairs (i, i + d/2), angle pos * invFreq[i].
   const int heads = 3, d = 24, pos = 37;

@@ -59,7 +59,7 @@ WeightMatrix requireMatrix(const TensorView* t, const std::string& what) {
 
 // Activations of one forward pass, [numRows, width] each; grown, never shrunk.
 struct Activations {
-  std::vector<float> hidden, normed, q, k, v, attn, proj, gate, up, ropeCos, ropeSin, logitRows;
+  std::vector<float> hidden, normed, q, k, v, attn, proj, gate, up, logitRows;
 };
 
 class CpuExecutor final : public Executor {
@@ -76,7 +76,9 @@ class CpuExecutor final : public Executor {
 
  private:
   void reserveActivations(int numRows, int numLogitRows, int maxModelLen);
+  void ensureRopeTable(int numPositions);
   void forRows(int numRows, int width, const std::function<void(int row)>& fn);
+  void forRowSpans(int numRows, int width, const std::function<void(int begin, int end)>& fn);
   void embed(const ForwardBatch& batch);
   void runLayer(size_t layer, int numRows, const std::vector<RowPosition>& rows, bool rowPerSequence);
   void finishRow(const LayerMatrices& w, int r, const RowPosition& row, const AttentionShape& shape, const KvLayer& cache);
@@ -90,6 +92,11 @@ class CpuExecutor final : public Executor {
   const CpuKernels& kernels_;
   ThreadPool pool_;
   std::vector<float> invFreq_;
+  // RoPE's cos and sin of positions [0, ropePositions_), [position][headDim / 2] each
+  // (ropeAngles): filled up to max_model_len while loading (setBatchLimits), grown if a
+  // step goes further, so that no step computes them (a sincos in double per pair).
+  std::vector<float> ropeCos_, ropeSin_;
+  int ropePositions_ = 0;
   WeightArena arena_;  // every packed weight below: on huge pages where the kernel allows (weight_arena.h)
   std::vector<LayerMatrices> layers_;
   WeightVector finalNorm_;
@@ -210,13 +217,17 @@ void CpuExecutor::allocateKvCache(int numBlocks, int blockSize) {
   blockSize_ = blockSize;
 }
 
-// Row-wise work in tasks of ~16k elements, so a decode step runs it on the caller alone.
-void CpuExecutor::forRows(int numRows, int width, const std::function<void(int row)>& fn) {
-  const int rowsPerTask = std::max(1, 16384 / std::max(1, width));
+// Row-wise work in tasks of ~16k elements (whole groups of kNormGroup rows), so a decode
+// step runs it on the caller alone: fn(begin, end) per task.
+void CpuExecutor::forRowSpans(int numRows, int width, const std::function<void(int begin, int end)>& fn) {
+  const int rowsPerTask = (std::max(1, 16384 / std::max(1, width)) + kNormGroup - 1) / kNormGroup * kNormGroup;
   const int numTasks = (numRows + rowsPerTask - 1) / rowsPerTask;
-  pool_.parallelFor(numTasks, [&](int task, int) {
-    const int end = std::min(numRows, (task + 1) * rowsPerTask);
-    for (int r = task * rowsPerTask; r < end; ++r) fn(r);
+  pool_.parallelFor(numTasks, [&](int task, int) { fn(task * rowsPerTask, std::min(numRows, (task + 1) * rowsPerTask)); });
+}
+
+void CpuExecutor::forRows(int numRows, int width, const std::function<void(int row)>& fn) {
+  forRowSpans(numRows, width, [&](int begin, int end) {
+    for (int r = begin; r < end; ++r) fn(r);
   });
 }
 
@@ -238,8 +249,9 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
   const size_t inter = size_t(cfg_.intermediateSize);
   Activations& a = act_;
   // --- attention block ---
-  forRows(numRows, int(h), [&](int r) {
-    rmsNormRow(a.hidden.data() + size_t(r) * h, w.inputNorm, cfg_.rmsNormEps, a.normed.data() + size_t(r) * h);
+  forRowSpans(numRows, int(h), [&](int begin, int end) {
+    rmsNormRows(a.hidden.data() + size_t(begin) * h, h, end - begin, w.inputNorm, cfg_.rmsNormEps,
+                a.normed.data() + size_t(begin) * h, h);
   });
   gemm(pool_, kernels_, a.normed.data(), h, numRows,
        {{&w.q, a.q.data(), qs}, {&w.k, a.k.data(), kvs}, {&w.v, a.v.data(), kvs}}, weightsStream_);
@@ -255,11 +267,14 @@ void CpuExecutor::runLayer(size_t layer, int numRows, const std::vector<RowPosit
   }
   gemm(pool_, kernels_, a.attn.data(), qs, numRows, {{&w.o, a.proj.data(), h}}, weightsStream_);
   // --- MLP block ---
-  forRows(numRows, int(h), [&](int r) {
-    float* hr = a.hidden.data() + size_t(r) * h;
-    const float* pr = a.proj.data() + size_t(r) * h;
-    for (size_t i = 0; i < h; ++i) hr[i] += pr[i];
-    rmsNormRow(hr, w.postAttnNorm, cfg_.rmsNormEps, a.normed.data() + size_t(r) * h);
+  forRowSpans(numRows, int(h), [&](int begin, int end) {
+    for (int r = begin; r < end; ++r) {
+      float* hr = a.hidden.data() + size_t(r) * h;
+      const float* pr = a.proj.data() + size_t(r) * h;
+      for (size_t i = 0; i < h; ++i) hr[i] += pr[i];
+    }
+    rmsNormRows(a.hidden.data() + size_t(begin) * h, h, end - begin, w.postAttnNorm, cfg_.rmsNormEps,
+                a.normed.data() + size_t(begin) * h, h);
   });
   gemm(pool_, kernels_, a.normed.data(), h, numRows, {{&w.gate, a.gate.data(), inter}, {&w.up, a.up.data(), inter}},
        weightsStream_);
@@ -292,11 +307,11 @@ void CpuExecutor::finishRow(const LayerMatrices& w, int r, const RowPosition& ro
     addBias(a.v.data() + size_t(r) * kvs, w.vBias);
   }
   if (w.qNorm.size > 0) {
-    for (size_t h = 0; h < qs / d; ++h) rmsNormRow(q + h * d, w.qNorm, cfg_.rmsNormEps, q + h * d);
-    for (size_t h = 0; h < kvs / d; ++h) rmsNormRow(k + h * d, w.kNorm, cfg_.rmsNormEps, k + h * d);
+    rmsNormRows(q, d, int(qs / d), w.qNorm, cfg_.rmsNormEps, q, d);
+    rmsNormRows(k, d, int(kvs / d), w.kNorm, cfg_.rmsNormEps, k, d);
   }
-  const float* c = a.ropeCos.data() + size_t(r) * half;
-  const float* s = a.ropeSin.data() + size_t(r) * half;
+  const float* c = ropeCos_.data() + size_t(row.pos) * half;
+  const float* s = ropeSin_.data() + size_t(row.pos) * half;
   applyRope(q, cfg_.numAttentionHeads, cfg_.headDim, c, s);
   applyRope(k, cfg_.numKeyValueHeads, cfg_.headDim, c, s);
   writeKvRow(shape, row, k, a.v.data() + size_t(r) * kvs, cache);
@@ -314,9 +329,17 @@ void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
   out.logits.resize(lastRows.size() * size_t(cfg_.vocabSize));
   if (lastRows.empty()) return;
   act_.logitRows.resize(lastRows.size() * h);
-  forRows(int(lastRows.size()), int(h), [&](int i) {
-    rmsNormRow(act_.hidden.data() + size_t(lastRows[size_t(i)]) * h, finalNorm_, cfg_.rmsNormEps,
-               act_.logitRows.data() + size_t(i) * h);
+  forRowSpans(int(lastRows.size()), int(h), [&](int begin, int end) {
+    for (int g = begin; g < end; g += kNormGroup) {
+      const float* xs[kNormGroup];
+      float* ys[kNormGroup];
+      const int n = std::min(kNormGroup, end - g);
+      for (int i = 0; i < n; ++i) {
+        xs[i] = act_.hidden.data() + size_t(lastRows[size_t(g + i)]) * h;
+        ys[i] = act_.logitRows.data() + size_t(g + i) * h;
+      }
+      rmsNormRows(xs, ys, n, finalNorm_, cfg_.rmsNormEps);
+    }
   });
   gemm(pool_, kernels_, act_.logitRows.data(), h, int(lastRows.size()),
        {{&lmHead_, out.logits.data(), size_t(cfg_.vocabSize)}}, weightsStream_);
@@ -329,14 +352,33 @@ void CpuExecutor::reserveActivations(int numRows, int numLogitRows, int maxModel
   Activations& a = act_;
   for (auto [buf, width] : {std::pair{&a.hidden, cfg_.hiddenSize}, {&a.normed, cfg_.hiddenSize}, {&a.proj, cfg_.hiddenSize},
                             {&a.q, cfg_.qSize()}, {&a.attn, cfg_.qSize()}, {&a.k, cfg_.kvSize()}, {&a.v, cfg_.kvSize()},
-                            {&a.gate, cfg_.intermediateSize}, {&a.up, cfg_.intermediateSize},
-                            {&a.ropeCos, cfg_.headDim / 2}, {&a.ropeSin, cfg_.headDim / 2}})
+                            {&a.gate, cfg_.intermediateSize}, {&a.up, cfg_.intermediateSize}})
     if (buf->size() < rows * size_t(width)) buf->resize(rows * size_t(width));
   const size_t logitRows = size_t(numLogitRows) * size_t(cfg_.hiddenSize);
   if (a.logitRows.size() < logitRows) a.logitRows.resize(logitRows);
+  if (maxModelLen > 0) ensureRopeTable(maxModelLen);
   if (maxModelLen > 0)
     reserveAttentionScratch(pool_.numThreads(), cfg_.numAttentionHeads / cfg_.numKeyValueHeads, maxModelLen, attnScratch_,
                             kvType_ == DType::F32 ? 0 : cfg_.headDim);
+}
+
+void CpuExecutor::ensureRopeTable(int numPositions) {
+  numPositions = std::min(numPositions, cfg_.maxPositionEmbeddings);
+  if (numPositions <= ropePositions_) return;
+  // Doubling when a step outgrows the table, so positions creeping up one per step cost
+  // O(n) in all.
+  const int grown = std::max(numPositions, std::min(cfg_.maxPositionEmbeddings, 2 * ropePositions_));
+  const size_t half = size_t(cfg_.headDim / 2);
+  ropeCos_.resize(size_t(grown) * half);
+  ropeSin_.resize(size_t(grown) * half);
+  constexpr int kPositionsPerTask = 64;
+  const int first = ropePositions_;
+  pool_.parallelFor((grown - first + kPositionsPerTask - 1) / kPositionsPerTask, [&](int task, int) {
+    const int end = std::min(grown, first + (task + 1) * kPositionsPerTask);
+    for (int pos = first + task * kPositionsPerTask; pos < end; ++pos)
+      ropeAngles(pos, invFreq_, &ropeCos_[size_t(pos) * half], &ropeSin_[size_t(pos) * half]);
+  });
+  ropePositions_ = grown;
 }
 
 // The first request after loading runs as fast as the following ones: everything a step
@@ -349,13 +391,14 @@ bool CpuExecutor::setBatchLimits(const BatchLimits& limits) {
 void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {
   validateBatch(batch, {cfg_.vocabSize, cfg_.maxPositionEmbeddings, numBlocks_, blockSize_});
   const int n = batch.numRows();
-  const size_t rows = size_t(n), half = size_t(cfg_.headDim / 2);
-  std::vector<RowPosition> positions(rows);
-  for (const SeqSlice& s : batch.seqs)
+  std::vector<RowPosition> positions(static_cast<size_t>(n));
+  int numPositions = 0;
+  for (const SeqSlice& s : batch.seqs) {
     for (int i = 0; i < s.numTokens; ++i) positions[size_t(s.firstRow + i)] = {s.blockTable.data(), s.numCachedTokens + i};
-  Activations& a = act_;
+    numPositions = std::max(numPositions, s.numCachedTokens + s.numTokens);
+  }
   reserveActivations(n, 0, 0);
-  for (size_t r = 0; r < rows; ++r) ropeAngles(positions[r].pos, invFreq_, &a.ropeCos[r * half], &a.ropeSin[r * half]);
+  ensureRopeTable(numPositions);
   embed(batch);
   // A decode step (every sequence one row): each row's RoPE and K/V write run in its
   // attention task, since no other row reads its sequence's cache.

@@ -1,5 +1,6 @@
 #include "engine/exec/cpu/norm_rope.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -30,17 +31,56 @@ void embeddingRow(const void* table, DType dtype, int row, int n, float* out) {
   for (int i = 0; i < n; ++i) out[i] = weightValue(table, dtype, base + size_t(i));
 }
 
-void rmsNormRow(const float* x, const WeightVector& w, float eps, float* y) {
-  double sumSquares = 0.0;
-  for (int i = 0; i < w.size; ++i) sumSquares += double(x[i]) * double(x[i]);
-  const float inv = float(1.0 / std::sqrt(sumSquares / double(w.size) + double(eps)));
-  if (w.dtype == DType::F32) {
-    const float* wf = static_cast<const float*>(w.data);
-    for (int i = 0; i < w.size; ++i) y[i] = (x[i] * inv) * wf[i];
-    return;
+namespace {
+
+// N rows' sums of squares advance together, one double chain per row: a chain's adds wait
+// on each other (the latency), the rows' chains do not, so N rows take about the time of
+// one. Each row's chain is the same sequence of operations as alone.
+template <int N>
+void rmsNormGroup(const float* const* x, float* const* y, const WeightVector& w, float eps) {
+  double sumSquares[N];
+  for (int r = 0; r < N; ++r) sumSquares[r] = 0.0;
+  for (int i = 0; i < w.size; ++i)
+    for (int r = 0; r < N; ++r) sumSquares[r] += double(x[r][i]) * double(x[r][i]);
+  for (int r = 0; r < N; ++r) {
+    const float inv = float(1.0 / std::sqrt(sumSquares[r] / double(w.size) + double(eps)));
+    if (w.dtype == DType::F32) {
+      const float* wf = static_cast<const float*>(w.data);
+      for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * wf[i];
+    } else {
+      for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * weightValue(w.data, w.dtype, size_t(i));
+    }
   }
-  for (int i = 0; i < w.size; ++i) y[i] = (x[i] * inv) * weightValue(w.data, w.dtype, size_t(i));
 }
+
+}  // namespace
+
+void rmsNormRows(const float* const* x, float* const* y, int numRows, const WeightVector& w, float eps) {
+  for (int r = 0; r < numRows; r += kNormGroup) {
+    switch (std::min(kNormGroup, numRows - r)) {
+      case 8: rmsNormGroup<8>(x + r, y + r, w, eps); break;
+      case 7: rmsNormGroup<7>(x + r, y + r, w, eps); break;
+      case 6: rmsNormGroup<6>(x + r, y + r, w, eps); break;
+      case 5: rmsNormGroup<5>(x + r, y + r, w, eps); break;
+      case 4: rmsNormGroup<4>(x + r, y + r, w, eps); break;
+      case 3: rmsNormGroup<3>(x + r, y + r, w, eps); break;
+      case 2: rmsNormGroup<2>(x + r, y + r, w, eps); break;
+      default: rmsNormGroup<1>(x + r, y + r, w, eps); break;
+    }
+  }
+}
+
+void rmsNormRows(const float* x, size_t ldx, int numRows, const WeightVector& w, float eps, float* y, size_t ldy) {
+  const float* xs[kNormGroup];
+  float* ys[kNormGroup];
+  for (int r0 = 0; r0 < numRows; r0 += kNormGroup) {
+    const int n = std::min(kNormGroup, numRows - r0);
+    for (int r = 0; r < n; ++r) xs[r] = x + size_t(r0 + r) * ldx, ys[r] = y + size_t(r0 + r) * ldy;
+    rmsNormRows(xs, ys, n, w, eps);
+  }
+}
+
+void rmsNormRow(const float* x, const WeightVector& w, float eps, float* y) { rmsNormGroup<1>(&x, &y, w, eps); }
 
 void ropeAngles(int pos, const std::vector<float>& invFreq, float* cosOut, float* sinOut) {
   for (size_t i = 0; i < invFreq.size(); ++i) {
