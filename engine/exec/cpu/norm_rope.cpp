@@ -28,6 +28,11 @@ void embeddingRow(const void* table, DType dtype, int row, int n, float* out) {
     std::memcpy(out, static_cast<const float*>(table) + base, size_t(n) * sizeof(float));
     return;
   }
+  if (dtype == DType::BF16) {  // widened inline: a bf16 model's decode step embeds its rows on the caller alone
+    const uint16_t* src = static_cast<const uint16_t*>(table) + base;
+    for (int i = 0; i < n; ++i) out[i] = bf16ToFloat(src[i]);
+    return;
+  }
   for (int i = 0; i < n; ++i) out[i] = weightValue(table, dtype, base + size_t(i));
 }
 
@@ -47,6 +52,9 @@ void rmsNormGroup(const float* const* x, float* const* y, const WeightVector& w,
     if (w.dtype == DType::F32) {
       const float* wf = static_cast<const float*>(w.data);
       for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * wf[i];
+    } else if (w.dtype == DType::BF16) {  // the widening inline (weightValue's, exact)
+      const uint16_t* wb = static_cast<const uint16_t*>(w.data);
+      for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * bf16ToFloat(wb[i]);
     } else {
       for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * weightValue(w.data, w.dtype, size_t(i));
     }
