@@ -217,10 +217,13 @@ void CpuExecutor::allocateKvCache(int numBlocks, int blockSize) {
   blockSize_ = blockSize;
 }
 
-// Row-wise work in tasks of ~16k elements (whole groups of kNormGroup rows), so a decode
-// step runs it on the caller alone: fn(begin, end) per task.
+// Row-wise work in tasks of ~3k elements, whole groups of kNormGroup rows: fn(begin, end)
+// per task. A decode step of 8 rows runs its norms on the caller alone, 16 rows on two
+// threads; 16k-element tasks (all on the caller up to 42 rows) measured × 1.03 / 1.02 at
+// 16 / 32 rows, the same at 8 and 64 rows and in prefill (11M bf16 model, Zen 5).
+constexpr int kRowWorkGrain = 3072;
 void CpuExecutor::forRowSpans(int numRows, int width, const std::function<void(int begin, int end)>& fn) {
-  const int rowsPerTask = (std::max(1, 16384 / std::max(1, width)) + kNormGroup - 1) / kNormGroup * kNormGroup;
+  const int rowsPerTask = (std::max(1, kRowWorkGrain / std::max(1, width)) + kNormGroup - 1) / kNormGroup * kNormGroup;
   const int numTasks = (numRows + rowsPerTask - 1) / rowsPerTask;
   pool_.parallelFor(numTasks, [&](int task, int) { fn(task * rowsPerTask, std::min(numRows, (task + 1) * rowsPerTask)); });
 }
