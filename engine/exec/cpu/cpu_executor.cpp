@@ -7,6 +7,7 @@
 #include "engine/exec/cpu/cpu_executor.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <memory>
 
@@ -86,6 +87,7 @@ class CpuExecutor final : public Executor {
   size_t weightBytes() const;
   std::string describeWeightTypes() const;
   PackedMatrix packStored(const TensorView& t);
+  WeightVector normVector(const TensorView* t, const std::string& what);
 
   std::shared_ptr<const Model> model_;
   const ModelConfig& cfg_;
@@ -109,6 +111,7 @@ class CpuExecutor final : public Executor {
   std::vector<std::unique_ptr<char[]>> kCache_, vCache_;   // per layer; uninitialised until written
   Activations act_;
   std::vector<std::vector<float>> attnScratch_;
+  std::deque<std::vector<float>> widenedNorms_;  // 16-bit norm weights in f32 (normVector); never moved
 };
 
 CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, GgmlType quantization, DType kvType)
@@ -131,17 +134,17 @@ CpuExecutor::CpuExecutor(std::shared_ptr<const Model> model, int numThreads, Ggm
     return m;
   };
   for (const LlamaLayerWeights& w : model_->llama.layers) {
-    layers_.push_back({weightVector(w.inputNorm, "input_layernorm"), weightVector(w.postAttnNorm, "post_attention_layernorm"),
+    layers_.push_back({normVector(w.inputNorm, "input_layernorm"), normVector(w.postAttnNorm, "post_attention_layernorm"),
                        pack(w.q, "q_proj"), pack(w.k, "k_proj"), pack(w.v, "v_proj"), pack(w.o, "o_proj"),
                        pack(w.gate, "gate_proj"), pack(w.up, "up_proj"), pack(w.down, "down_proj"),
                        biasVector(w.qBias), biasVector(w.kBias), biasVector(w.vBias), {}, {}});
     check(!cfg_.qkvBias || layers_.back().qBias.size() == size_t(cfg_.qSize()), "CPU executor: missing q/k/v biases");
     if (cfg_.qkNorm) {
-      layers_.back().qNorm = weightVector(w.qNorm, "q_norm");
-      layers_.back().kNorm = weightVector(w.kNorm, "k_norm");
+      layers_.back().qNorm = normVector(w.qNorm, "q_norm");
+      layers_.back().kNorm = normVector(w.kNorm, "k_norm");
     }
   }
-  finalNorm_ = weightVector(model_->llama.finalNorm, "model.norm");
+  finalNorm_ = normVector(model_->llama.finalNorm, "model.norm");
   lmHead_ = pack(model_->llama.lmHead, "lm_head");
   const size_t l3 = l3CacheBytes();
   weightsStream_ = l3 > 0 && packedBytes_ > l3;
@@ -192,6 +195,16 @@ size_t CpuExecutor::weightBytes() const {
     bytes += view.numBytes();
   }
   return bytes;
+}
+
+// A norm's weights for rmsNormRows: f32 as stored, 16-bit ones widened here once (exactly,
+// as weightValue would per element in every step).
+WeightVector CpuExecutor::normVector(const TensorView* t, const std::string& what) {
+  const WeightVector stored = weightVector(t, what);
+  if (stored.dtype == DType::F32) return stored;
+  std::vector<float>& wide = widenedNorms_.emplace_back(size_t(stored.size));
+  for (int i = 0; i < stored.size; ++i) wide[size_t(i)] = weightValue(stored.data, stored.dtype, size_t(i));
+  return {wide.data(), DType::F32, stored.size};
 }
 
 // Half of what is available once the weights (and their packed copy) are resident, keeping 512 MiB for

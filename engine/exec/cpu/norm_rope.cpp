@@ -52,10 +52,7 @@ void rmsNormGroup(const float* const* x, float* const* y, const WeightVector& w,
     if (w.dtype == DType::F32) {
       const float* wf = static_cast<const float*>(w.data);
       for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * wf[i];
-    } else if (w.dtype == DType::BF16) {  // the widening inline (weightValue's, exact)
-      const uint16_t* wb = static_cast<const uint16_t*>(w.data);
-      for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * bf16ToFloat(wb[i]);
-    } else {
+    } else {  // the CPU executor widens 16-bit norm weights once (normVector)
       for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * weightValue(w.data, w.dtype, size_t(i));
     }
   }
