@@ -28,12 +28,13 @@ void embeddingRow(const void* table, DType dtype, int row, int n, float* out) {
     std::memcpy(out, static_cast<const float*>(table) + base, size_t(n) * sizeof(float));
     return;
   }
-  if (dtype == DType::BF16) {  // widened inline: a bf16 model's decode step embeds its rows on the caller alone
-    const uint16_t* src = static_cast<const uint16_t*>(table) + base;
+  // 16-bit tables widened in a loop of their own, not through weightValue's switch per
+  // element: a decode step embeds its few rows on the caller alone.
+  const uint16_t* src = static_cast<const uint16_t*>(table) + base;
+  if (dtype == DType::BF16)
     for (int i = 0; i < n; ++i) out[i] = bf16ToFloat(src[i]);
-    return;
-  }
-  for (int i = 0; i < n; ++i) out[i] = weightValue(table, dtype, base + size_t(i));
+  else
+    for (int i = 0; i < n; ++i) out[i] = f16ToFloat(src[i]);
 }
 
 namespace {
