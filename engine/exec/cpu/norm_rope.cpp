@@ -33,8 +33,10 @@ void embeddingRow(const void* table, DType dtype, int row, int n, float* out) {
   const uint16_t* src = static_cast<const uint16_t*>(table) + base;
   if (dtype == DType::BF16)
     for (int i = 0; i < n; ++i) out[i] = bf16ToFloat(src[i]);
-  else
+  else if (dtype == DType::F16)
     for (int i = 0; i < n; ++i) out[i] = f16ToFloat(src[i]);
+  else
+    for (int i = 0; i < n; ++i) out[i] = weightValue(table, dtype, base + size_t(i));
 }
 
 namespace {
