@@ -291,7 +291,8 @@ void TestCpuExecutor::invalidBatchesAreRejectedWithoutTouchingTheCache() {
   QVERIFY(std::memcmp(after.data(), clean.data() + spec.vocabSize, after.size() * sizeof(float)) == 0);
 }
 
-// setBatchLimits sizes the buffers while loading, and the engine hands the same
+// setBatchLimits sizes the buffers and fills RoPE's table while loading (a fresh executor
+// grows both in its steps), and the engine hands the same
 // ForwardResult to every step (its logits are not cleared first): neither may change a bit.
 void TestCpuExecutor::reservedBuffersAndReusedResultsChangeNothing() {
   QTemporaryDir tmp;

@@ -95,8 +95,9 @@ class CpuExecutor final : public Executor {
   ThreadPool pool_;
   std::vector<float> invFreq_;
   // RoPE's cos and sin of positions [0, ropePositions_), [position][headDim / 2] each
-  // (ropeAngles): filled up to max_model_len while loading (setBatchLimits), grown if a
-  // step goes further, so that no step computes them (a sincos in double per pair).
+  // (ropeAngles): filled up to max_model_len (at most kEagerRopePositions) while loading
+  // (setBatchLimits), grown if a step goes further, so that steps do not compute them (a
+  // sincos in double per pair).
   std::vector<float> ropeCos_, ropeSin_;
   int ropePositions_ = 0;
   WeightArena arena_;  // every packed weight below: on huge pages where the kernel allows (weight_arena.h)
@@ -361,6 +362,12 @@ void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
        {{&lmHead_, out.logits.data(), size_t(cfg_.vocabSize)}}, weightsStream_);
 }
 
+// RoPE's table is filled while loading up to this many positions (16 MiB at head_dim 128):
+// a model whose context runs to 128k or 1M positions would otherwise hold 64 or 512 MiB of
+// it, and compute it at load, for positions few requests reach. Beyond, a step that goes
+// further grows it (by doubling: a one-off ~50 ms at 100k positions, in a prefill of minutes).
+constexpr int kEagerRopePositions = 32768;
+
 // Grows the activation buffers (never shrinks them). Growing zero-fills, so the pages are
 // touched here and not in the middle of a forward pass.
 void CpuExecutor::reserveActivations(int numRows, int numLogitRows, int maxModelLen) {
@@ -372,7 +379,7 @@ void CpuExecutor::reserveActivations(int numRows, int numLogitRows, int maxModel
     if (buf->size() < rows * size_t(width)) buf->resize(rows * size_t(width));
   const size_t logitRows = size_t(numLogitRows) * size_t(cfg_.hiddenSize);
   if (a.logitRows.size() < logitRows) a.logitRows.resize(logitRows);
-  if (maxModelLen > 0) ensureRopeTable(maxModelLen);
+  if (maxModelLen > 0) ensureRopeTable(std::min(maxModelLen, kEagerRopePositions));
   if (maxModelLen > 0)
     reserveAttentionScratch(pool_.numThreads(), cfg_.numAttentionHeads / cfg_.numKeyValueHeads, maxModelLen, attnScratch_,
                             kvType_ == DType::F32 ? 0 : cfg_.headDim);
