@@ -45,35 +45,44 @@ namespace {
 // on each other (the latency), the rows' chains do not, so N rows take about the time of
 // one. Each row's chain is the same sequence of operations as alone.
 template <int N>
-void rmsNormGroup(const float* const* x, float* const* y, const WeightVector& w, float eps) {
-  double sumSquares[N];
-  for (int r = 0; r < N; ++r) sumSquares[r] = 0.0;
-  for (int i = 0; i < w.size; ++i)
-    for (int r = 0; r < N; ++r) sumSquares[r] += double(x[r][i]) * double(x[r][i]);
-  for (int r = 0; r < N; ++r) {
-    const float inv = float(1.0 / std::sqrt(sumSquares[r] / double(w.size) + double(eps)));
-    if (w.dtype == DType::F32) {
-      const float* wf = static_cast<const float*>(w.data);
-      for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * wf[i];
-    } else {  // the CPU executor widens 16-bit norm weights once (normVector)
-      for (int i = 0; i < w.size; ++i) y[r][i] = (x[r][i] * inv) * weightValue(w.data, w.dtype, size_t(i));
-    }
+void sumSquaresGroup(const float* const* x, int n, double* sums) {
+  double sum[N];
+  for (int r = 0; r < N; ++r) sum[r] = 0.0;
+  for (int i = 0; i < n; ++i)
+    for (int r = 0; r < N; ++r) sum[r] += double(x[r][i]) * double(x[r][i]);
+  for (int r = 0; r < N; ++r) sums[r] = sum[r];
+}
+
+void sumSquares(const float* const* x, int numRows, int n, double* sums) {
+  switch (numRows) {
+    case 8: return sumSquaresGroup<8>(x, n, sums);
+    case 7: return sumSquaresGroup<7>(x, n, sums);
+    case 6: return sumSquaresGroup<6>(x, n, sums);
+    case 5: return sumSquaresGroup<5>(x, n, sums);
+    case 4: return sumSquaresGroup<4>(x, n, sums);
+    case 3: return sumSquaresGroup<3>(x, n, sums);
+    case 2: return sumSquaresGroup<2>(x, n, sums);
+    default: return sumSquaresGroup<1>(x, n, sums);
   }
 }
 
 }  // namespace
 
 void rmsNormRows(const float* const* x, float* const* y, int numRows, const WeightVector& w, float eps) {
-  for (int r = 0; r < numRows; r += kNormGroup) {
-    switch (std::min(kNormGroup, numRows - r)) {
-      case 8: rmsNormGroup<8>(x + r, y + r, w, eps); break;
-      case 7: rmsNormGroup<7>(x + r, y + r, w, eps); break;
-      case 6: rmsNormGroup<6>(x + r, y + r, w, eps); break;
-      case 5: rmsNormGroup<5>(x + r, y + r, w, eps); break;
-      case 4: rmsNormGroup<4>(x + r, y + r, w, eps); break;
-      case 3: rmsNormGroup<3>(x + r, y + r, w, eps); break;
-      case 2: rmsNormGroup<2>(x + r, y + r, w, eps); break;
-      default: rmsNormGroup<1>(x + r, y + r, w, eps); break;
+  for (int r0 = 0; r0 < numRows; r0 += kNormGroup) {
+    const int count = std::min(kNormGroup, numRows - r0);
+    double sums[kNormGroup];
+    sumSquares(x + r0, count, w.size, sums);
+    for (int r = 0; r < count; ++r) {
+      const float inv = float(1.0 / std::sqrt(sums[r] / double(w.size) + double(eps)));
+      const float* xr = x[r0 + r];
+      float* yr = y[r0 + r];
+      if (w.dtype == DType::F32) {
+        const float* wf = static_cast<const float*>(w.data);
+        for (int i = 0; i < w.size; ++i) yr[i] = (xr[i] * inv) * wf[i];
+      } else {  // the CPU executor widens 16-bit norm weights once (normVector)
+        for (int i = 0; i < w.size; ++i) yr[i] = (xr[i] * inv) * weightValue(w.data, w.dtype, size_t(i));
+      }
     }
   }
 }
@@ -88,7 +97,7 @@ void rmsNormRows(const float* x, size_t ldx, int numRows, const WeightVector& w,
   }
 }
 
-void rmsNormRow(const float* x, const WeightVector& w, float eps, float* y) { rmsNormGroup<1>(&x, &y, w, eps); }
+void rmsNormRow(const float* x, const WeightVector& w, float eps, float* y) { rmsNormRows(&x, &y, 1, w, eps); }
 
 void ropeAngles(int pos, const std::vector<float>& invFreq, float* cosOut, float* sinOut) {
   for (size_t i = 0; i < invFreq.size(); ++i) {
