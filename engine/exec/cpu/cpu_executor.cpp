@@ -336,27 +336,20 @@ void CpuExecutor::finishRow(const LayerMatrices& w, int r, const RowPosition& ro
 
 void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
   const size_t h = size_t(cfg_.hiddenSize);
-  std::vector<int> lastRows;
+  std::vector<const float*> lastRows;  // the hidden rows whose logits are wanted, in order
   for (const SeqSlice& s : batch.seqs)
     if (s.needLogits)
-      for (int i = s.numLogits; i >= 1; --i) lastRows.push_back(s.firstRow + s.numTokens - i);
+      for (int i = s.numLogits; i >= 1; --i) lastRows.push_back(act_.hidden.data() + size_t(s.firstRow + s.numTokens - i) * h);
   out.numRows = int(lastRows.size());
   out.vocabSize = cfg_.vocabSize;
   // The GEMM below writes every element: a reused buffer is not cleared first.
   out.logits.resize(lastRows.size() * size_t(cfg_.vocabSize));
   if (lastRows.empty()) return;
   act_.logitRows.resize(lastRows.size() * h);
+  std::vector<float*> normed(lastRows.size());
+  for (size_t i = 0; i < normed.size(); ++i) normed[i] = act_.logitRows.data() + i * h;
   forRowSpans(int(lastRows.size()), int(h), [&](int begin, int end) {
-    for (int g = begin; g < end; g += kNormGroup) {
-      const float* xs[kNormGroup];
-      float* ys[kNormGroup];
-      const int n = std::min(kNormGroup, end - g);
-      for (int i = 0; i < n; ++i) {
-        xs[i] = act_.hidden.data() + size_t(lastRows[size_t(g + i)]) * h;
-        ys[i] = act_.logitRows.data() + size_t(g + i) * h;
-      }
-      rmsNormRows(xs, ys, n, finalNorm_, cfg_.rmsNormEps);
-    }
+    rmsNormRows(lastRows.data() + begin, normed.data() + begin, end - begin, finalNorm_, cfg_.rmsNormEps);
   });
   gemm(pool_, kernels_, act_.logitRows.data(), h, int(lastRows.size()),
        {{&lmHead_, out.logits.data(), size_t(cfg_.vocabSize)}}, weightsStream_);
@@ -379,10 +372,11 @@ void CpuExecutor::reserveActivations(int numRows, int numLogitRows, int maxModel
     if (buf->size() < rows * size_t(width)) buf->resize(rows * size_t(width));
   const size_t logitRows = size_t(numLogitRows) * size_t(cfg_.hiddenSize);
   if (a.logitRows.size() < logitRows) a.logitRows.resize(logitRows);
-  if (maxModelLen > 0) ensureRopeTable(std::min(maxModelLen, kEagerRopePositions));
-  if (maxModelLen > 0)
+  if (maxModelLen > 0) {
+    ensureRopeTable(std::min(maxModelLen, kEagerRopePositions));
     reserveAttentionScratch(pool_.numThreads(), cfg_.numAttentionHeads / cfg_.numKeyValueHeads, maxModelLen, attnScratch_,
                             kvType_ == DType::F32 ? 0 : cfg_.headDim);
+  }
 }
 
 void CpuExecutor::ensureRopeTable(int numPositions) {

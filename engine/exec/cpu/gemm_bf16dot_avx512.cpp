@@ -108,9 +108,10 @@ constexpr std::array<TileFn, sizeof...(Cs)> tilesOfOneRow(std::integer_sequence<
 // The tile of R rows (1..kRowTile) × C panels (1..kPanelTile; 1..kDecodePanels for one row,
 // which never prefetches: gemmBf16), or a tall one (R kTallFrom..kTallRows, C 1..kTallPanels).
 TileFn tileFn(int R, int C, bool pf) {
-  static_assert(kTallFrom == kRowTile + 1 && kTallRows == kTallFrom + 1, "tall tiles: 7 and 8 rows");
+  static_assert(kTallFrom == kRowTile + 1 && kTallRows == kTallFrom + 1, "tall tiles: the two row counts after kRowTile");
   static constexpr std::array<std::array<TileFn, 2 * kTallPanels>, 2> tall{
-      tilesOfRow<7>(std::make_integer_sequence<int, kTallPanels>{}), tilesOfRow<8>(std::make_integer_sequence<int, kTallPanels>{})};
+      tilesOfRow<kTallFrom>(std::make_integer_sequence<int, kTallPanels>{}),
+      tilesOfRow<kTallRows>(std::make_integer_sequence<int, kTallPanels>{})};
   if (R >= kTallFrom) return tall[size_t(R - kTallFrom)][size_t(C - 1) + (pf ? size_t(kTallPanels) : 0)];
   static constexpr auto one = tilesOfOneRow(std::make_integer_sequence<int, kDecodePanels>{});
   static constexpr std::array<std::array<TileFn, 2 * kPanelTile>, kRowTile - 1> many{
