@@ -60,17 +60,27 @@ class TestBlockPool : public QObject {
     int b = pool.getNewBlocks(1)[0];
     const uint64_t h = hashBlockTokens(0, tokens, 4);
     pool.cacheBlock(b, h, tokens, 4, 0);
+    QCOMPARE(pool.numCachedFreeBlocks(), 0);  // hashed but owned
     pool.freeBlocks({b});
+    QCOMPARE(pool.numCachedFreeBlocks(), 1);
     QCOMPARE(pool.getCachedBlock(h, tokens, 4), b);  // ref 0, still findable
     pool.touch(b);                                     // a hit takes it out of the free queue
     QCOMPARE(pool.numFreeBlocks(), 1);
+    QCOMPARE(pool.numCachedFreeBlocks(), 0);
     QCOMPARE(pool.block(b).refCount, 1);
     pool.freeBlocks({b});
+    QCOMPARE(pool.numCachedFreeBlocks(), 1);
     // The other (never used) block goes first, then b is evicted on reuse.
     std::vector<int> got = pool.getNewBlocks(2);
     QCOMPARE(got.back(), b);
     QVERIFY(!pool.block(b).hash.has_value());
+    QCOMPARE(pool.numCachedFreeBlocks(), 0);
     QCOMPARE(pool.getCachedBlock(h, tokens, 4), -1);
+    pool.cacheBlock(b, h, tokens, 4, 0);
+    pool.freeBlocks({b});
+    pool.uncacheBlock(b);  // a free block losing its hash (its contents never written)
+    QCOMPARE(pool.numCachedFreeBlocks(), 0);
+    QCOMPARE(pool.numFreeBlocks(), 1);
   }
 
   void hashChainsDependOnTheParent() {

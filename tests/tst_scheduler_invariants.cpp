@@ -236,6 +236,15 @@ struct Sim {
     KvUsage u = kv.usage();
     QCOMPARE(u.numUsed + u.numCachedFree + u.numFree, kv.numBlocks());
     QCOMPARE(u.numCachedFree + u.numFree, kv.pool().numFreeBlocks());
+    KvUsage scanned;  // the pool's counters against every block's state
+    for (int i = 0; i < kv.numBlocks(); ++i) {
+      const KvBlock& b = kv.pool().block(i);
+      QCOMPARE(b.inFreeQueue, b.refCount == 0);
+      ++(b.refCount > 0 ? scanned.numUsed : b.hash ? scanned.numCachedFree : scanned.numFree);
+    }
+    QCOMPARE(u.numUsed, scanned.numUsed);
+    QCOMPARE(u.numCachedFree, scanned.numCachedFree);
+    QCOMPARE(u.numFree, scanned.numFree);
     for (const Request* r : sched.running()) QCOMPARE(r->state, RequestState::Running);
   }
 };

@@ -40,6 +40,7 @@ void BlockPool::pushBack(int id) {
   tail_ = id;
   b.inFreeQueue = true;
   ++numFree_;
+  if (b.hash) ++numCachedFree_;
 }
 
 void BlockPool::pushFront(int id) {
@@ -51,6 +52,7 @@ void BlockPool::pushFront(int id) {
   head_ = id;
   b.inFreeQueue = true;
   ++numFree_;
+  if (b.hash) ++numCachedFree_;
 }
 
 void BlockPool::unlink(int id) {
@@ -62,6 +64,7 @@ void BlockPool::unlink(int id) {
   b.prevFree = b.nextFree = -1;
   b.inFreeQueue = false;
   --numFree_;
+  if (b.hash) --numCachedFree_;
 }
 
 void BlockPool::evict(KvBlock& b) {
@@ -127,6 +130,7 @@ bool BlockPool::cacheBlock(int id, uint64_t hash, const int* tokens, int numToke
   if (b.hash) return false;
   cached_[hash].push_back(id);
   b.hash = hash;
+  if (b.inFreeQueue) ++numCachedFree_;
   b.tokenIds.assign(tokens, tokens + numTokens);
   b.firstTokenPos = firstTokenPos;
   b.parentHash = parentHash;
@@ -150,6 +154,7 @@ void BlockPool::uncacheBlock(int id) {
     if (ids.empty()) cached_.erase(it);
   }
   if (recording(eventLog_)) eventLog_->add(KvBlockRemoved{{*b.hash}});
+  if (b.inFreeQueue) --numCachedFree_;
   b.hash.reset();
   b.tokenIds.clear();
   b.parentHash.reset();

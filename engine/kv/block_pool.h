@@ -40,6 +40,7 @@ class BlockPool {
 
   int numBlocks() const { return int(blocks_.size()); }
   int numFreeBlocks() const { return numFree_; }  // ref count 0, cached or not
+  int numCachedFreeBlocks() const { return numCachedFree_; }  // ref count 0 and a hash
   const KvBlock& block(int id) const { return blocks_[size_t(id)]; }
 
   // Takes n blocks from the front of the free queue (evicting their hashes), ref 1 each.
@@ -80,6 +81,7 @@ class BlockPool {
 
   std::vector<KvBlock> blocks_;
   int head_ = -1, tail_ = -1, numFree_ = 0;
+  int numCachedFree_ = 0;  // kept as blocks enter and leave the queue and gain and lose hashes
   std::unordered_map<uint64_t, std::vector<int>> cached_;  // hash → block ids, oldest first
   KvEventLog* eventLog_ = nullptr;
 };
