@@ -204,6 +204,11 @@ int main(int argc, char** argv) {
         small = makeModel(llamaConfig(384, 6, 6, 2, 1024, 4096, true), DType::F32);
       }
       if (wanted("engine step")) bench::benchEngineStep("austen-chat-11m f32", small, threads, quick);
+      if (wanted("engine decode")) {
+        bench::benchEngineDecode("austen-chat-11m f32 (engine decode)", small, threads, quick, {1, 8, 32, 64});
+        bench::benchEngineDecode("austen-chat-11m bf16 (engine decode)", makeModel(small->config, DType::BF16, small.get()),
+                                 threads, quick, {8, 32}, "bfloat16");
+      }
       if (only == "engine") return 0;
       benchModel("austen-chat-11m f32", small, threads, bw, quick);
       const auto smallBf16 = makeModel(small->config, DType::BF16, small.get());
@@ -221,6 +226,8 @@ int main(int argc, char** argv) {
       const ModelConfig big = llamaConfig(1024, quick ? 8 : 24, 16, 4, 4096, 32000, false);
       auto large = makeModel(big, DType::BF16);
       benchModel("random large model bf16", large, threads, bw, quick);
+      benchModel("random large model bf16, kv bfloat16", large, threads, bw, quick, gDecodeBatches, GgmlType::F32,
+                 DType::BF16);
       for (GgmlType q : {GgmlType::Q8_0, GgmlType::Q4_K})
         benchModel("random large model --quantization " + ggmlTypeName(q), large, threads, bw, quick, {1, 8, 32}, q);
     }

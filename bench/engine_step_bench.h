@@ -118,4 +118,59 @@ inline void benchEngineStep(const std::string& label, std::shared_ptr<const Mode
               e.wall / x.wall, mid(engRatio), e.cpu / x.cpu, mid(engRatioCpu));
 }
 
+// Decode steps of B running requests as Engine steps (schedule, block tables, forward,
+// sampling at vLLM's default temperature 1, detokenization, bookkeeping) against the
+// executor alone replaying the very batches the engine ran (its prefills too, so the cache
+// holds the same rows): what the serving path adds to a decode step. In rounds, the engine's
+// steps then the executor's, each rate the median over the rounds' steps.
+inline void benchEngineDecode(const std::string& label, std::shared_ptr<const Model> model, int threads, bool quick,
+                              const std::vector<int>& batches, const std::string& kvCacheDtype = "auto") {
+  const int prompt = quick ? 32 : 128, steps = quick ? 8 : 24, rounds = 3;
+  const int numThreads = threads > 0 ? threads : ThreadPool::availableCores();
+  const int vocab = model->config.vocabSize;
+  std::printf("\n== %s, kv_cache_dtype %s: decode steps of B requests (%d-token prompts, temperature 1), engine step vs "
+              "the executor alone on the same batches (median of %d × %d steps)\n",
+              label.c_str(), kvCacheDtype.c_str(), prompt, rounds, steps);
+  for (int B : batches) {
+    EngineConfig cfg;
+    cfg.executor.backend = "cpu";
+    cfg.executor.numThreads = threads;
+    cfg.executor.kvCacheDtype = kvCacheDtype;
+    Engine engine(model, cfg);
+    std::vector<ForwardBatch> ran;  // every batch the engine ran, in order
+    engine.setBeforeForwardHookForTesting([&](const ForwardBatch& b) { ran.push_back(b); });
+    for (int b = 0; b < B; ++b) {
+      RequestInput in;
+      in.promptTokenIds = promptOf(prompt, 7 * b + 1, vocab);
+      in.sampling.maxTokens = prompt + 2 * rounds * steps;
+      in.sampling.ignoreEos = true;
+      engine.addRequest(in);
+    }
+    // Until every request decodes (its prompt done), then one more step.
+    for (int guard = 0; guard < 4 * B + 16; ++guard) {
+      const StepOutput o = engine.step();
+      if (o.record.numPrefillTokens == 0 && o.record.numDecodeTokens == B) break;
+    }
+    auto ex = createCpuExecutor(model, threads, GgmlType::F32, cpuKvCacheType(kvCacheDtype));
+    ex->setBatchLimits({engine.effectiveConfig().maxNumBatchedTokens, engine.effectiveConfig().maxNumSeqs, engine.maxModelLen()});
+    ex->allocateKvCache(engine.numKvBlocks(), engine.effectiveConfig().blockSize);
+    ForwardResult out;
+    size_t replayed = 0;
+    const auto replay = [&](std::vector<double>* times) {
+      for (; replayed < ran.size(); ++replayed)
+        if (times) times->push_back(timeIt(numThreads, [&] { ex->forward(ran[replayed], out); }).wall);
+        else ex->forward(ran[replayed], out);
+    };
+    replay(nullptr);  // the prefills and the first decode steps
+    std::vector<double> eng, exe;
+    for (int round = 0; round < rounds; ++round) {
+      for (int i = 0; i < steps; ++i) eng.push_back(timeIt(numThreads, [&] { engine.step(); }).wall);
+      replay(&exe);
+    }
+    const double e = percentile(eng, 50), x = percentile(exe, 50);
+    std::printf("decode batch %2d: engine step %8.1f us  executor alone %8.1f us  = %.2f×  (target ≤ 1.10)\n", B, 1e6 * e,
+                1e6 * x, e / x);
+  }
+}
+
 }  // namespace lwb::bench

@@ -28,6 +28,13 @@ struct EngineRequest {
   std::unique_ptr<OutputText> text;
 };
 
+// What appending a drawn token found: a finish reason (stop token or string, length) and
+// the text that became safe to show.
+struct TakenToken {
+  FinishReason reason = FinishReason::None;
+  std::string text;
+};
+
 struct Engine::Impl {
   std::shared_ptr<const Model> model;
   EngineConfig config;          // the knobs as set (0 = vLLM's default kept; live ones: from the next step on)
@@ -78,6 +85,11 @@ struct Engine::Impl {
   void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
   void abortAll(StepOutput& out);
   void applyPendingConfig();
+  SampleResult drawToken(EngineRequest& er, float* logits, int draftToken = -1,
+                         const std::vector<double>* draftProbs = nullptr, bool* accepted = nullptr) const;
+  TakenToken appendToken(EngineRequest& er, int tokenId) const;
+  void publishToken(EngineRequest& er, const SampleResult& s, bool accepted, const TakenToken& taken, double t,
+                    StepOutput& out);
   bool processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken = -1,
                     const std::vector<double>* draftProbs = nullptr);
   int verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow, double t,
@@ -91,7 +103,7 @@ struct Engine::Impl {
   // finish) → record.
   SchedulerOutput schedule(double t0, StepOutput& out);
   bool execute(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out);
-  int postprocess(const SchedulerOutput& plan, const ForwardResult& result, StepOutput& out);
+  int postprocess(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out);
   StepRecord makeRecord(const SchedulerOutput& plan, double t0, double t1) const;
 };
 

@@ -1,11 +1,13 @@
 // The engine's request lifecycle on the tiny random model of tst_engine: release and
 // step history, invalid requests, stop token ids, logprobs, min_tokens, stop versus
-// length on the last token, aborts (in the metrics, blocks freed).
+// length on the last token, aborts (in the metrics, blocks freed); sampled rows drawn
+// and detokenized concurrently give each request what it gets alone.
 #include <QtTest>
 
 #include <algorithm>
 #include <map>
 
+#include "common/bundled_model.h"
 #include "common/engine_fixture.h"
 #include "engine/common/error.h"
 #include "engine/engine.h"
@@ -20,6 +22,44 @@ class TestEngineRequests : public QObject {
 
  private slots:
   void initTestCase() { fx_.init(); }
+
+  // A step's rows are sampled and detokenized on the executor's threads at once
+  // (Engine::Impl::postprocess): each seeded request, run in a batch of six on two
+  // threads, gets the tokens and the text it gets alone.
+  void sampledRowsInABatchAreTheirOwn() {
+    const std::shared_ptr<const Model> model = bundledModel();
+    QVERIFY2(model != nullptr, kBundledModelMissing);
+    EngineConfig config = cpuTestConfig();
+    config.executor.numThreads = 2;
+    std::vector<RequestInput> inputs;
+    for (int i = 0; i < 6; ++i) {
+      RequestInput in;
+      in.promptTokenIds = model->tokenizer->encode(i % 2 ? "Elizabeth said" : "It is a truth universally");
+      in.sampling.temperature = 1.0f;
+      in.sampling.topP = i < 3 ? 1.0f : 0.9f;
+      in.sampling.seed = 1000 + uint64_t(i);
+      in.sampling.maxTokens = 24;
+      inputs.push_back(in);
+    }
+    const auto run = [&](const std::vector<RequestInput>& batch) {
+      Engine engine(model, config);
+      std::vector<RequestId> ids;
+      for (const RequestInput& in : batch) ids.push_back(engine.addRequest(in));
+      std::map<RequestId, std::string> text;
+      while (engine.hasUnfinishedRequests())
+        for (const TokenDelta& d : engine.step().deltas) text[d.id] += d.newText;
+      std::vector<std::pair<std::vector<int>, std::string>> out;
+      for (RequestId id : ids) out.emplace_back(*engine.outputTokenIds(id), text[id]);
+      return out;
+    };
+    const auto together = run(inputs);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const auto alone = run({inputs[i]});
+      QCOMPARE(together[i].first, alone[0].first);
+      QCOMPARE(together[i].second, alone[0].second);
+      QVERIFY(!alone[0].second.empty());
+    }
+  }
 
   // A long-running caller forgets finished requests and keeps no step history: nothing
   // about a released request stays behind, and the step count still advances.

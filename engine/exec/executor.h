@@ -5,6 +5,7 @@
 // touch weights and devices; the scheduler and KV manager never do.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +80,13 @@ class Executor {
   // attention of that layer reads the cache, so a sequence may read blocks that an
   // earlier sequence of the same batch writes (same-step prefix sharing relies on it).
   virtual void forward(const ForwardBatch& batch, ForwardResult& out) = 0;
+  // Runs fn(0), ..., fn(n - 1) on the host threads this executor computes with, between
+  // forward passes: the engine samples a step's rows there, each request's own state
+  // only. In any order and concurrently; fn must not throw. Default: in order, on the
+  // calling thread (an executor whose host side has no threads of its own).
+  virtual void runHostTasks(int n, const std::function<void(int i)>& fn) {
+    for (int i = 0; i < n; ++i) fn(i);
+  }
 };
 
 // "q8_0" → Q8_0, "q4_k" → Q4_K, "" or "none" → F32 (unquantized); throws lwb::Error
