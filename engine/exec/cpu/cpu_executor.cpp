@@ -74,8 +74,9 @@ class CpuExecutor final : public Executor {
   int kvBlockSize() const override { return blockSize_; }
   bool setBatchLimits(const BatchLimits& limits) override;
   void forward(const ForwardBatch& batch, ForwardResult& out) override;
-  // The step's sampling on both cores: on the caller alone it took ~10 % of a decode step
-  // (a 4k vocabulary at temperature 1, 7 µs a row) while the worker waited.
+  // The engine's sampling and detokenization of a step's rows, on both cores: on the
+  // caller alone they took 6–12 % of a decode step while the worker waited (README, "CPU
+  // serving path").
   void runHostTasks(int n, const std::function<void(int i)>& fn) override {
     pool_.parallelFor(n, [&](int i, int) { fn(i); });
   }
