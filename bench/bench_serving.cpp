@@ -10,7 +10,6 @@
 //        [--draft-model DIR] [--only 1|2|3|4]
 // Each configuration is also reproducible with `llm-workbench bench` (printed below each
 // table; see bench/README.md).
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +22,7 @@
 #include "engine/common/error.h"
 #include "engine/config/knobs.h"
 #include "engine/engine.h"
+#include "engine/metrics/stats.h"
 #include "engine/model/model.h"
 #include "engine/model/tokenizer.h"
 
@@ -268,13 +268,6 @@ BenchReport runRequests(const std::shared_ptr<const Model>& model, EngineConfig 
 
 double decodeTokPerS(const BenchReport& r) { return r.tpotMs.mean > 0 ? 1000.0 / r.tpotMs.mean : 0.0; }
 
-double medianOf(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // The draft model on ordinary chat prompts (not the repeating passages n-gram lookup
 // feeds on): one request at a time, greedy, decode tok/s with and without the draft.
 void draftModelRow(const std::shared_ptr<const Model>& model, const EngineConfig& off, const std::string& dir,
@@ -328,12 +321,12 @@ void speculative(const std::shared_ptr<const Model>& model, const Args& a) {
       ratios.push_back(base.back() > 0 ? spec.back() / base.back() : 0.0);
     }
     std::printf("  one request: decode tok/s %.1f without, %.1f with ngram (%s); acceptance rate %.2f, "
-                "mean acceptance length %.2f\n", medianOf(base), medianOf(spec), pairs > 1 ? "medians of the runs" : "1 run",
+                "mean acceptance length %.2f\n", percentile(base, 50), percentile(spec, 50), pairs > 1 ? "medians of the runs" : "1 run",
                 counts.acceptanceRate(), counts.meanAcceptanceLength());
   }
   char what[96];
   std::snprintf(what, sizeof what, "one request, tok/s ngram / without (median, %zu pairs)", ratios.size());
-  verdict(what, medianOf(ratios), ">=", 1.5);
+  verdict(what, percentile(ratios, 50), ">=", 1.5);
   if (!a.draftModelDir.empty()) draftModelRow(model, off, a.draftModelDir, outputLen);
   // (b) many requests at once: total output tok/s with and without.
   std::printf("  %-12s %16s %16s %8s\n", "concurrency", "tok/s without", "tok/s with", "ratio");

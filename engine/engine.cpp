@@ -214,16 +214,21 @@ TakenToken Engine::Impl::appendToken(EngineRequest& er, int tokenId) const {
   return taken;
 }
 
-// The engine's part, in the plan's order: timeline and totals, the step's delta, finishing.
-void Engine::Impl::publishToken(EngineRequest& er, const SampleResult& s, bool accepted, const TakenToken& taken,
-                                double t, StepOutput& out) {
-  Request& r = er.req;
+// An appended token into the timeline, the totals and the step's delta (without its text).
+TokenDelta& Engine::Impl::deltaWithToken(Request& r, const SampleResult& s, bool accepted, double t, StepOutput& out) {
   recordToken(r, t);
   TokenDelta& delta = deltaFor(out, r.id);
   delta.newTokenIds.push_back(s.tokenId);
   delta.fromDraft.push_back(accepted);
   // The top-K of the raw distribution, best first, as `generate --json` and vLLM report them.
   if (r.sampling.logprobs > 0) delta.newLogprobs.push_back(s.topLogprobs);
+  return delta;
+}
+
+// The engine's part, in the plan's order: timeline and totals, the step's delta, finishing.
+void Engine::Impl::publishToken(EngineRequest& er, const SampleResult& s, bool accepted, const TakenToken& taken,
+                                double t, StepOutput& out) {
+  TokenDelta& delta = deltaWithToken(er.req, s, accepted, t, out);
   delta.newText += taken.text;
   delta.textEnds.push_back(delta.newText.size());
   if (taken.reason != FinishReason::None) finish(er, taken.reason, out);
@@ -332,12 +337,9 @@ int Engine::Impl::postprocess(const SchedulerOutput& plan, ForwardResult& result
         if (d.error.empty()) {
           publishToken(er, d.sample, false, d.taken, tTokens, out);
         } else {
-          if (d.appended) {  // drawn and appended, then the stop checks threw: counted as before
-            recordToken(er.req, tTokens);
-            TokenDelta& delta = deltaFor(out, er.req.id);
-            delta.newTokenIds.push_back(d.sample.tokenId);
-            delta.fromDraft.push_back(false);
-          }
+          // Drawn and appended, then the stop checks threw: the token counts, as when one
+          // thread did it all.
+          if (d.appended) deltaWithToken(er.req, d.sample, false, tTokens, out);
           throw Error(d.error);
         }
       }

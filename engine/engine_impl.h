@@ -88,6 +88,7 @@ struct Engine::Impl {
   SampleResult drawToken(EngineRequest& er, float* logits, int draftToken = -1,
                          const std::vector<double>* draftProbs = nullptr, bool* accepted = nullptr) const;
   TakenToken appendToken(EngineRequest& er, int tokenId) const;
+  TokenDelta& deltaWithToken(Request& r, const SampleResult& s, bool accepted, double t, StepOutput& out);
   void publishToken(EngineRequest& er, const SampleResult& s, bool accepted, const TakenToken& taken, double t,
                     StepOutput& out);
   bool processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken = -1,
