@@ -3,7 +3,7 @@
 # Installs only what is missing; safe to run repeatedly. Needs root or sudo.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config ninja-build
-      qt6-base-dev libqt6svg6-dev libgl-dev libqcustomplot-dev
+      qt6-base-dev qt6-svg-dev libgl-dev libqcustomplot-dev
       libsentencepiece-dev sentencepiece nlohmann-json3-dev libxxhash-dev
       libpcre2-dev libicu-dev
       xvfb xauth dpkg-dev file desktop-file-utils appstream

@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j"$(nproc)"
+# The same configuration of build/ as tools/test.sh, so neither rebuilds the other's
+# objects; only the program (and what it loads at run time) is built here.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1  # used when ccache is installed
+tools/configure.sh build
+cmake --build build -j"$(nproc)" --target llm-workbench
 exec build/bin/llm-workbench "$@"

@@ -10,18 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 jobs=$(nproc)
-launcher=()
 if command -v ccache >/dev/null; then
-  # Reuses objects across clones and runs on the same machine (paths taken relative to
-  # the checkout); a machine without ccache simply builds everything.
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-cuda_args=(-DLLM_WORKBENCH_CUDA=AUTO)
-nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-if [ -x "$nvcc" ]; then
-  # One architecture keeps CI's compile short; the plugin is still built and packaged.
-  cuda_args+=(-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc")
+else
+  launcher=()
 fi
 
 echo "== layer check: no include runs up the house's layer order (README, Architecture) [$((SECONDS / 60)) min]"
@@ -38,9 +31,15 @@ quick=false
 test_set=codegen
 $quick && test_set=all
 echo "== main build (Release) and its tests ($test_set) [$((SECONDS / 60)) min]"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLLM_WORKBENCH_TEST_SET=$test_set \
-  "${cuda_args[@]}" "${launcher[@]}"
+tools/configure.sh build -DLLM_WORKBENCH_TEST_SET=$test_set
 cmake --build build -j"$jobs"
+echo "== the run command reuses this build: configuring again leaves nothing to rebuild [$((SECONDS / 60)) min]"
+tools/configure.sh build -DLLM_WORKBENCH_TEST_SET=$test_set >/dev/null
+if ! ninja -C build -n | grep -q "no work to do"; then
+  echo "a second configure of build/ changed how files compile; tools/run.sh would rebuild:" >&2
+  ninja -C build -n -d explain 2>&1 | head -20 >&2
+  exit 1
+fi
 echo "== no kernel code compiled for one ISA linked in for another (tools/check-isa-symbols.py) [$((SECONDS / 60)) min]"
 python3 tools/check-isa-symbols.py build
 echo "== Release tests [$((SECONDS / 60)) min]"
