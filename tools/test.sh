@@ -45,7 +45,7 @@ echo "== no kernel code compiled for one ISA linked in for another (tools/check-
 python3 tools/check-isa-symbols.py build
 echo "== Release tests [$((SECONDS / 60)) min]"
 # Two tests at a time: most of them wait on sockets, subprocesses or timers much of the
-# time (every server binds port 0). The ASan suite on 2 cores: 339 s, about 630 s with -j1.
+# time (every server binds port 0), so a second one uses the CPU those waits leave.
 ctest --test-dir build --output-on-failure -j2 --timeout 1200
 $quick && exit 0
 
