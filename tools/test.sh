@@ -26,6 +26,9 @@ fi
 
 echo "== layer check: no include runs up the house's layer order (README, Architecture) [$((SECONDS / 60)) min]"
 python3 tools/check-layers.py
+echo "== source text: no session numbers, benchmark machines or load averages in the sources (tools/check-source-text.py) [$((SECONDS / 60)) min]"
+python3 tools/check-source-text.py --self-test
+python3 tools/check-source-text.py
 echo "== nlohmann json's parser compiled once: json::parse only in engine/common/json.cpp [$((SECONDS / 60)) min]"
 if grep -rnE '(json|ojson)::parse\(' --include=*.cpp --include=*.h engine server ui app tests fuzz bench |
     grep -v '^engine/common/json.cpp:'; then
