@@ -183,10 +183,10 @@ inline DecodeBound decodeBound(double prefillGflops, double stepFlops, double st
 // The same step with its phases in sequence, as the executor runs them: the GEMMs (at
 // prefill's rate, or the weights' stream, whichever is slower), then attention reading the
 // cached K and V at the streaming bandwidth while the cores wait (a layer's attention
-// needs that layer's Q, and its output feeds the next GEMM). Measured on the README's
-// EPYC VM, that wait is 14-20 % of a step with an f32 KV cache at batch 8-16, and
-// prefetching the next layer's K and V during the MLP took as long out of the GEMMs as it
-// saved in attention. Prefill's rate when the step's bytes fit in half the L3.
+// needs that layer's Q, and its output feeds the next GEMM). With an f32 KV cache at batch
+// 8-16 that wait is a visible share of a step, and prefetching the next layer's K and V
+// during the MLP costs the GEMMs what it saves in attention, so the steps are held against
+// this bound too. Prefill's rate when the step's bytes fit in half the L3.
 inline double serialBoundGflops(double prefillGflops, double stepFlops, double weightBytes, double kvBytes,
                                 double bandwidthGBs) {
   if (stepInCache(weightBytes + kvBytes, bandwidthGBs)) return prefillGflops;

@@ -304,8 +304,8 @@ void speculative(const std::shared_ptr<const Model>& model, const Args& a) {
   std::printf("\n== Lesson 4: speculative decoding helps one request, costs a full batch ==\n"
               "   prompts: a passage twice, then its first half (the output repeats it); greedy, output %d\n"
               "   speculative_config %s\n", outputLen, ngram.c_str());
-  // (a) one request at a time: decode tok/s of a single stream. A 96-token request decodes
-  // in ~60 ms, where a shared host's load moves one run by ±20 %: each prompt runs in
+  // (a) one request at a time: decode tok/s of a single stream. A 96-token request is over
+  // so quickly that a shared host's load moves one run noticeably: each prompt runs in
   // alternating pairs (without, with), and the verdict takes the median of the pairs' ratios.
   const auto one = repeatPrompts(*model, a.quick ? 2 : 4, outputLen);
   const int pairs = a.quick ? 1 : 3;

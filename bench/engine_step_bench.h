@@ -77,8 +77,8 @@ inline StepTime median(std::vector<StepTime> v) {
 // default knobs (prefix caching on); the prompts differ from their first token, so every
 // request computes its whole prompt. First after loading: over several loads, each first
 // step paired with the same engine's (executor's) next one, so that the ratio compares two
-// steps a moment apart (one first against a median of warm steps taken later moved by
-// ±20 % on a shared machine); the line gives the medians.
+// steps a moment apart (one first step against a median of warm steps taken later moves
+// with a shared machine's load); the line gives the medians.
 inline void benchEngineStep(const std::string& label, std::shared_ptr<const Model> model, int threads, bool quick) {
   const int prompt = quick ? 128 : 512, reps = quick ? 5 : 9, loads = quick ? 3 : 5;
   const int numThreads = threads > 0 ? threads : ThreadPool::availableCores();

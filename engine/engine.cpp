@@ -293,8 +293,8 @@ bool Engine::Impl::execute(const SchedulerOutput& plan, ForwardResult& result, S
 // sequence with drafts has k + 1 rows and verifies them. The rows without drafts are
 // drawn and appended first (drawToken, appendToken: in place in `result`), concurrently
 // on the executor's host threads: each request's own sampler, RNG and text, so the same
-// tokens and text whatever the thread. On one thread this took ~10 % of a decode step
-// (a 4k vocabulary at temperature 1: 7 µs a row to sample, 6 to detokenize). Then every
+// tokens and text whatever the thread; on one thread the other threads would idle through
+// it (`bench_cpu --only engine` measures what it adds to a step). Then every
 // sequence is published, or verified, in the plan's order. Returns the drafts accepted.
 int Engine::Impl::postprocess(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out) {
   const double tTokens = now();

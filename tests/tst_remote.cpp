@@ -108,8 +108,8 @@ class TestRemote : public QObject {
     // buckets (0.1, 0.25, 0.5 s), where the client's own overhead (connect, threads on a
     // busy CI machine: a few to tens of ms) cannot move a median by more than one.
     // A read timeout that covers the whole run: the server serves a few streams at a time
-    // and the others wait in silence, which under ASan on a 2-core AVX2 machine took 42 s
-    // (30 s, the default here, failed 5-15 of the 16). This test is about the figures.
+    // and the others wait in silence, which under ASan on a small CI machine outlasts the
+    // default of 30 s. This test is about the figures.
     const auto w = remoteWorkload(16, std::numeric_limits<double>::infinity(), 12, 16, 200);
     const RemoteBenchRun run = runRemoteBenchmark(optionsFor(url_, 300), w);
     const BenchReport& r = run.report;

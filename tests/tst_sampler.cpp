@@ -17,7 +17,7 @@ namespace {
 
 // Draws per row checked against the full sort in largeVocabularyMatchesTheFullSort. Each
 // draw scans a 40k-152k row; under the sanitizers (and their coverage instrumentation)
-// 600 draws took 80 s of CI per run, so that build checks the same paths with fewer.
+// 600 draws are too slow for CI, so that build checks the same paths with fewer.
 #ifdef LWB_SANITIZED_BUILD
 constexpr int kDrawsPerRow = 100;
 #else

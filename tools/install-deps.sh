@@ -12,7 +12,7 @@ pkgs=(build-essential cmake pkg-config ninja-build
 command -v npm >/dev/null || pkgs+=(npm)  # nodejs from elsewhere may bring its own npm
 if [ "${1:-}" = "--training" ]; then
   # Debian's torch does float32 matmuls through libblas.so.3: OpenBLAS instead of the
-  # reference BLAS makes export.py's float32 passes (golden data, draft agreement) ~10x faster
+  # reference BLAS makes export.py's float32 passes (golden data, draft agreement) far faster
   pkgs+=(python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread)
 fi
 missing=()

@@ -19,6 +19,9 @@ fi
 
 echo "== layer check: no include runs up the house's layer order (README, Architecture) [$((SECONDS / 60)) min]"
 python3 tools/check-layers.py
+echo "== source text: no session numbers, benchmark machines or load averages in the sources (tools/check-source-text.py) [$((SECONDS / 60)) min]"
+python3 tools/check-source-text.py --self-test
+python3 tools/check-source-text.py
 echo "== nlohmann json's parser compiled once: json::parse only in engine/common/json.cpp [$((SECONDS / 60)) min]"
 if grep -rnE '(json|ojson)::parse\(' --include=*.cpp --include=*.h engine server ui app tests fuzz bench |
     grep -v '^engine/common/json.cpp:'; then
@@ -44,7 +47,7 @@ echo "== no kernel code compiled for one ISA linked in for another (tools/check-
 python3 tools/check-isa-symbols.py build
 echo "== Release tests [$((SECONDS / 60)) min]"
 # Two tests at a time: most of them wait on sockets, subprocesses or timers much of the
-# time (every server binds port 0). The ASan suite on 2 cores: 339 s, about 630 s with -j1.
+# time (every server binds port 0), so a second one uses the CPU those waits leave.
 ctest --test-dir build --output-on-failure -j2 --timeout 1200
 $quick && exit 0
 

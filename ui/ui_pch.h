@@ -1,6 +1,6 @@
 // The window library's precompiled header (ui/CMakeLists.txt): Qt Widgets, QCustomPlot
-// and the standard headers that nearly every file here parses. Parsing them took 13-17 s
-// of a file's 18-20 s. Each file still includes what it uses.
+// and the standard headers that nearly every file here parses. Parsing them was most of a
+// file's compile time. Each file still includes what it uses.
 #pragma once
 
 #include <QtWidgets>

@@ -91,10 +91,10 @@ bool parseDType(std::string_view name, DType* out) {
   return true;
 }
 
-// The float's bits assembled directly (exact; no ldexp, which made a norm over f16 weights
-// cost ~15 ns per element): a normal half's exponent rebased from 15 to 127 and its 10
-// mantissa bits on top of float's 23, a subnormal's mant · 2^-24 (exact in float), every
-// NaN the quiet NaN with the half's sign.
+// The float's bits assembled directly (exact; no ldexp, a library call per element that
+// made a norm over f16 weights slow): a normal half's exponent rebased from 15 to 127 and
+// its 10 mantissa bits on top of float's 23, a subnormal's mant · 2^-24 (exact in float),
+// every NaN the quiet NaN with the half's sign.
 float f16ToFloat(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1fu;

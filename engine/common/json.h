@@ -1,9 +1,8 @@
 #pragma once
 // Parsing JSON text. nlohmann json's parser is a template that each file calling
-// json::parse compiles again (2-4 s per file with GCC, 7-11 s under clang's ASan), once
-// per kind of input. The project parses through these functions only, so it is compiled
-// once, in json.cpp, from a string_view. They throw, and report, exactly what
-// nlohmann::json::parse does.
+// json::parse compiles again, seconds per file, once per kind of input. The project parses
+// through these functions only, so it is compiled once, in json.cpp, from a string_view.
+// They throw, and report, exactly what nlohmann::json::parse does.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string_view>

@@ -1,7 +1,7 @@
 // The precompiled header of the test executables (tests/CMakeLists.txt): only system
 // and Qt headers, which nearly every test parses and which change with the machine, not
-// with the project. It saves 4-8 s of parsing per test file; the test files are about
-// 40 % of what CI compiles. Each test still includes what it uses.
+// with the project. It saves seconds of parsing per test file, and the test files are a
+// large share of what CI compiles. Each test still includes what it uses.
 #pragma once
 
 #include <QtTest>

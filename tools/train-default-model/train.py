@@ -14,8 +14,8 @@ import random
 import sys
 import time
 
-# passive OpenMP waiting: the two cores are shared with compiles, and spinning
-# threads that wait for a descheduled sibling cost more than they save
+# passive OpenMP waiting: on a machine shared with compiles, spinning threads
+# that wait for a descheduled sibling cost more than they save
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

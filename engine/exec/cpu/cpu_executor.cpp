@@ -74,9 +74,9 @@ class CpuExecutor final : public Executor {
   int kvBlockSize() const override { return blockSize_; }
   bool setBatchLimits(const BatchLimits& limits) override;
   void forward(const ForwardBatch& batch, ForwardResult& out) override;
-  // The engine's sampling and detokenization of a step's rows, on both cores: on the
-  // caller alone they took 6–12 % of a decode step while the worker waited (README, "CPU
-  // serving path").
+  // The engine's sampling and detokenization of a step's rows, on every thread of the pool:
+  // on the caller alone the workers would wait for them (`bench_cpu --only engine` measures
+  // what they add to a step).
   void runHostTasks(int n, const std::function<void(int i)>& fn) override {
     pool_.parallelFor(n, [&](int i, int) { fn(i); });
   }
@@ -239,8 +239,9 @@ void CpuExecutor::allocateKvCache(int numBlocks, int blockSize) {
 
 // Row-wise work in tasks of ~3k elements, whole groups of kNormGroup rows: fn(begin, end)
 // per task. A decode step of 8 rows runs its norms on the caller alone, 16 rows on two
-// threads; 16k-element tasks (all on the caller up to 42 rows) measured × 1.03 / 1.02 at
-// 16 / 32 rows, the same at 8 and 64 rows and in prefill (11M bf16 model, Zen 5).
+// threads: tasks small enough to share a mid-sized batch, large enough that a small one
+// takes no parallel region (`bench_cpu --only austen --runs "11m bf16" --batches
+// 8,16,32,64` measures it).
 constexpr int kRowWorkGrain = 3072;
 void CpuExecutor::forRowSpans(int numRows, int width, const std::function<void(int begin, int end)>& fn) {
   const int rowsPerTask = (std::max(1, kRowWorkGrain / std::max(1, width)) + kNormGroup - 1) / kNormGroup * kNormGroup;
@@ -364,7 +365,7 @@ void CpuExecutor::computeLogits(const ForwardBatch& batch, ForwardResult& out) {
 // RoPE's table is filled while loading up to this many positions (16 MiB at head_dim 128):
 // a model whose context runs to 128k or 1M positions would otherwise hold 64 or 512 MiB of
 // it, and compute it at load, for positions few requests reach. Beyond, a step that goes
-// further grows it (by doubling: a one-off ~50 ms at 100k positions, in a prefill of minutes).
+// further grows it (by doubling: a one-off cost, small beside the prefill that gets there).
 constexpr int kEagerRopePositions = 32768;
 
 // Grows the activation buffers (never shrinks them). Growing zero-fills, so the pages are

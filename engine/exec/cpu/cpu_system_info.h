@@ -16,8 +16,8 @@ std::string cpuModelName();
 MemoryInfo readMemoryInfo();
 
 // The L3 cache's size in bytes (0 when the system does not say): the kernel's view first
-// (sysfs, what lscpu prints), since glibc's sysconf decodes CPUID itself and on a KVM guest
-// of an AMD EPYC said 256 MiB for a 32 MiB L3.
+// (sysfs, what lscpu prints), since glibc's sysconf decodes CPUID itself, and in a KVM
+// guest CPUID's cache leaves can describe far more L3 than the guest has.
 size_t l3CacheBytes();
 
 }  // namespace lwb

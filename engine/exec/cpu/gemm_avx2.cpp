@@ -24,9 +24,8 @@ constexpr int kRowTile = 6;       // register tile: 6 rows × 1 panel = 12 accum
 constexpr int kDecodePanels = 4;  // one row: 8 independent FMA chains
 constexpr int kKBlock = 256;      // K block of the multi-row path: converted panels stay in L1/L2
 static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pairs");
-// Up to here, converting panels to f32 scratch first does not pay: on the EPYC VM, 32 and
-// 64 rows with the weights converted inline ran as fast as over the scratch or up to 10 %
-// faster (bench_quant_kernels --gemm).
+// Up to here, converting panels to f32 scratch first does not pay: converting the weights
+// inline is at least as fast for this many rows (`bench_quant_kernels --gemm` measures it).
 constexpr int kFewRows = 64;
 
 // 8 consecutive weights as f32 (F32, F16; BF16 panels hold k pairs: loadPair below).
@@ -53,8 +52,7 @@ alignas(32) constexpr uint32_t kHighHalves[kW] = {0xffff0000u, 0xffff0000u, 0xff
 
 // Lane masks (all bits set = lane used) of a panel's two vectors for `width` columns, and
 // whether all 16 are: full panels load and store their accumulators plainly, since a
-// masked store (vmaskmovps) is microcoded on AMD's cores (3.9 ns against 0.4 ns for a
-// plain store on the README's EPYC VM).
+// masked store (vmaskmovps) is microcoded on AMD's cores, many times a plain store's cost.
 struct PanelMask {
   __m256i m[kV];
   bool full = true;
@@ -144,10 +142,10 @@ using TileFn = void (*)(const float*, size_t, const void*, size_t, float*, size_
 
 // The tile shapes: R × C panels with 8..12 accumulators (2C per row), except where R alone
 // is smaller. An FMA's result is ready ~4 cycles after it issues and the cores retire two
-// or more per cycle, so a tile needs at least 8 independent chains (a 2 × 1 tile, the
-// remainder of 8 = 6 + 2 rows before, has 4 and ran at half rate; on the AMD EPYC VM of
-// the README a loop of independent FMAs kept getting faster up to 14 chains), and at most
-// 12 accumulators, so that they, a broadcast and the weights fit the 16 ymm registers.
+// or more per cycle, so a tile needs at least 8 independent chains (a 2 × 1 tile has 4 and
+// leaves half the FMA slots idle; more chains than 8 still help on some cores), and at
+// most 12 accumulators, so that they, a broadcast and the weights fit the 16 ymm registers.
+// `bench_quant_kernels --gemm` measures the tiles.
 constexpr int maxPanels(int rows) { return rows == 1 ? kDecodePanels : rows <= 3 ? 2 : 1; }
 
 // The tile for R rows × C panels, the prefetching one when pf.p is set.
@@ -171,16 +169,12 @@ inline int lastWidth(int colEnd, int c0, int numPanels) { return colEnd - (c0 + 
 // row tile streams the group's panels, the others find them in cache. Meanwhile the first
 // row tiles, up to three, each prefetch a share of the next group into L2 (of each panel
 // row of the group, the bytes [i · share, (i + 1) · share) for tile i), so that the memory
-// streams through the whole group rather than while the first tile runs only (a share for
-// each of 4-11 tiles, 19-64 rows, measured 1-2 % slower); the last group prefetches the
-// first panels of the block the thread likely takes next (a.nextCol). Before, the first
-// tile prefetched its own panels 1 KiB ahead. On the README's EPYC VM the shares measured
-// step time × 0.89-0.92 with f32 weights at 8-16 rows and × 0.95-0.97 with bf16 weights at
-// 2-8 (0.95-1.01 at 16-64), the next block another × 0.95-0.98 at 8 rows (Zen 3). On the
-// Zen 5 VM, where the AVX-512 tiles stream f32 weights faster without them up to 8 rows,
-// these tiles still need them: × 1.12 / 1.24 / 1.49 / 1.31 without at 2 / 4 / 8 / 16 rows
-// (f32), × 1.17 / 1.33 at 4 / 8 (bf16). Not for one row, whose 4 panel streams keep the
-// memory busy alone.
+// streams through the whole group rather than while the first tile runs only (more than
+// three shares do not pay); the last group prefetches the first panels of the block the
+// thread likely takes next (a.nextCol). Unlike the AVX-512 tiles, these need the prefetches
+// for streamed f32 weights too, from 2 rows on. Not for one row, whose 4 panel streams
+// keep the memory busy alone. `LWB_CPU_ISA=avx2 bench_cpu --only austen --batches
+// 2,4,8,16` measures it.
 template <DType D>
 void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const size_t stride = size_t(packedK(D, a.K)) * kPanel, panelBytes = stride * dtypeSize(D);

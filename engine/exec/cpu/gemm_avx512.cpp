@@ -23,18 +23,14 @@ constexpr int kRowTile = 6;       // register tile: 6 rows × 4 panels = 24 accu
 constexpr int kPanelTile = 4;
 constexpr int kDecodePanels = 8;  // one row: 8 independent FMA chains, 8 panel streams
 // K block of the multi-row path: its converted panels (4 × 128 × 16 floats, 32 KiB) stay in
-// the 48 KiB L1 while every row tile reads them (256 measured 2-3 % slower).
+// a 48 KiB L1 while every row tile reads them (`bench_quant_kernels --gemm` measures it).
 constexpr int kKBlock = 128;
 static_assert(kKBlock % 2 == 0, "K blocks start at even k: bf16 panels hold k pairs");
-// Up to here, converting panels to f32 scratch first does not pay on the Intel Xeon VM of
-// the README (sessions 5-7; there the conversions of 16-bit weights compete with the
-// FMAs for the same two ports). On AMD's Zen 5 every block is faster in fewRows, up to
-// gemm.cpp's row groups of 256, and manyRows does not run on AMD's cores (EPYC VM, in
-// one process against manyRows: decode steps of the 11M model × 0.88 (bf16) and 1.00 (f32)
-// at 32 rows, × 0.91 / 0.92 at 64, × 0.94 / 0.97 at 128; a 512-token prefill × 0.95 / 0.95;
-// a 1024-wide model with 4096-wide MLP × 0.91 / 0.93 prefill, × 0.87 / 0.95 at 32 rows;
-// with an 11008-wide MLP, whose down_proj panels outgrow the L2, × 0.87 / 0.92 prefill and
-// × 0.88 / 0.88 at 64 rows).
+// Up to here, converting panels to f32 scratch first does not pay on Intel's cores, where
+// the conversions of 16-bit weights compete with the FMAs for the same two ports; on AMD's
+// cores fewRows is the faster path for every block up to gemm.cpp's row groups of 256, so
+// manyRows does not run there (gemmBlockT). `bench_cpu --only austen --batches 32,64,128`
+// and `bench_cpu --only large` measure it.
 constexpr int kFewRows = 16;
 constexpr int kF32StreamRows = 8;  // fewRows: streamed f32 weights' steps up to this many rows are memory-bound
 
@@ -181,8 +177,8 @@ const void* panelAt(const GemmArgs& a, int col, int k) {
 // that split into tiles of 7 or 8 (7, 8, 13..16). 9..12 rows are two 6 × 4 tiles, which beat
 // 3-panel tiles of 5 or 6 rows. f32 weights convert nothing, but a decode step streams them
 // from L3 or memory: 8 rows as one tile read each panel once instead of twice (6 × 4 split
-// them 4 + 4), and the 11M model's f32 decode at batch 8 / 16 went from 4.2–4.8k / 5.1–6.4k
-// to 5.1–5.8k / 6.8k tok/s per CPU time (bench_cpu, 3 alternating rounds).
+// them 4 + 4). `bench_quant_kernels --gemm` and `bench_cpu --only austen --batches 8,16`
+// measure it.
 inline bool useTallTiles(int numRows) {
   return numRows > kRowTile && numRows <= 2 * kTallRows && (numRows % kTallRows == 0 || numRows % kTallRows >= 5);
 }
@@ -192,16 +188,13 @@ inline bool useTallTiles(int numRows) {
 // them in L1/L2. Meanwhile the first row tiles, up to three, prefetch the next group into
 // L2, tile i every i-th line of each panel from line i on, spread over their k steps (as
 // the AVX2 tiles do); the last group prefetches the first panels of the block the thread
-// likely takes next (a.nextCol). Before, the first tile prefetched its own panels 1 KiB
-// ahead; on the README's Zen 5 EPYC VM the next group measured decode steps of the 11M
-// model × 0.93 (f32 weights) and × 0.94 (bf16) at 8 rows, × 0.85 and × 0.94 at 16. Not
-// for one row, whose 8 panel streams keep the memory busy alone, nor for f32 weights that
-// stream from memory (a.weightsStream) up to kF32StreamRows rows: their step is bound by
-// the bandwidth, which the hardware prefetcher alone reaches, and the software prefetches
-// only add requests (Zen 5 VM, in one process, decode steps without them: the 11M model,
-// 42 MiB of f32 weights, × 0.83 / 0.89 / 0.91 / 1.01 at 2 / 4 / 6 / 8 rows; an 8-layer
-// 1024-wide model × 0.92 at 8, × 1.15 at 12; bf16 weights, converted in the tiles, are
-// slower without them from 4 rows: × 1.04–1.10).
+// likely takes next (a.nextCol); prefetching the next group rather than a tile's own panels
+// a little ahead keeps the memory busy while the later tiles compute. Not for one row,
+// whose 8 panel streams keep the memory busy alone, nor for f32 weights that stream from
+// memory (a.weightsStream) up to kF32StreamRows rows: their step is bound by the
+// bandwidth, which the hardware prefetcher alone reaches, and the software prefetches only
+// add requests (bf16 weights, converted in the tiles, still gain from them). `bench_cpu
+// --only austen --batches 2,4,8,16` and `bench_cpu --quick --only large` measure it.
 template <DType D>
 void fewRows(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const bool tall = useTallTiles(numRows);
@@ -287,8 +280,9 @@ void gemmBlockT(const GemmArgs& a, int row0, int numRows, int col0, int numCols)
 
 // The tiles fewRows and manyRows run, for decode-sized batches (up to one row group of
 // gemm.cpp, 256 rows: there a 2-panel block, which the 384-column o_proj/down_proj of a
-// small model got, runs half-width tiles). Batch 1 keeps the old blocks: its 8-panel tile
-// streams from memory and measured best with many small tasks; prefill keeps them too.
+// small model got, runs half-width tiles). Batch 1 keeps gemm.cpp's default grid (group
+// 1): its 8-panel tile streams from memory and does best with many small tasks (`bench_cpu
+// --batches 1` measures it); prefill keeps it too.
 int panelGroup(DType, int numRows) {  // the same tiles for every dtype (see useTallTiles)
   if (numRows <= 1 || numRows > kGemmRowGroup) return 1;
   return useTallTiles(numRows) ? kTallPanels : kPanelTile;

@@ -3,10 +3,11 @@
 // hold k pairs (a 32-bit lane = one column's k and k + 1, kernels.h), which is the
 // instruction's operand; gemm() converts each activation row once into the same pairs
 // (GemmArgs::xPairs). One vdpbf16ps is 32 multiply-adds, an f32 FMA 16, and the weights
-// need no conversion: a 6 × 4 tile over L2-resident bf16 weights measured 472–479 against
-// 238 GFLOP/s on one Zen 5 core (README, session 17). Every output is one sequence of
-// vdpbf16ps over the k pairs in order, whatever the tile, the batch or the thread, so the
-// level is batch-invariant; its results are not AVX-512's (the activations are rounded).
+// need no conversion, so a tile over L2-resident bf16 weights can do twice AVX-512's
+// multiply-adds per cycle (`bench_quant_kernels --gemm` measures it). Every output is one
+// sequence of vdpbf16ps over the k pairs in order, whatever the tile, the batch or the
+// thread, so the level is batch-invariant; its results are not AVX-512's (the activations
+// are rounded).
 // Other weight dtypes, and every other kernel, are AVX-512's. Standard headers come before
 // the target region, as in the other kernel files.
 #include <algorithm>
@@ -37,9 +38,9 @@ constexpr int kPrefetchRows = 4, kStreamRows = 12;
 static_assert(kPrefetchRows >= 1 && kStreamRows >= kPrefetchRows, "one row never prefetches: tileFn has no such tile");
 // 7 or 8 rows run as one tall tile of 3 panels (24 accumulators, 3 weight vectors, a
 // broadcast), so each weight is loaded once, where two 4 × 4 tiles loaded it twice and the
-// first of them waited on L3 at twice the rate per multiply-add. Decode steps of 8 rows,
-// 11M bf16 model, Zen 5, in one process: × 0.91 / 0.94 / 0.92 with a bf16 / f32 / fp8
-// cache; 16 and 32 rows in 8-row tiles measured × 0.98 and × 1.01, so only these take them.
+// first of them waited on L3 at twice the rate per multiply-add; 16 and 32 rows gain
+// nothing from 8-row tiles, so only these take them. `bench_cpu --only austen --runs "11m
+// bf16" --batches 8,16,32` measures it.
 constexpr int kTallFrom = 7, kTallRows = 8, kTallPanels = 3;
 inline bool tallTile(int numRows) { return numRows >= kTallFrom && numRows <= kTallRows; }
 
@@ -128,10 +129,8 @@ TileFn tileFn(int R, int C, bool pf) {
 // a.nextCol) into L2, tile i every i-th line. With fewer rows over streamed weights the
 // step is bound by the memory bandwidth, which the hardware prefetcher alone reaches on the
 // 4 panel streams, and the software prefetches only add requests; over L3-resident weights
-// they pay from 5 rows on. Measured on the Zen 5 VM, in one process, decode steps without
-// them: an 8-layer 1024-wide random bf16 model (340 MiB) × 0.89 / 0.82–0.86 / 0.88 / 0.92
-// at 4 / 8 / 9 / 12 rows, × 1.02 / 1.08 / 1.12 at 13 / 16 / 32; the 11M model (21 MiB)
-// × 0.90 / 0.95 at 2 / 4 rows, × 1.08 / 1.15 at 8 / 12.
+// they pay from 5 rows on. `bench_cpu --only austen --runs "11m bf16"` (L3-resident) and
+// `bench_cpu --quick --only large --runs bf16` (streamed) measure it.
 void gemmBf16(const GemmArgs& a, int row0, int numRows, int col0, int numCols) {
   const int kp = (a.K + 1) / 2;
   const size_t stride = size_t(kp) * kW;  // lanes per panel

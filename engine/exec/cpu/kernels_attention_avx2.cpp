@@ -58,8 +58,8 @@ inline __m256 load(const T* p, __m256i m, int live) {
 }
 
 // Stores v's lanes in m when Masked, else all 8: a masked store (vmaskmovps) is
-// microcoded on AMD's cores (3.9 ns against 0.4 ns for a plain store on the README's EPYC
-// VM; a score tile of 3 heads × 8 keys, d 64, does its 192 FMAs in ~40 ns).
+// microcoded on AMD's cores, many times a plain store's cost and no small share of a score
+// tile's time (`bench_quant_kernels --attention` measures it).
 template <bool Masked>
 inline void store(float* p, __m256i m, __m256 v) {
   if constexpr (Masked) _mm256_maskstore_ps(p, m, v);
@@ -112,11 +112,8 @@ __attribute__((always_inline)) inline void load16(const T* p, __m256& a, __m256&
 // prefill run's widened block, f32): scoresTile's two FMA chains per head for
 // each of the two 8-key halves, so every score is the same sum in the same order. Each
 // broadcast of q serves 16 keys instead of 8: the 8-key tile issued about as many loads as
-// FMAs (2 loads a cycle), this one 5 per 6. attendRow with d 64, A/B in one process:
-// × 0.80-0.86 for 1 and 3 heads per KV head at 40-512 keys in blocks of 16, 0.92-1.02 for
-// 2; × 0.69-0.84 for 3 heads over one widened block of 64-512 keys; a bf16 cache × 0.90-
-// 0.93 with 3 heads, 0.97-1.00 with 1. Inlined: as a call, GCC kept its 12 accumulators
-// in memory.
+// FMAs (2 loads a cycle), this one 5 per 6 (`bench_quant_kernels --attention` measures
+// it). Inlined: as a call, GCC kept its 12 accumulators in memory.
 template <typename T, int GN>
 __attribute__((always_inline)) inline void scoresTile16(const float* q, int d, const T* kt, const T* pf,
                                                        size_t ldk, float scale, float* s, size_t lds) {
@@ -230,8 +227,8 @@ void accumulateTile(const float* p, size_t ldp, const PagedKv& kv, int n, int d,
 // Output vectors per Σ p·V tile for GN heads: GN × NV accumulators, the FMA chains a tile
 // needs to keep both FMA ports busy at a latency of 4 (8 or more), with NV values and a
 // broadcast within the 16 ymm registers. A widened cache (bf16, FP8) needs registers for
-// the widening too: 3 heads × 3 vectors measured 25 % slower there than 3 × 2 (and 5-10 %
-// faster for f32; bench_quant_kernels --attention). Every output is the same sum over j
+// the widening too, so 3 heads take 3 vectors for f32 and 2 for a widened cache
+// (`bench_quant_kernels --attention` measures it). Every output is the same sum over j
 // whatever NV.
 template <typename T>
 constexpr int accumulateVectors(int GN) {

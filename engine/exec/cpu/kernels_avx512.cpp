@@ -141,7 +141,8 @@ inline KeyChunk<T> keyChunk(const PagedKv& kv, int chunksPerBlock, int c, int n)
 // GN heads × NC key chunks: per head and chunk two FMA chains (i < d/2, i >= d/2), so each
 // head's q broadcast feeds NC chunks. Masked loads only for a partial chunk: GCC keeps the
 // accumulators of a loop with masked-load builtins in memory. The tiles are never inlined
-// into their callers: inlined, GCC allocates their registers worse (11 % slower).
+// into their callers: inlined, GCC allocates their registers worse (`bench_quant_kernels
+// --attention` measures it).
 template <bool Masked, typename T>
 inline __m512 loadKeys(const KeyChunk<T>& c, const T* p) {
   return loadKv<Masked>(c.mask, p);

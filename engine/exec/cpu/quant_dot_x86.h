@@ -120,10 +120,9 @@ float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
 // kTC rows that follow (the GEMM's layout: rows contiguous, nb blocks each; gemmQuantized
 // runs the column groups in that order) while it reads block b of its own. A decode batch
 // runs only a few row tiles over each group, so the next group arrives spread over them
-// at the pace they compute. Measured with AVX-512 on the Zen 5 VM, 8-layer 1024-wide
-// random model in Q8_0, in one process against a burst of the next group's lines before
-// its tiles (session 17's scheme): decode steps × 0.71 at 8 rows, × 0.88 at 32, a
-// 512-token prefill × 0.98. A prefetch never faults, whatever lies there.
+// at the pace they compute, rather than in one burst before its tiles that competes with
+// their own loads. `bench_cpu --quick --only large --runs Q8_0` measures it. A prefetch
+// never faults, whatever lies there.
 template <int kTC, typename B>
 inline void prefetchNextRows(const B* const* w, int b, int nb) {
   for (int c = 0; c < kTC; ++c)

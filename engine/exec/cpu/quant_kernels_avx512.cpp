@@ -1,10 +1,8 @@
 // AVX-512 quantized dot products: VNNI's dpbusd on 256-bit vectors, and 512-bit tiles for
 // Q8_0, Q4_0 and Q5_0 (two weight columns per register; quant_tile_avx512.h), both for
 // prefill and for the 1 × 4 decode rows: weights that stream from memory are read no faster
-// by them, but L3-resident ones are (one Zen 5 core, weights in L2, bench_quant_kernels:
-// Q8_0 / Q4_0 / Q5_0 rows 47 / 17 / 17 → 69 / 27 / 23 GB/s; the 11M model's Q8_0 batch-1
-// decode 4,055–4,554 → 4,618–4,902 tok/s; the 430M model's within the noise). Without
-// VNNI the AVX2 kernels run (same integers, same bits).
+// by them, but cache-resident ones are (`bench_quant_kernels` and `bench_cpu --only austen
+// --runs Q8_0` measure it). Without VNNI the AVX2 kernels run (same integers, same bits).
 #include <cstdint>
 #include <cstring>
 

@@ -13,13 +13,13 @@
 //   (within ±127) are offset to u = x + 128 (= x ^ 0x80, once per row and block) and
 //   each lane starts from -128 · Σw over its 4 bytes (once per column and block):
 //   Σ (x + 128) · w - 128 · Σ w = Σ x · w, exactly, for any weight byte (-128 included).
-// Measured on one core (bench_quant_kernels): ~50 GMAC/s against ~31 for the 4 × 2 tile
-// on 256-bit vectors; 8 × 4 measures the same as 4 × 8, 4 × 6 and 6 × 4 less.
+// Of the shapes that fit the registers, 4 × 8 and 8 × 4 do best (`bench_quant_kernels`
+// measures the tiles).
 
 // int32 → float without vcvtdq2ps, which shares port 0 with the 512-bit dpbusd: the bits
 // 0x4B400000 + p are the float 1.5 · 2^23 + p for |p| < 2^22 (a block's lane is within
 // ±4 · 128 · 127), so subtracting 1.5 · 2^23 gives float(p) exactly. The integer add
-// rides in each lane's starting value (measured: ~3% faster than the cvt).
+// rides in each lane's starting value, so the conversion leaves port 0 to dpbusd.
 constexpr int32_t kMagicFloatBits = 0x4B400000;
 
 // [s0 ×8 | s1 ×8] as floats: fp16 → fp32 is exact, so these are halfScalar's values.
@@ -88,9 +88,8 @@ void tileQ8_0Zmm(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, f
 // unsigned operand as they are stored (q = 0..15 or 0..31; the value is q - kOffset) and
 // the activations the signed one, so nothing is offset per pair: each row's lanes start
 // from -kOffset · Σx over their 4 bytes (once per row and block), and
-// Σ q · x - kOffset · Σ x = Σ (q - kOffset) · x, the dot's exact integers. Measured on
-// one core (bench_quant_kernels): Q4_0 42, Q5_0 38 GMAC/s at 8 × 4 against 28 and 25 for
-// the 4 × 2 tiles on 256-bit vectors; 8 × 4 measured 2-15 % above 4 × 8 for these types.
+// Σ q · x - kOffset · Σ x = Σ (q - kOffset) · x, the dot's exact integers. For these
+// types 8 × 4 does better than 4 × 8 (`bench_quant_kernels` measures it).
 template <typename B, int kBits, int kOffset, int kTR, int kTC>
 void tileLegacySignedZmm(const B* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
   static_assert(kTC % 2 == 0, "columns go in pairs");

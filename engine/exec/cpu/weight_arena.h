@@ -1,12 +1,11 @@
 #pragma once
 // Where the CPU executor keeps its packed weights: 64-byte-aligned pieces of large chunks
 // that are 2 MiB aligned and advised to transparent huge pages (for a kernel whose THP mode
-// is "madvise", as the README's VMs' were). A decode step streams every weight once; on
-// 4 KiB pages the default model's 21 MiB of bf16 weights span 5,376 pages, more than the
-// L2 TLB holds (2,048 entries on the README's Zen 3 VM), so every page costs a table walk.
-// On 2 MiB pages a decode step at batch 8 ran 7 % (bf16) and 11 % (f32) faster (README,
-// issue 19). Where THP is off the advice is ignored and the pages stay 4 KiB: the same
-// bytes, only slower.
+// is "madvise", a common default). A decode step streams every weight once; on 4 KiB pages
+// the default model's 21 MiB of bf16 weights span 5,376 pages, more than an L2 TLB of a
+// few thousand entries holds, so every page costs a table walk; on 2 MiB pages they are 11
+// (`bench_cpu --only austen --batches 8` measures it). Where THP is off the advice is
+// ignored and the pages stay 4 KiB: the same bytes, only slower.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
