@@ -2,7 +2,7 @@
 // measures them (-p 512 -n 128): prefill of a 512-token prompt, and batch-1 decode from a
 // short context, with the weights' achieved GB/s against a measured streaming-read
 // bandwidth. Run it alternately with llama-bench on the same files (the machine is
-// shared; see the README). Never part of the test suite.
+// shared; bench/README.md). Never part of the test suite.
 //   bench_gguf [--threads N] [--decode-steps N] [--no-prefill] FILE.gguf...
 #include <algorithm>
 #include <chrono>

@@ -71,7 +71,7 @@ inline void store(float* p, __m256i m, __m256 v) {
 // same offset), the tile also prefetches the rows it reads there: in a decode batch every
 // row has its own sequence, whose blocks lie anywhere in the cache, the hardware
 // prefetchers stop at each block, and the weights a step streams between two layers have
-// evicted them (as kernels_avx512.cpp's tiles do; the decode profile in the README).
+// evicted them (as kernels_avx512.cpp's tiles do).
 template <typename T, int GN, bool Masked>
 void scoresTile(const float* q, int d, const T* kt, const T* pf, size_t ldk, __m256i m, int live, float scale, float* s,
                 size_t lds) {

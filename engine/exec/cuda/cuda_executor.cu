@@ -42,7 +42,7 @@ class CudaExecutor final : public Executor {
     cudaDeviceProp props{};
     LWB_CUDA_CHECK(cudaGetDeviceProperties(&props, device_));
     // Shown in the window's status bar: the one place a user sees which backend runs,
-    // so it says what differs from the CPU (see the README's CUDA section).
+    // so it says what differs from the CPU (docs/cuda.md).
     name_ = std::string(props.name) + (std::is_same_v<T, __half> ? " (f16" : " (bf16") +
             ", logits vary with batch size)";
     LWB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
