@@ -5,6 +5,7 @@
 #include "engine/common/error.h"
 #include "engine/config/knobs.h"
 #include "engine/engine_impl.h"
+#include "engine/forward_batch_builder.h"
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/model/model.h"
 #include "engine/sched/stop_check.h"
@@ -277,7 +278,7 @@ SchedulerOutput Engine::Impl::schedule(double t0, StepOutput& out) {
 // and false is returned; nothing is committed.
 bool Engine::Impl::execute(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out) {
   try {
-    const ForwardBatch batch = plan.toForwardBatch(scheduler->kv());
+    const ForwardBatch batch = buildForwardBatch(plan, scheduler->kv());
     if (beforeForward) beforeForward(batch);
     executor->forward(batch, result);
   } catch (const std::exception& e) {
