@@ -425,10 +425,6 @@ int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
 int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }
 int Engine::maxModelLen() const { return impl_->configPending ? impl_->pendingMaxModelLen : impl_->inForce.maxModelLen; }
 EngineTotals Engine::totals() const { return impl_->totals; }
-void Engine::setProposerForTesting(std::unique_ptr<Proposer> proposer) { impl_->proposer = std::move(proposer); }
-void Engine::setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook) {
-  impl_->beforeForward = std::move(hook);
-}
 const std::vector<StepRecord>& Engine::steps() const { return impl_->steps; }
 int64_t Engine::numSteps() const { return impl_->numSteps; }
 void Engine::setKeepStepHistory(bool keep) {

@@ -3,14 +3,12 @@
 // Single-threaded; EngineLoop runs it on its own thread.
 #include <array>
 #include <chrono>
-#include <functional>
 #include <optional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/config/engine_config.h"
-#include "engine/exec/executor.h"
 #include "engine/kv/kv_events.h"
 #include "engine/kv/block_listing.h"
 #include "engine/metrics/records.h"
@@ -19,7 +17,6 @@
 namespace lwb {
 
 struct Model;
-class Proposer;
 
 struct RequestInput {
   std::vector<int> promptTokenIds;  // as given (BOS already included when wanted)
@@ -126,14 +123,9 @@ class Engine {
   int maxModelLen() const;  // effective, of config(): computed once per change
   std::vector<RequestTimeline> liveTimelines() const;  // waiting, running, preempted
   EngineTotals totals() const;
-  // Test hook: called before every forward pass; an exception it throws is handled as
-  // an executor error (the step's requests finish with "error").
-  void setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook);
-  // Test hook: drafts come from `proposer` (scripted proposals) until the next config
-  // change rebuilds the proposer from speculative_config.
-  void setProposerForTesting(std::unique_ptr<Proposer> proposer);
 
  private:
+  friend struct EngineTesting;  // test hooks (engine_testing.h)
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/exec/executor.h"
 #include "engine/metrics/caching_metrics.h"
 #include "engine/model/model.h"
 #include "engine/model/output_text.h"
