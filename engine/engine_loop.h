@@ -26,10 +26,7 @@ struct EngineSnapshot {
   int numRunning = 0, numWaiting = 0;
   std::vector<KvBlockInfo> kvBlocks;       // index = block id
   std::vector<RequestTimeline> live;       // waiting / running / preempted requests
-  int64_t totalPrefixQueryTokens = 0, totalPrefixHitTokens = 0;
-  int64_t totalPreemptions = 0;
-  int64_t totalGeneratedTokens = 0;
-  EngineTotals totals;                     // all counters (recent hit rate, request_success, ...)
+  EngineTotals totals;                     // running counters (prefix cache, preemptions, tokens, ...)
 };
 
 struct ConfigChangedEvent {

@@ -91,12 +91,7 @@ void EngineLoop::Impl::publishSnapshot(bool isPaused) {
   s->numWaiting = engine->numWaiting() + int(held.size());
   s->kvBlocks = engine->kvBlocks();
   s->live = engine->liveTimelines();
-  EngineTotals t = engine->totals();
-  s->totalPrefixQueryTokens = t.prefixQueryTokens;
-  s->totalPrefixHitTokens = t.prefixHitTokens;
-  s->totalPreemptions = t.preemptions;
-  s->totalGeneratedTokens = t.generatedTokens;
-  s->totals = t;
+  s->totals = engine->totals();
   std::lock_guard lock(snapMu);
   snap = std::move(s);
   lastSnapshot = engine->now();
