@@ -22,7 +22,7 @@ struct RequestInput {
   std::vector<int> promptTokenIds;  // as given (BOS already included when wanted)
   SamplingParams sampling;
   int priority = 0;                 // scheduling_policy=priority: lower value first (vLLM)
-  std::string tag;                  // free text for the UI ("chat 2", "load"), exported
+  std::string tag;                  // free text for the UI ("chat 2", "load"): kept as timeline.tag
   // When a front-end submitted it, stamped on the submitting thread (EngineLoop::submit);
   // unset = when addRequest() runs. TTFT, e2e and queue time count from here.
   std::optional<std::chrono::steady_clock::time_point> arrival;

@@ -24,7 +24,6 @@ namespace lwb {
 // Engine-side state of one request: the scheduler's Request plus sampling and text.
 struct EngineRequest {
   Request req;
-  std::string tag;
   std::unique_ptr<RequestSampler> sampler;
   std::unique_ptr<OutputText> text;
 };

@@ -35,9 +35,8 @@ struct ConfigChangedEvent {
   std::string description;  // "max_num_batched_tokens 2048 → 512"
 };
 struct RequestFinishedEvent {
-  RequestTimeline timeline;
+  RequestTimeline timeline;  // timeline.tag: which front-end sent it ("chat 1", "load", "api")
   std::vector<int> outputTokenIds;
-  std::string tag;  // RequestInput.tag: which front-end sent it ("chat 1", "load", "api")
 };
 struct EngineErrorEvent {
   double time = 0;
@@ -77,9 +76,6 @@ class EngineLoop {
   RequestId submit(RequestInput input);
   void abort(RequestId id);
   void abortAll();
-  // RequestInput.tag of a request not finished yet ("" once finished: the finished
-  // event carries it), so any front-end can label requests another one sent.
-  std::string tagOf(RequestId id) const;
   // Non-structural changes apply at the next step; structural ones drain (or, with
   // abortInFlight, abort) running work and rebuild. Invalid values throw lwb::Error.
   // A change that fails on the engine thread (backend cuda without a device) leaves the
