@@ -6,6 +6,7 @@
 #ifdef LWB_WITH_GUI
 #include <QApplication>
 
+#include "app/api_serve_controller.h"
 #include "app/cli/args.h"
 #include "ui/main_window.h"
 #include "ui/remote/remote_window.h"
@@ -60,6 +61,7 @@ int gui(int argc, char** argv) {
   parser.applyKnobs(options.knobs);
   options.demo = parser.has("demo") || parser.has("measure-seconds");
   if (parser.has("measure-seconds")) options.measureSeconds = parser.number("measure-seconds", 0, 1e-3, 1e9);
+  options.serveController = std::make_shared<ApiServeController>();
 
   lwb::ui::theme::apply(app);
   lwb::ui::MainWindow window(options);

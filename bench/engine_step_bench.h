@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/engine_testing.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cpu/thread_pool.h"
 #include "engine/metrics/stats.h"
@@ -139,7 +140,7 @@ inline void benchEngineDecode(const std::string& label, std::shared_ptr<const Mo
     cfg.executor.kvCacheDtype = kvCacheDtype;
     Engine engine(model, cfg);
     std::vector<ForwardBatch> ran;  // every batch the engine ran, in order
-    engine.setBeforeForwardHookForTesting([&](const ForwardBatch& b) { ran.push_back(b); });
+    EngineTesting::setBeforeForwardHook(engine, [&](const ForwardBatch& b) { ran.push_back(b); });
     for (int b = 0; b < B; ++b) {
       RequestInput in;
       in.promptTokenIds = promptOf(prompt, 7 * b + 1, vocab);

@@ -5,6 +5,7 @@
 #include "engine/common/error.h"
 #include "engine/config/knobs.h"
 #include "engine/engine_impl.h"
+#include "engine/forward_batch_builder.h"
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/model/model.h"
 #include "engine/sched/stop_check.h"
@@ -86,7 +87,7 @@ RequestId Engine::addRequestWithId(RequestId id, RequestInput input) {
   r.timeline.priority = input.priority;
   r.timeline.numPromptTokens = r.numPromptTokens;
   r.timeline.arrivalTime = input.arrival ? d.timeOf(*input.arrival) : d.now();
-  er->tag = std::move(input.tag);
+  r.timeline.tag = std::move(input.tag);
   er->sampler = std::make_unique<RequestSampler>(r.sampling, d.seedBase ^ (uint64_t(id) * 0x9E3779B97F4A7C15ull));
   const size_t tail = std::min<size_t>(r.tokenIds.size(), 8);
   er->text = std::make_unique<OutputText>(d.model->tokenizer.get(),
@@ -180,22 +181,11 @@ void Engine::Impl::failStep(const SchedulerOutput& plan, const std::string& what
   for (const ScheduledSeq& s : plan.seqs) finish(*requests.at(s.request->id), FinishReason::Error, out, what);
 }
 
-// Timeline and counters at each new token (vLLM: TTFT and the prompt tokens at the first).
-void Engine::Impl::recordToken(Request& r, double t) {
-  r.timeline.numOutputTokens = r.numOutputTokens();
-  r.timeline.tokenTimes.push_back(t);
-  if (!r.timeline.firstTokenTime) {
-    r.timeline.firstTokenTime = t;
-    totals.promptTokens += r.numPromptTokens;
-  }
-  ++totals.generatedTokens;
-}
-
 // Samples the next token from `logits` (the step's row, rewritten in place), or with
 // `draftToken` >= 0 verifies that draft (*accepted: whether it was). Touches the request's
-// own state only (its sampler), so that the rows of a step can be drawn concurrently.
-SampleResult Engine::Impl::drawToken(EngineRequest& er, float* logits, int draftToken,
-                                     const std::vector<double>* draftProbs, bool* accepted) const {
+// own state only (its sampler), so that the rows of a step can be sampled concurrently.
+SampleResult Engine::Impl::sampleToken(EngineRequest& er, float* logits, int draftToken,
+                                       const std::vector<double>* draftProbs, bool* accepted) const {
   Request& r = er.req;
   const int vocab = model->config.vocabSize;
   maskStopTokens(r, modelStopIds, logits, vocab);
@@ -203,46 +193,40 @@ SampleResult Engine::Impl::drawToken(EngineRequest& er, float* logits, int draft
                         : er.sampler->verify(logits, vocab, r.tokenIds, draftToken, draftProbs, accepted);
 }
 
-// The request's own part of taking a drawn token: appended, the stop checks, the text it
-// adds (concurrently for the rows of a step, as drawToken).
-TakenToken Engine::Impl::appendToken(EngineRequest& er, int tokenId) const {
+// The request's own part of taking a sampled token: appended, the stop checks, the text it
+// adds (concurrently for the rows of a step, as sampleToken).
+AppendResult Engine::Impl::appendToken(EngineRequest& er, int tokenId) const {
   Request& r = er.req;
   r.tokenIds.push_back(tokenId);
-  TakenToken taken;
-  taken.reason = checkStop(r, modelStopIds, inForce.maxModelLen, *er.text);
-  taken.text = er.text->take(false);
-  return taken;
+  AppendResult appended;
+  appended.reason = checkStop(r, modelStopIds, inForce.maxModelLen, *er.text);
+  appended.text = er.text->take(false);
+  return appended;
 }
 
-// An appended token into the timeline, the totals and the step's delta (without its text).
-TokenDelta& Engine::Impl::deltaWithToken(Request& r, const SampleResult& s, bool accepted, double t, StepOutput& out) {
-  recordToken(r, t);
+// The engine's part of an appended token, in the plan's order: the timeline and totals
+// (vLLM: TTFT and the prompt tokens at the first token), the step's delta (the token, its
+// logprobs, the text `append` released) and the finish `append` found. `append` is null
+// when the stop checks threw: the token counts, its text and finish are unknown.
+void Engine::Impl::publishDelta(EngineRequest& er, const SampleResult& s, bool accepted, const AppendResult* append,
+                                double t, StepOutput& out) {
+  Request& r = er.req;
+  r.timeline.numOutputTokens = r.numOutputTokens();
+  r.timeline.tokenTimes.push_back(t);
+  if (!r.timeline.firstTokenTime) {
+    r.timeline.firstTokenTime = t;
+    totals.promptTokens += r.numPromptTokens;
+  }
+  ++totals.generatedTokens;
   TokenDelta& delta = deltaFor(out, r.id);
   delta.newTokenIds.push_back(s.tokenId);
   delta.fromDraft.push_back(accepted);
   // The top-K of the raw distribution, best first, as `generate --json` and vLLM report them.
   if (r.sampling.logprobs > 0) delta.newLogprobs.push_back(s.topLogprobs);
-  return delta;
-}
-
-// The engine's part, in the plan's order: timeline and totals, the step's delta, finishing.
-void Engine::Impl::publishToken(EngineRequest& er, const SampleResult& s, bool accepted, const TakenToken& taken,
-                                double t, StepOutput& out) {
-  TokenDelta& delta = deltaWithToken(er.req, s, accepted, t, out);
-  delta.newText += taken.text;
+  if (!append) return;
+  delta.newText += append->text;
   delta.textEnds.push_back(delta.newText.size());
-  if (taken.reason != FinishReason::None) finish(er, taken.reason, out);
-}
-
-// drawToken on a copy of `logits`, then appendToken and publishToken; returns whether the
-// draft was accepted.
-bool Engine::Impl::processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken,
-                                const std::vector<double>* draftProbs) {
-  scratch.assign(logits, logits + model->config.vocabSize);
-  bool accepted = false;
-  const SampleResult s = drawToken(er, scratch.data(), draftToken, draftProbs, &accepted);
-  publishToken(er, s, accepted, appendToken(er, s.tokenId), t, out);
-  return accepted;
+  if (append->reason != FinishReason::None) finish(er, append->reason, out);
 }
 
 void Engine::Impl::addPlanTotals(const SchedulerOutput& plan) {
@@ -277,7 +261,7 @@ SchedulerOutput Engine::Impl::schedule(double t0, StepOutput& out) {
 // and false is returned; nothing is committed.
 bool Engine::Impl::execute(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out) {
   try {
-    const ForwardBatch batch = plan.toForwardBatch(scheduler->kv());
+    const ForwardBatch batch = buildForwardBatch(plan, scheduler->kv());
     if (beforeForward) beforeForward(batch);
     executor->forward(batch, result);
   } catch (const std::exception& e) {
@@ -289,43 +273,41 @@ bool Engine::Impl::execute(const SchedulerOutput& plan, ForwardResult& result, S
   return true;
 }
 
-// Sample, append, check stop, for every sequence that reached its end this step; a
-// sequence with drafts has k + 1 rows and verifies them. The rows without drafts are
-// drawn and appended first (drawToken, appendToken: in place in `result`), concurrently
-// on the executor's host threads: each request's own sampler, RNG and text, so the same
-// tokens and text whatever the thread; on one thread the other threads would idle through
-// it (`bench_cpu --only engine` measures what it adds to a step). Then every
-// sequence is published, or verified, in the plan's order. Returns the drafts accepted.
-int Engine::Impl::postprocess(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out) {
-  const double tTokens = now();
-  struct Draw {
-    EngineRequest* er = nullptr;
-    int row = 0;
-    SampleResult sample;
-    bool appended = false;
-    TakenToken taken;
-    std::string error;  // what drawToken or appendToken threw
-  };
-  std::vector<Draw> draws;  // in the plan's order: the sequences that want logits and have no drafts
+// The rows of the sequences that reached their end this step without drafts: sampled and
+// appended (sampleToken, appendToken: in place in `result`) concurrently on the executor's
+// host threads. Each request's own sampler, RNG and text, so the same tokens and text
+// whatever the thread. On one thread the other threads would idle through it
+// (`bench_cpu --only engine` measures what it adds to a step).
+std::vector<SampledRow> Engine::Impl::sampleRows(const SchedulerOutput& plan, ForwardResult& result) {
+  std::vector<SampledRow> rows;  // in the plan's order
   int row = 0;
   for (const ScheduledSeq& s : plan.seqs) {
     if (!s.needLogits) continue;
-    if (s.numSpecTokens() == 0) draws.push_back({requests.at(s.request->id).get(), row, {}, false, {}, {}});
+    if (s.numSpecTokens() == 0) rows.push_back({requests.at(s.request->id).get(), row, {}, false, {}, {}});
     row += 1 + s.numSpecTokens();
   }
-  executor->runHostTasks(int(draws.size()), [&](int i) {
-    Draw& d = draws[size_t(i)];
+  executor->runHostTasks(int(rows.size()), [&](int i) {
+    SampledRow& d = rows[size_t(i)];
     try {
-      d.sample = drawToken(*d.er, result.logits.data() + size_t(d.row) * size_t(result.vocabSize));
+      d.sample = sampleToken(*d.er, result.logits.data() + size_t(d.row) * size_t(result.vocabSize));
       d.appended = true;
-      d.taken = appendToken(*d.er, d.sample.tokenId);
+      d.append = appendToken(*d.er, d.sample.tokenId);
     } catch (const std::exception& e) {
       d.error = e.what();
     }
   });
+  return rows;
+}
+
+// Sample, append, check stop, for every sequence that reached its end this step; a
+// sequence with drafts has k + 1 rows and verifies them. The rows without drafts come
+// from sampleRows; then every sequence is published, or verified, in the plan's order.
+// Returns the drafts accepted.
+int Engine::Impl::postprocess(const SchedulerOutput& plan, ForwardResult& result, StepOutput& out) {
+  const double tTokens = now();
+  const std::vector<SampledRow> sampled = sampleRows(plan, result);
   size_t next = 0;
-  int accepted = 0;
-  row = 0;
+  int accepted = 0, row = 0;
   for (const ScheduledSeq& s : plan.seqs) {
     if (!s.needLogits) continue;
     EngineRequest& er = *requests.at(s.request->id);
@@ -333,15 +315,10 @@ int Engine::Impl::postprocess(const SchedulerOutput& plan, ForwardResult& result
       if (s.numSpecTokens() > 0) {
         accepted += verifyDrafts(er, s, result, row, tTokens, out);
       } else {
-        const Draw& d = draws[next++];
-        if (d.error.empty()) {
-          publishToken(er, d.sample, false, d.taken, tTokens, out);
-        } else {
-          // Drawn and appended, then the stop checks threw: the token counts, as when one
-          // thread did it all.
-          if (d.appended) deltaWithToken(er.req, d.sample, false, tTokens, out);
-          throw Error(d.error);
-        }
+        const SampledRow& d = sampled[next++];
+        // Appended, then the stop checks threw: the token counts, as when one thread did it all.
+        if (d.appended) publishDelta(er, d.sample, false, d.error.empty() ? &d.append : nullptr, tTokens, out);
+        if (!d.error.empty()) throw Error(d.error);
       }
     } catch (const std::exception& e) {
       if (!er.req.isFinished()) finish(er, FinishReason::Error, out, std::string("sampling failed: ") + e.what());
@@ -424,10 +401,6 @@ int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
 int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }
 int Engine::maxModelLen() const { return impl_->configPending ? impl_->pendingMaxModelLen : impl_->inForce.maxModelLen; }
 EngineTotals Engine::totals() const { return impl_->totals; }
-void Engine::setProposerForTesting(std::unique_ptr<Proposer> proposer) { impl_->proposer = std::move(proposer); }
-void Engine::setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook) {
-  impl_->beforeForward = std::move(hook);
-}
 const std::vector<StepRecord>& Engine::steps() const { return impl_->steps; }
 int64_t Engine::numSteps() const { return impl_->numSteps; }
 void Engine::setKeepStepHistory(bool keep) {

@@ -3,14 +3,12 @@
 // Single-threaded; EngineLoop runs it on its own thread.
 #include <array>
 #include <chrono>
-#include <functional>
 #include <optional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/config/engine_config.h"
-#include "engine/exec/executor.h"
 #include "engine/kv/kv_events.h"
 #include "engine/kv/block_listing.h"
 #include "engine/metrics/records.h"
@@ -19,13 +17,12 @@
 namespace lwb {
 
 struct Model;
-class Proposer;
 
 struct RequestInput {
   std::vector<int> promptTokenIds;  // as given (BOS already included when wanted)
   SamplingParams sampling;
   int priority = 0;                 // scheduling_policy=priority: lower value first (vLLM)
-  std::string tag;                  // free text for the UI ("chat 2", "load"), exported
+  std::string tag;                  // free text for the UI ("chat 2", "load"): kept as timeline.tag
   // When a front-end submitted it, stamped on the submitting thread (EngineLoop::submit);
   // unset = when addRequest() runs. TTFT, e2e and queue time count from here.
   std::optional<std::chrono::steady_clock::time_point> arrival;
@@ -126,14 +123,9 @@ class Engine {
   int maxModelLen() const;  // effective, of config(): computed once per change
   std::vector<RequestTimeline> liveTimelines() const;  // waiting, running, preempted
   EngineTotals totals() const;
-  // Test hook: called before every forward pass; an exception it throws is handled as
-  // an executor error (the step's requests finish with "error").
-  void setBeforeForwardHookForTesting(std::function<void(const ForwardBatch&)> hook);
-  // Test hook: drafts come from `proposer` (scripted proposals) until the next config
-  // change rebuilds the proposer from speculative_config.
-  void setProposerForTesting(std::unique_ptr<Proposer> proposer);
 
  private:
+  friend struct EngineTesting;  // test hooks (engine_testing.h)
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

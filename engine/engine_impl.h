@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/exec/executor.h"
 #include "engine/metrics/caching_metrics.h"
 #include "engine/model/model.h"
 #include "engine/model/output_text.h"
@@ -23,16 +24,26 @@ namespace lwb {
 // Engine-side state of one request: the scheduler's Request plus sampling and text.
 struct EngineRequest {
   Request req;
-  std::string tag;
   std::unique_ptr<RequestSampler> sampler;
   std::unique_ptr<OutputText> text;
 };
 
-// What appending a drawn token found: a finish reason (stop token or string, length) and
-// the text that became safe to show.
-struct TakenToken {
+// What appending a sampled token found: a finish reason (stop token or string, length)
+// and the text that became safe to show.
+struct AppendResult {
   FinishReason reason = FinishReason::None;
   std::string text;
+};
+
+// One row of a step without drafts, sampled and appended on a host thread (sampleRows),
+// then published in the plan's order.
+struct SampledRow {
+  EngineRequest* er = nullptr;
+  int row = 0;               // in the step's logits
+  SampleResult sample;
+  bool appended = false;     // the token is in the request (its stop checks may have thrown)
+  AppendResult append;
+  std::string error;         // what sampleToken or appendToken threw
 };
 
 struct Engine::Impl {
@@ -85,19 +96,18 @@ struct Engine::Impl {
   void finish(EngineRequest& er, FinishReason reason, StepOutput& out, const std::string& error = {});
   void abortAll(StepOutput& out);
   void applyPendingConfig();
-  SampleResult drawToken(EngineRequest& er, float* logits, int draftToken = -1,
-                         const std::vector<double>* draftProbs = nullptr, bool* accepted = nullptr) const;
-  TakenToken appendToken(EngineRequest& er, int tokenId) const;
-  TokenDelta& deltaWithToken(Request& r, const SampleResult& s, bool accepted, double t, StepOutput& out);
-  void publishToken(EngineRequest& er, const SampleResult& s, bool accepted, const TakenToken& taken, double t,
+  // A token's three parts: sampleToken and appendToken touch the request's own state only
+  // (concurrently for the rows of a step); publishDelta is the engine's, in the plan's order.
+  SampleResult sampleToken(EngineRequest& er, float* logits, int draftToken = -1,
+                           const std::vector<double>* draftProbs = nullptr, bool* accepted = nullptr) const;
+  AppendResult appendToken(EngineRequest& er, int tokenId) const;
+  void publishDelta(EngineRequest& er, const SampleResult& s, bool accepted, const AppendResult* append, double t,
                     StepOutput& out);
-  bool processToken(EngineRequest& er, const float* logits, double t, StepOutput& out, int draftToken = -1,
-                    const std::vector<double>* draftProbs = nullptr);
+  std::vector<SampledRow> sampleRows(const SchedulerOutput& plan, ForwardResult& result);
   int verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow, double t,
                    StepOutput& out);
   void buildProposer();
   void propose();
-  void recordToken(Request& r, double t);
   void addPlanTotals(const SchedulerOutput& plan);
   void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
   // step() = schedule (drafts, plan) → execute → postprocess (sample or verify, append,

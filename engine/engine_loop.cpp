@@ -205,7 +205,6 @@ RequestId EngineLoop::submit(RequestInput input) {
   validateRequest(input.promptTokenIds, input.sampling, d.model->config.vocabSize, d.maxModelLen);
   Command c{Command::Kind::Submit};
   c.id = d.nextId++;
-  if (!input.tag.empty()) d.tags[c.id] = input.tag;
   c.input = std::move(input);
   d.inbox.push_back(std::move(c));
   d.cv.notify_one();
@@ -218,12 +217,6 @@ void EngineLoop::abort(RequestId id) {
   c.id = id;
   impl_->inbox.push_back(std::move(c));
   impl_->cv.notify_one();
-}
-
-std::string EngineLoop::tagOf(RequestId id) const {
-  std::lock_guard lock(impl_->mu);
-  auto it = impl_->tags.find(id);
-  return it == impl_->tags.end() ? std::string() : it->second;
 }
 
 void EngineLoop::abortAll() {

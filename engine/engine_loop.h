@@ -2,18 +2,15 @@
 // The engine on its own thread. Any thread may submit, abort and change knobs; the GUI
 // pulls at a fixed rate: events since the last pull (token deltas, finished requests,
 // step records) and the latest immutable snapshot. No callback per token.
-#include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "engine/common/bounded_queue.h"
 #include "engine/engine.h"
-#include "engine/kv_event_stream.h"
+#include "engine/kv/kv_events.h"
 
 namespace lwb {
 
@@ -29,10 +26,7 @@ struct EngineSnapshot {
   int numRunning = 0, numWaiting = 0;
   std::vector<KvBlockInfo> kvBlocks;       // index = block id
   std::vector<RequestTimeline> live;       // waiting / running / preempted requests
-  int64_t totalPrefixQueryTokens = 0, totalPrefixHitTokens = 0;
-  int64_t totalPreemptions = 0;
-  int64_t totalGeneratedTokens = 0;
-  EngineTotals totals;                     // all counters (recent hit rate, request_success, ...)
+  EngineTotals totals;                     // running counters (prefix cache, preemptions, tokens, ...)
 };
 
 struct ConfigChangedEvent {
@@ -41,9 +35,8 @@ struct ConfigChangedEvent {
   std::string description;  // "max_num_batched_tokens 2048 → 512"
 };
 struct RequestFinishedEvent {
-  RequestTimeline timeline;
+  RequestTimeline timeline;  // timeline.tag: which front-end sent it ("chat 1", "load", "api")
   std::vector<int> outputTokenIds;
-  std::string tag;  // RequestInput.tag: which front-end sent it ("chat 1", "load", "api")
 };
 struct EngineErrorEvent {
   double time = 0;
@@ -60,27 +53,18 @@ using EngineEvent = std::variant<TokenDelta, StepRecord, RequestFinishedEvent, C
 
 // A second (third, ...) reader of the event stream, beside drainEvents(): every event
 // the loop publishes is copied into each live subscriber's own bounded queue, and a
-// waiting thread (an HTTP handler) sleeps on the subscriber's condition variable
-// instead of polling. Dropping the last shared_ptr unsubscribes.
-class EventSubscriber {
+// waiting thread (an HTTP handler) sleeps on it instead of polling. Dropping the last
+// shared_ptr unsubscribes. A full queue drops step records first: a step record is only
+// a chart point; deltas and finishes carry a client's answer.
+class EventSubscriber : public BoundedQueue<EngineEvent> {
  public:
-  explicit EventSubscriber(size_t capacity) : capacity_(capacity) {}
-  // Returns the queued events, waiting up to `timeout` for the first one (or close()).
-  std::vector<EngineEvent> waitAndDrain(std::chrono::milliseconds timeout);
-  std::vector<EngineEvent> drain();
-  void close();                    // wakes waiters; later events are ignored
-  bool isClosed() const;
-  uint64_t numDropped() const;     // events lost to a full queue (steps go first)
-  void push(const EngineEvent& e); // called by the loop
-
- private:
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<EngineEvent> queue_;
-  size_t capacity_;
-  uint64_t dropped_ = 0;
-  bool closed_ = false;
+  explicit EventSubscriber(size_t capacity)
+      : BoundedQueue(capacity, [](const EngineEvent& e) { return std::holds_alternative<StepRecord>(e); }) {}
 };
+
+// One reader's queue of KV-cache event batches (the server's vLLM-style publisher reads
+// one). Full: the oldest batch goes, and a reader that saw a drop must resynchronise.
+using KvEventStream = BoundedQueue<KvEventBatch>;
 
 class EngineLoop {
  public:
@@ -92,9 +76,6 @@ class EngineLoop {
   RequestId submit(RequestInput input);
   void abort(RequestId id);
   void abortAll();
-  // RequestInput.tag of a request not finished yet ("" once finished: the finished
-  // event carries it), so any front-end can label requests another one sent.
-  std::string tagOf(RequestId id) const;
   // Non-structural changes apply at the next step; structural ones drain (or, with
   // abortInFlight, abort) running work and rebuild. Invalid values throw lwb::Error.
   // A change that fails on the engine thread (backend cuda without a device) leaves the

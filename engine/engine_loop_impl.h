@@ -5,7 +5,6 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -37,7 +36,6 @@ struct EngineLoop::Impl {
   std::shared_ptr<const Model> model;   // the one serving (or about to)
   RequestId nextId = 1;
   std::vector<std::thread> loaders;
-  std::map<RequestId, std::string> tags;  // of unfinished requests
 
   std::mutex outMu;  // events and subscribers
   std::deque<EngineEvent> events;
@@ -72,7 +70,6 @@ struct EngineLoop::Impl {
   void push(EngineEvent e);
   void publishSnapshot(bool isPaused);
   void forwardKvEvents();
-  std::string takeTag(RequestId id);
 };
 
 }  // namespace lwb

@@ -11,15 +11,6 @@ namespace {
 constexpr size_t kMaxEvents = 100000;
 }
 
-std::string EngineLoop::Impl::takeTag(RequestId id) {
-  std::lock_guard lock(mu);
-  auto it = tags.find(id);
-  if (it == tags.end()) return {};
-  std::string tag = std::move(it->second);
-  tags.erase(it);
-  return tag;
-}
-
 void EngineLoop::Impl::push(EngineEvent e) {
   std::lock_guard lock(outMu);
   std::erase_if(subscribers, [&e](const std::weak_ptr<EventSubscriber>& w) {
@@ -50,7 +41,6 @@ void EngineLoop::Impl::publish(const StepOutput& out) {
     const std::vector<int>& all = *engine->outputTokenIds(id);
     fin.outputTokenIds.assign(all.begin() + fin.timeline.numPromptTokens, all.end());
     engine->releaseRequest(id);  // everything about it now travels in the event
-    fin.tag = takeTag(id);
     push(std::move(fin));
   }
   dirty = true;
@@ -91,12 +81,7 @@ void EngineLoop::Impl::publishSnapshot(bool isPaused) {
   s->numWaiting = engine->numWaiting() + int(held.size());
   s->kvBlocks = engine->kvBlocks();
   s->live = engine->liveTimelines();
-  EngineTotals t = engine->totals();
-  s->totalPrefixQueryTokens = t.prefixQueryTokens;
-  s->totalPrefixHitTokens = t.prefixHitTokens;
-  s->totalPreemptions = t.preemptions;
-  s->totalGeneratedTokens = t.generatedTokens;
-  s->totals = t;
+  s->totals = engine->totals();
   std::lock_guard lock(snapMu);
   snap = std::move(s);
   lastSnapshot = engine->now();
@@ -119,7 +104,7 @@ void EngineLoop::Impl::finishOutside(const Command& c, FinishReason reason, cons
   fin.timeline.arrivalTime = c.input.arrival ? engine->timeOf(*c.input.arrival) : *fin.timeline.finishTime;
   fin.timeline.finishReason = reason;
   fin.timeline.error = error;
-  fin.tag = takeTag(c.id);
+  fin.timeline.tag = c.input.tag;
   push(std::move(fin));
 }
 

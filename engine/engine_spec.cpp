@@ -15,9 +15,14 @@ int Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const F
   const int k = s.numSpecTokens();
   int numAccepted = 0;
   for (int i = 0; i <= k && !r.isFinished(); ++i) {
+    const int draft = i < k ? s.specTokenIds[size_t(i)] : -1;  // -1: the bonus token, sampled
     const std::vector<double>* q = size_t(i) < r.specDraftProbs.size() ? &r.specDraftProbs[size_t(i)] : nullptr;
-    const bool accepted =
-        processToken(er, result.row(firstRow + i), t, out, i < k ? s.specTokenIds[size_t(i)] : -1, q);
+    const float* logits = result.row(firstRow + i);
+    scratch.assign(logits, logits + model->config.vocabSize);  // sampleToken rewrites what it reads
+    bool accepted = false;
+    const SampleResult sample = sampleToken(er, scratch.data(), draft, q, &accepted);
+    const AppendResult append = appendToken(er, sample.tokenId);
+    publishDelta(er, sample, accepted, &append, t, out);
     if (i == k || !accepted) break;
     ++numAccepted;
   }

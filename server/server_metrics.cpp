@@ -138,12 +138,12 @@ std::string ServerMetrics::render(const EngineSnapshot& s, const std::string& mo
                std::to_string(s.kvBlocks.size()) + "\"",
            1);
   w.counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.",
-            double(s.totalPrefixQueryTokens));
+            double(s.totals.prefixQueryTokens));
   w.counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
-            double(s.totalPrefixHitTokens));
-  w.counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", double(s.totalPreemptions));
+            double(s.totals.prefixHitTokens));
+  w.counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", double(s.totals.preemptions));
   w.counter("vllm:prompt_tokens", "Number of prefill tokens processed.", double(promptTokens_));
-  w.counter("vllm:generation_tokens", "Number of generation tokens processed.", double(s.totalGeneratedTokens));
+  w.counter("vllm:generation_tokens", "Number of generation tokens processed.", double(s.totals.generatedTokens));
   w.header("vllm:request_success", "Count of successfully processed requests.", "counter");
   for (const auto& [reason, n] : finishedByReason_)
     w.sample("vllm:request_success_total", ",finished_reason=\"" + reason + "\"", double(n));
@@ -175,7 +175,7 @@ std::string formatStatLine(const TokenCounts& now, const TokenCounts& before, do
                            const EngineSnapshot& s) {
   const double dt = seconds > 0 ? seconds : 1;
   const double hitRate =
-      s.totalPrefixQueryTokens > 0 ? double(s.totalPrefixHitTokens) / double(s.totalPrefixQueryTokens) : 0;
+      s.totals.prefixQueryTokens > 0 ? double(s.totals.prefixHitTokens) / double(s.totals.prefixQueryTokens) : 0;
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f tokens/s, "

@@ -8,6 +8,7 @@
 #include "common/engine_fixture.h"
 #include "engine/common/error.h"
 #include "engine/engine.h"
+#include "engine/engine_testing.h"
 #include "engine/model/model.h"
 
 using namespace lwb;
@@ -23,7 +24,7 @@ class TestEngineFaults : public QObject {
   void executorErrorsAreContained() {
     Engine engine(fx_.model, knobs(2048, true, true));
     bool fail = true;
-    engine.setBeforeForwardHookForTesting([&fail](const ForwardBatch&) {
+    EngineTesting::setBeforeForwardHook(engine, [&fail](const ForwardBatch&) {
       if (fail) throw Error("injected fault");
     });
     RequestId a = engine.addRequest(greedy(fx_.prompts[0]));
@@ -45,7 +46,7 @@ class TestEngineFaults : public QObject {
     const std::vector<std::vector<int>> prompts = sharedHeadPrompts(2);
     Engine engine(fx_.model, knobs(2048, true, true));
     bool fail = true;
-    engine.setBeforeForwardHookForTesting([&fail](const ForwardBatch&) {
+    EngineTesting::setBeforeForwardHook(engine, [&fail](const ForwardBatch&) {
       if (fail) throw Error("injected fault");
     });
     engine.addRequest(greedy(prompts[0]));
@@ -72,7 +73,7 @@ class TestEngineFaults : public QObject {
     prompt.resize(31);  // block 0 full, block 1 holds 15: the first decode fills it
     Engine engine(fx_.model, knobs(2048, true, true));
     int numForwards = 0;
-    engine.setBeforeForwardHookForTesting([&numForwards](const ForwardBatch&) {
+    EngineTesting::setBeforeForwardHook(engine, [&numForwards](const ForwardBatch&) {
       if (++numForwards == 2) throw Error("injected fault");
     });
     RequestId a = engine.addRequest(greedy(prompt));

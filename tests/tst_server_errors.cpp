@@ -114,11 +114,11 @@ class TestServerErrors : public QObject {
     const std::string labels = "{model_name=\"austen\",engine=\"0\"}";
     auto snap = h_.loop->snapshot();
     QCOMPARE(values["vllm:generation_tokens_total" + labels], double(generated));
-    QCOMPARE(values["vllm:generation_tokens_total" + labels], double(snap->totalGeneratedTokens));
+    QCOMPARE(values["vllm:generation_tokens_total" + labels], double(snap->totals.generatedTokens));
     QCOMPARE(values["vllm:prompt_tokens_total" + labels], double(prompted));
-    QCOMPARE(values["vllm:prefix_cache_queries_total" + labels], double(snap->totalPrefixQueryTokens));
-    QCOMPARE(values["vllm:prefix_cache_hits_total" + labels], double(snap->totalPrefixHitTokens));
-    QCOMPARE(values["vllm:num_preemptions_total" + labels], double(snap->totalPreemptions));
+    QCOMPARE(values["vllm:prefix_cache_queries_total" + labels], double(snap->totals.prefixQueryTokens));
+    QCOMPARE(values["vllm:prefix_cache_hits_total" + labels], double(snap->totals.prefixHitTokens));
+    QCOMPARE(values["vllm:num_preemptions_total" + labels], double(snap->totals.preemptions));
     QCOMPARE(values["vllm:request_success_total{model_name=\"austen\",engine=\"0\",finished_reason=\"length\"}"], 5.0);
     QCOMPARE(values["vllm:time_to_first_token_seconds_count" + labels], 5.0);
     QCOMPARE(values["vllm:e2e_request_latency_seconds_bucket{model_name=\"austen\",engine=\"0\",le=\"+Inf\"}"], 5.0);

@@ -11,6 +11,7 @@
 #include "common/random_model.h"
 #include "engine/common/json.h"
 #include "engine/engine.h"
+#include "engine/engine_testing.h"
 #include "engine/model/model.h"
 #include "engine/common/error.h"
 #include "engine/bench/bench_report.h"
@@ -76,7 +77,7 @@ class OracleProposer : public Proposer {
 Run runAll(std::shared_ptr<const Model> model, const EngineConfig& config, const std::vector<std::vector<int>>& prompts,
            int maxTokens, std::unique_ptr<Proposer> proposer = nullptr) {
   Engine engine(model, config);
-  if (proposer) engine.setProposerForTesting(std::move(proposer));
+  if (proposer) EngineTesting::setProposer(engine, std::move(proposer));
   Run run;
   for (const auto& p : prompts) {
     RequestInput in;

@@ -12,6 +12,7 @@
 
 #include "common/random_model.h"
 #include "engine/engine.h"
+#include "engine/engine_testing.h"
 #include "engine/model/model.h"
 #include "engine/sample/rejection_sampler.h"
 #include "engine/sample/sampler.h"
@@ -178,7 +179,7 @@ class TestSpecSampling : public QObject {
       c.executor.numThreads = 2;
       if (draftToken >= 0) c.speculative = parseSpeculativeConfig(R"({"method": "ngram", "num_speculative_tokens": 1})");
       Engine engine(model, c);
-      if (draftToken >= 0) engine.setProposerForTesting(std::make_unique<ScriptedDraft>(draftToken));
+      if (draftToken >= 0) EngineTesting::setProposer(engine, std::make_unique<ScriptedDraft>(draftToken));
       for (int i = 0; i < n; ++i) {
         RequestInput in;
         in.promptTokenIds = {1, 40, 41, 42, 43};

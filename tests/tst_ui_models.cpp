@@ -60,8 +60,9 @@ void TestUiModels::requestsModelPassesTester() {
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
   EngineSnapshot snap;
   snap.live = {timeline(1, false), timeline(2, false)};
+  snap.live[1].tag = "load";
   snap.kvBlocks = {owned({1})};
-  model.update(&snap, {}, [](RequestId) { return QStringLiteral("load"); });
+  model.update(&snap, {});
   QCOMPARE(model.rowCount(), 2);
   QCOMPARE(model.data(model.index(0, RequestsTableModel::State), Qt::DisplayRole).toString(), QString("running"));
   QCOMPARE(model.data(model.index(1, RequestsTableModel::State), Qt::DisplayRole).toString(), QString("preempted"));
@@ -71,7 +72,7 @@ void TestUiModels::requestsModelPassesTester() {
   speculated.specDecode.observe(4, 1);
   RequestFinishedEvent done{speculated, {}};
   snap.live = {timeline(2, false)};
-  model.update(&snap, {done}, {});
+  model.update(&snap, {done});
   QCOMPARE(model.data(model.index(0, RequestsTableModel::Drafts), Qt::DisplayRole).toString(), QString("4/8 (3.00)"));
   QCOMPARE(model.data(model.index(1, RequestsTableModel::Drafts), Qt::DisplayRole).toString(), QString());
   QCOMPARE(model.rowCount(), 2);
@@ -87,10 +88,10 @@ void TestUiModels::requestsModelRangedDataChanged() {
   RequestsTableModel model;
   EngineSnapshot snap;
   for (RequestId id = 1; id <= 10; ++id) snap.live.push_back(timeline(id, false));
-  model.update(&snap, {}, {});
+  model.update(&snap, {});
   QSignalSpy spy(&model, &QAbstractItemModel::dataChanged);
   snap.live = {timeline(4, false), timeline(6, false)};
-  model.update(&snap, {}, {});
+  model.update(&snap, {});
   QCOMPARE(spy.count(), 1);  // one signal per tick, covering rows 3..5
   QCOMPARE(spy[0][0].toModelIndex().row(), 3);
   QCOMPARE(spy[0][1].toModelIndex().row(), 5);
@@ -101,7 +102,7 @@ void TestUiModels::requestsModelIsBounded() {
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
   std::vector<RequestFinishedEvent> batch;
   for (RequestId id = 0; id < RequestsTableModel::kMaxRows + 50; ++id) batch.push_back({timeline(id, true), {}});
-  model.update(nullptr, batch, {});
+  model.update(nullptr, batch);
   QCOMPARE(model.rowCount(), RequestsTableModel::kMaxRows);
   QCOMPARE(model.idAt(0), RequestId(50));  // the oldest went first
   QCOMPARE(model.rowOf(49), -1);
@@ -156,7 +157,7 @@ void TestUiModels::runJsonRoundTrip() {
   run.workload.numPrompts = 7;
   run.requests = {timeline(1, true), timeline(2, true)};
   run.requests[1].firstTokenTime.reset();
-  run.tags[1] = "chat 1";
+  run.requests[0].tag = "chat 1";
   StepRecord s;
   s.step = 3;
   s.numPrefillTokens = 100;
@@ -175,7 +176,8 @@ void TestUiModels::runJsonRoundTrip() {
   QCOMPARE(back.requests[0].tokenTimes, run.requests[0].tokenTimes);
   QVERIFY(!back.requests[1].firstTokenTime.has_value());
   QCOMPARE(back.requests[0].finishReason, FinishReason::Stop);
-  QCOMPARE(back.tags.at(1), std::string("chat 1"));
+  QCOMPARE(back.requests[0].tag, std::string("chat 1"));
+  QCOMPARE(back.requests[1].tag, std::string());
   QCOMPARE(back.steps[0].prefixHitTokens, int64_t(48));
   bool threw = false;
   try {
@@ -201,7 +203,7 @@ void TestUiModels::runSavedInVersion1Opens() {
   QCOMPARE(run.requests[1].finishReason, FinishReason::Abort);
   QVERIFY(!run.requests[1].firstTokenTime.has_value());
   QCOMPARE(run.requests[1].preemptionTimes, std::vector<double>{0.5});
-  QCOMPARE(run.tags.at(2), std::string("chat 1"));
+  QCOMPARE(run.requests[1].tag, std::string("chat 1"));
   QCOMPARE(run.steps.size(), size_t(3));
   QCOMPARE(run.steps[0].numPrefillTokens, 40);        // 15 numbers: no prefix_query_requests
   QCOMPARE(run.steps[0].prefixQueryRequests, int64_t(0));

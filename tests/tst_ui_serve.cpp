@@ -1,6 +1,8 @@
-// Engine ▸ Serve API… in the window: serving starts on the engine the views show, the
-// status bar gives the address, an API request appears in the requests table tagged
-// "api", a new model keeps serving on the new engine, and serving stops on request.
+// Engine ▸ Serve API… in the window, through app/'s ServeController (the window gets it
+// from cmd_gui): serving starts on the engine the views show, the status bar gives the
+// address, an API request appears in the requests table tagged "api", a new model keeps
+// serving on the new engine, and serving stops on request. A controller that cannot
+// start leaves the switch off with the reason.
 #include <QLabel>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "app/api_serve_controller.h"
 #include "common/random_model.h"
 #include "engine/common/json.h"
 #include "engine/model/model.h"
@@ -26,6 +29,16 @@ namespace {
 constexpr int kTimeoutMs = 60000;
 
 int portOf(const QString& address) { return address.section(':', -1).toInt(); }
+
+// A port that is always taken.
+struct RefusingController : ServeController {
+  std::string start(std::shared_ptr<EngineLoop>, const std::string& host, int port, const ServeOptions&) override {
+    return host + ":" + std::to_string(port) + ": address already in use";
+  }
+  void stop() override {}
+  bool isRunning() const override { return false; }
+  std::string address() const override { return {}; }
+};
 }  // namespace
 
 class TestUiServe : public QObject {
@@ -33,7 +46,7 @@ class TestUiServe : public QObject {
   QTemporaryDir tmp_;
   std::unique_ptr<MainWindow> window_;
 
-  ServeController* controller() const { return window_->findChild<ServeController*>("serveController"); }
+  ServeSwitch* controller() const { return window_->findChild<ServeSwitch*>("serveSwitch"); }
 
  private slots:
   void initTestCase() {
@@ -44,6 +57,7 @@ class TestUiServe : public QObject {
     options.knobs.executor.backend = "cpu";
     options.knobs.executor.numThreads = 1;
     options.restoreLayout = false;
+    options.serveController = std::make_shared<app::ApiServeController>();
     window_ = std::make_unique<MainWindow>(options);
     window_->show();
     QTRY_VERIFY_WITH_TIMEOUT(window_->bridge()->attached(), kTimeoutMs);
@@ -51,7 +65,7 @@ class TestUiServe : public QObject {
   void cleanupTestCase() { window_.reset(); }
 
   void servesAndTagsApiRequests() {
-    ServeController* serve = controller();
+    ServeSwitch* serve = controller();
     QVERIFY(serve);
     QVERIFY(!serve->statusLabel()->isVisible());
     ServeSettings s;
@@ -103,6 +117,16 @@ class TestUiServe : public QObject {
     httplib::Client c("127.0.0.1", port);
     c.set_connection_timeout(2, 0);
     QVERIFY(!c.Get("/health"));
+  }
+
+  void failedStartLeavesTheSwitchOff() {
+    ServeSwitch serve(window_->bridge(), std::make_shared<RefusingController>(), nullptr);
+    const std::unique_ptr<QLabel> label(serve.statusLabel());  // in no status bar: the test owns it
+    ServeSettings s;
+    s.enabled = true;
+    QCOMPARE(serve.apply(s), QString("127.0.0.1:8000: address already in use"));
+    QVERIFY(serve.statusLabel()->isHidden());
+    QVERIFY(serve.address().isEmpty());
   }
 };
 

@@ -29,7 +29,7 @@ LAYERS = [
     ("engine/model/", 3),
     ("engine/config/", 2),
     ("engine/common/", 1),
-    ("engine/", 6),  # the engine root: engine.*, engine_loop.*, event_subscriber.cpp
+    ("engine/", 6),  # the engine root: engine*.*, forward_batch_builder.*
 ]
 SOURCES = ("app", "ui", "server", "engine")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

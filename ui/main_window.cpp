@@ -281,12 +281,12 @@ void MainWindow::startDemo() {
 void MainWindow::startMeasurement() {
   auto s0 = bridge_->snapshot();
   measureStart_ = s0->time;
-  measureTokens0_ = s0->totalGeneratedTokens;
+  measureTokens0_ = s0->totals.generatedTokens;
   auto report = [this] {
     if (measureStart_ < 0) return;
     auto s = bridge_->snapshot();
     const double dt = s->time - measureStart_;
-    const int64_t n = s->totalGeneratedTokens - measureTokens0_;
+    const int64_t n = s->totals.generatedTokens - measureTokens0_;
     std::fprintf(stderr, "gui_output_throughput_tok_s=%.1f over %.2f s (%lld tokens, window open)\n",
                  dt > 0 ? double(n) / dt : 0.0, dt, static_cast<long long>(n));
     measureStart_ = -1;
@@ -335,11 +335,12 @@ void MainWindow::updateStatus(const EngineSnapshot& s) {
                         weightsText(s.device));
   if (speedT0_ < 0 || s.time < speedT0_) {
     speedT0_ = s.time;
-    speedTokens0_ = s.totalGeneratedTokens;
+    speedTokens0_ = s.totals.generatedTokens;
   } else if (s.time - speedT0_ >= 1.0) {
-    speedLabel_->setText(tr("%1 tok/s").arg(double(s.totalGeneratedTokens - speedTokens0_) / (s.time - speedT0_), 0, 'f', 0));
+    const double tokensPerSecond = double(s.totals.generatedTokens - speedTokens0_) / (s.time - speedT0_);
+    speedLabel_->setText(tr("%1 tok/s").arg(tokensPerSecond, 0, 'f', 0));
     speedT0_ = s.time;
-    speedTokens0_ = s.totalGeneratedTokens;
+    speedTokens0_ = s.totals.generatedTokens;
   }
   int used = 0;
   for (const auto& b : s.kvBlocks) used += b.kind == KvBlockInfo::Kind::Owned;

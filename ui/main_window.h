@@ -8,6 +8,7 @@
 
 #include "ui/bridge/frame.h"
 #include "ui/bridge/throttle.h"
+#include "ui/serve_controller.h"
 
 class QLabel;
 class QProgressBar;
@@ -36,6 +37,8 @@ struct WindowOptions {
   bool demo = false;         // start a shared-prefix load and a short chat
   double measureSeconds = 0; // > 0: print GUI-side throughput to stderr after this long, then quit
   bool restoreLayout = true; // tests start from the default layout
+  // Engine ▸ Serve API… serves through it (app/api_serve_controller.h); none: no such entry.
+  std::shared_ptr<ServeController> serveController;
 };
 
 class MainWindow : public QMainWindow {

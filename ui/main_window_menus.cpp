@@ -110,10 +110,12 @@ void MainWindow::buildMenus() {
     spec_->clear();
     statusBar()->showMessage(tr("Aborted all requests and cleared the history"), 5000);
   });
-  auto* serve = new ServeController(bridge_, this);
-  serve->setObjectName(QStringLiteral("serveController"));
-  engine->addAction(tr("Serve &API…"), serve, &ServeController::showDialog);
-  statusBar()->addPermanentWidget(serve->statusLabel());
+  if (options_.serveController) {  // app/ gives one; the server is not ui/'s to own
+    auto* serve = new ServeSwitch(bridge_, options_.serveController, this);
+    serve->setObjectName(QStringLiteral("serveSwitch"));
+    engine->addAction(tr("Serve &API…"), serve, &ServeSwitch::showDialog);
+    statusBar()->addPermanentWidget(serve->statusLabel());
+  }
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, [this] {

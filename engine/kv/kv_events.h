@@ -25,6 +25,13 @@ struct KvAllBlocksCleared {};
 
 using KvCacheEvent = std::variant<KvBlockStored, KvBlockRemoved, KvAllBlocksCleared>;
 
+// What one engine step (or one reported change between steps) did to the prefix cache,
+// in order: the unit a reader receives (vLLM's KVEventBatch).
+struct KvEventBatch {
+  double time = 0;  // wall clock, seconds since the Unix epoch (vLLM's ts)
+  std::vector<KvCacheEvent> events;
+};
+
 // Where the pool writes its events; off (and free) unless enabled.
 class KvEventLog {
  public:

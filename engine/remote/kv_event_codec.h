@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/kv_event_stream.h"
+#include "engine/kv/kv_events.h"
 
 namespace lwb::remote {
 

@@ -45,6 +45,7 @@ struct RequestTimeline {
   FinishReason finishReason = FinishReason::None;
   std::string error;                   // reason when rejected / error
   SpecDecodeCounts specDecode;         // speculative decoding, when on
+  std::string tag;                     // who sent it ("chat 1", "load", "api"): RequestInput.tag
 
   // The metric definitions, as vLLM V1's IterationStats / FinishedRequestStats; every
   // view, export, the bench JSON and the HTTP /metrics read these and nothing else.

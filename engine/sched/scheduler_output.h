@@ -1,15 +1,14 @@
 #pragma once
 // The batch plan of one step: which requests run, how many tokens each computes, what
-// was preempted or rejected. Converted into the executor's ForwardBatch.
+// was preempted or rejected. The engine root turns it into the executor's ForwardBatch
+// (forward_batch_builder.h): the scheduler includes no executor header.
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "engine/exec/executor.h"
 #include "engine/sched/request.h"
 
 namespace lwb {
-
-class KvCacheManager;
 
 struct ScheduledSeq {
   Request* request = nullptr;
@@ -45,8 +44,6 @@ struct SchedulerOutput {
   int tokenBudget = 0;
 
   bool empty() const { return seqs.empty(); }
-  // Flattened rows in seqs order; block tables from `kv`.
-  ForwardBatch toForwardBatch(const KvCacheManager& kv) const;
 };
 
 }  // namespace lwb

@@ -21,7 +21,6 @@ void EngineBridge::attach(std::shared_ptr<const Model> model, std::shared_ptr<En
   model_ = std::move(model);
   loop_ = std::move(loop);
   lastSnapshot_ = loop_ ? loop_->snapshot() : nullptr;
-  liveTags_.clear();
   run_.clear();
   if (model_) run_.modelDir = model_->dir;
   if (loop_) {
@@ -35,10 +34,7 @@ void EngineBridge::attach(std::shared_ptr<const Model> model, std::shared_ptr<En
 
 RequestId EngineBridge::submit(RequestInput input) {
   check(loop_ != nullptr, "no model is loaded yet");
-  std::string tag = input.tag;
-  const RequestId id = loop_->submit(std::move(input));
-  liveTags_[id] = tag;
-  return id;
+  return loop_->submit(std::move(input));
 }
 
 void EngineBridge::abort(RequestId id) {
@@ -64,12 +60,6 @@ int EngineBridge::maxModelLen() const { return loop_ ? loop_->maxModelLen() : 0;
 
 std::shared_ptr<const EngineSnapshot> EngineBridge::snapshot() const {
   return loop_ ? loop_->snapshot() : nullptr;
-}
-
-QString EngineBridge::tag(RequestId id) const {
-  if (auto it = liveTags_.find(id); it != liveTags_.end()) return QString::fromStdString(it->second);
-  if (auto it = run_.tags.find(id); it != run_.tags.end()) return QString::fromStdString(it->second);
-  return loop_ ? QString::fromStdString(loop_->tagOf(id)) : QString();  // sent by another front-end (API)
 }
 
 void EngineBridge::setWorkload(const WorkloadOptions& w) {
@@ -110,15 +100,7 @@ void EngineBridge::poll() {
 
 void EngineBridge::record(Frame& frame) {
   for (const auto& s : frame.steps) run_.steps.push_back(s);
-  for (const auto& f : frame.finished) {
-    run_.requests.push_back(f.timeline);
-    if (auto it = liveTags_.find(f.timeline.id); it != liveTags_.end()) {
-      run_.tags[f.timeline.id] = it->second;
-      liveTags_.erase(it);
-    } else if (!f.tag.empty()) {
-      run_.tags[f.timeline.id] = f.tag;
-    }
-  }
+  for (const auto& f : frame.finished) run_.requests.push_back(f.timeline);
   for (const auto& c : frame.configChanges) run_.knobChanges.push_back({c.time, c.description, c.newConfig});
   run_.trim(kMaxRequests, kMaxSteps);
 }

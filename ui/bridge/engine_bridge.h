@@ -4,7 +4,6 @@
 // Frame per tick to the views — never one signal per token. Lives on the GUI thread.
 #include <QObject>
 #include <QTimer>
-#include <map>
 #include <memory>
 
 #include "engine/engine_loop.h"
@@ -39,7 +38,7 @@ class EngineBridge : public RunSource {
   const Model* model() const { return model_.get(); }
   std::shared_ptr<const EngineSnapshot> lastSnapshot() const { return lastSnapshot_; }
 
-  // Submits and remembers the tag for the requests table; throws lwb::Error.
+  // Throws lwb::Error when no engine is attached or the request is invalid.
   RequestId submit(RequestInput input);
   // No-ops when no engine is attached.
   void abort(RequestId id);
@@ -51,7 +50,6 @@ class EngineBridge : public RunSource {
   EngineConfig config() const;
   int maxModelLen() const;  // the effective max_model_len in force; 0 when none
   std::shared_ptr<const EngineSnapshot> snapshot() const;  // the loop's latest, not this tick's
-  QString tag(RequestId id) const override;
   void setWorkload(const WorkloadOptions& w);
 
   const RunData& run() const override { return run_; }
@@ -69,7 +67,6 @@ class EngineBridge : public RunSource {
   std::shared_ptr<const Model> model_;
   std::shared_ptr<EngineLoop> loop_;
   std::shared_ptr<const EngineSnapshot> lastSnapshot_;
-  std::map<RequestId, std::string> liveTags_;
   RunData run_;
   QTimer timer_;
 };

@@ -10,10 +10,7 @@ namespace lwb::ui {
 using nlohmann::json;
 
 void RunData::trim(size_t maxRequests, size_t maxSteps) {
-  while (requests.size() > maxRequests) {
-    tags.erase(requests.front().id);
-    requests.pop_front();
-  }
+  while (requests.size() > maxRequests) requests.pop_front();
   while (steps.size() > maxSteps) steps.pop_front();
 }
 
@@ -26,7 +23,6 @@ void RunData::clear() {
   workload = WorkloadOptions{};
   requests.clear();
   steps.clear();
-  tags.clear();
 }
 
 namespace {
@@ -95,7 +91,7 @@ json runToJson(const RunData& run) {
   j["requests"] = json::array();
   for (const auto& t : run.requests) {
     json r = timelineToJson(t);
-    if (auto it = run.tags.find(t.id); it != run.tags.end()) r["tag"] = it->second;
+    if (!t.tag.empty()) r["tag"] = t.tag;
     j["requests"].push_back(std::move(r));
   }
   j["steps"] = json::array();
@@ -183,7 +179,7 @@ RunData runFromJson(const json& j) {
     }
     for (const auto& r : j.value("requests", json::array())) {
       run.requests.push_back(timelineFromJson(r));
-      if (r.contains("tag")) run.tags[run.requests.back().id] = r["tag"].get<std::string>();
+      if (r.contains("tag")) run.requests.back().tag = r["tag"].get<std::string>();
     }
     for (const auto& s : j.value("steps", json::array())) run.steps.push_back(stepFromJson(s));
   } catch (const json::exception& e) {

@@ -3,7 +3,6 @@
 // steps. Bounded while live (an hour of load must not grow without limit); saved to and
 // opened from JSON so that two runs can be compared side by side.
 #include <deque>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -31,7 +30,6 @@ struct RunData {
   WorkloadOptions workload;
   std::deque<RequestTimeline> requests;  // finished, in finish order
   std::deque<StepRecord> steps;
-  std::map<RequestId, std::string> tags;  // "chat 1", "load"
 
   // Keeps the newest `maxRequests` / `maxSteps`.
   void trim(size_t maxRequests, size_t maxSteps);

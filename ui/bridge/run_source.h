@@ -1,8 +1,8 @@
 #pragma once
 // What the run views (requests table, latency, request timeline, runs) read, whoever
 // produces the run: the in-process engine's EngineBridge, or the remote window's load
-// generator with the client's view of a server's requests. One Frame per GUI tick, the
-// run kept so far, and each request's origin.
+// generator with the client's view of a server's requests. One Frame per GUI tick and
+// the run kept so far; each request's origin is its timeline's tag.
 #include <QObject>
 #include <QString>
 
@@ -16,7 +16,6 @@ class RunSource : public QObject {
  public:
   using QObject::QObject;
   virtual const RunData& run() const = 0;
-  virtual QString tag(RequestId id) const = 0;  // "chat 1", "load", "api"; "" when unknown
 
  signals:
   void frameReady(const lwb::ui::Frame& frame);

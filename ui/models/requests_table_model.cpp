@@ -77,7 +77,7 @@ QVariant RequestsTableModel::display(const Row& r, int column) const {
     }
     case E2e: return t.finishTime ? ms(t.e2e()) : QVariant(QString());
     case Finish: return QString::fromStdString(finishReasonName(t.finishReason));
-    case Tag: return r.tag;
+    case Tag: return QString::fromStdString(r.timeline.tag);
     case Drafts: {
       const SpecDecodeCounts& d = t.specDecode;
       if (d.numDraftTokens == 0) return QString();
@@ -123,23 +123,22 @@ RequestId RequestsTableModel::idAt(int row) const {
   return row >= 0 && row < int(rows_.size()) ? rows_[size_t(row)].timeline.id : -1;
 }
 
-void RequestsTableModel::upsert(const RequestTimeline& t, const QString& state, const QString& tag, int* lo, int* hi) {
+void RequestsTableModel::upsert(const RequestTimeline& t, const QString& state, int* lo, int* hi) {
   const int row = rowOf(t.id);
   if (row >= 0) {
     Row& r = rows_[size_t(row)];
     r.timeline = t;
     r.state = state;
-    if (!tag.isEmpty()) r.tag = tag;
     *lo = std::min(*lo, row);
     *hi = std::max(*hi, row);
     return;
   }
   if (auto p = pendingIndex_.find(t.id); p != pendingIndex_.end()) {
-    pending_[p->second] = {t, state, tag};
+    pending_[p->second] = {t, state};
     return;
   }
   pendingIndex_[t.id] = pending_.size();
-  pending_.push_back({t, state, tag});
+  pending_.push_back({t, state});
 }
 
 // New rows of one tick are inserted with a single beginInsertRows.
@@ -168,14 +167,12 @@ void RequestsTableModel::dropOldest() {
   endRemoveRows();
 }
 
-void RequestsTableModel::update(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished,
-                                const std::function<QString(RequestId)>& tagOf) {
+void RequestsTableModel::update(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished) {
   int lo = INT32_MAX, hi = -1;
   std::unordered_set<RequestId> done;
   for (const auto& f : finished) {
     const bool rejected = f.timeline.finishReason == FinishReason::Rejected;
-    upsert(f.timeline, rejected ? QStringLiteral("rejected") : QStringLiteral("finished"),
-           tagOf ? tagOf(f.timeline.id) : QString(), &lo, &hi);
+    upsert(f.timeline, rejected ? QStringLiteral("rejected") : QStringLiteral("finished"), &lo, &hi);
     done.insert(f.timeline.id);
   }
   std::unordered_set<RequestId> owners;
@@ -186,7 +183,7 @@ void RequestsTableModel::update(const EngineSnapshot* snapshot, const std::vecto
       if (done.count(t.id)) continue;  // the snapshot may predate the finish event
       const int row = rowOf(t.id);
       if (row >= 0 && rows_[size_t(row)].timeline.finishReason != FinishReason::None) continue;
-      upsert(t, clientSide_ ? QStringLiteral("in flight") : inferLiveState(t, owners), tagOf ? tagOf(t.id) : QString(), &lo, &hi);
+      upsert(t, clientSide_ ? QStringLiteral("in flight") : inferLiveState(t, owners), &lo, &hi);
     }
   if (hi >= lo) emit dataChanged(index(lo, 0), index(hi, NumColumns - 1));
   flushPending();

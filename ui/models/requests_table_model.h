@@ -21,7 +21,6 @@ class RequestsTableModel : public QAbstractTableModel {
   struct Row {
     RequestTimeline timeline;
     QString state;  // waiting | running | preempted | finished | rejected
-    QString tag;
   };
 
   explicit RequestsTableModel(QObject* parent = nullptr);
@@ -32,9 +31,7 @@ class RequestsTableModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
   // One tick: live timelines (state inferred from block ownership) and finished ones.
-  // `tagOf` names the request's origin ("chat 1", "load").
-  void update(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished,
-              const std::function<QString(RequestId)>& tagOf);
+  void update(const EngineSnapshot* snapshot, const std::vector<RequestFinishedEvent>& finished);
   void clear();
   // Rows seen from a client (the remote window): a live request is "in flight" — the
   // client cannot tell queued from running — instead of a state inferred from KV blocks.
@@ -43,7 +40,7 @@ class RequestsTableModel : public QAbstractTableModel {
   RequestId idAt(int row) const;
 
  private:
-  void upsert(const RequestTimeline& t, const QString& state, const QString& tag, int* lo, int* hi);
+  void upsert(const RequestTimeline& t, const QString& state, int* lo, int* hi);
   void flushPending();
   void dropOldest();
   QVariant display(const Row& r, int column) const;

@@ -98,8 +98,8 @@ void KvPanel::onFrame(const Frame& frame) {
                         .arg(s.config.blockSize)
                         .arg(shared)
                         .arg(cached)
-                        .arg(s.totalPreemptions));
-  map_->setBlocks(s.kvBlocks, s.totalPreemptions);
+                        .arg(s.totals.preemptions));
+  map_->setBlocks(s.kvBlocks, s.totals.preemptions);
   captionRefresh_.request();  // a wrapped rich-text label: each change re-lays out the dock
 }
 

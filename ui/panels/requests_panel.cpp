@@ -47,7 +47,7 @@ void RequestsPanel::apply(const EngineSnapshot* snapshot, const std::vector<Requ
   // Follow the newest rows unless the user scrolled up to read.
   auto* bar = view_->verticalScrollBar();
   const bool atBottom = bar->value() >= bar->maximum() - 2;
-  model_->update(snapshot, finished, [this](RequestId id) { return source_->tag(id); });
+  model_->update(snapshot, finished);
   if (atBottom && !view_->selectionModel()->hasSelection()) view_->scrollToBottom();
 }
 

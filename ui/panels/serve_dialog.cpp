@@ -8,7 +8,6 @@
 #include <QMessageBox>
 #include <QSpinBox>
 
-#include "server/api_server.h"
 #include "ui/bridge/engine_bridge.h"
 
 namespace lwb::ui {
@@ -41,45 +40,34 @@ ServeSettings ServeDialog::settings() const {
   return {enabled_->isChecked(), host_->text().trimmed(), port_->value(), apiKey_->text()};
 }
 
-ServeController::ServeController(EngineBridge* bridge, QWidget* window)
-    : QObject(window), bridge_(bridge), window_(window), label_(new QLabel) {
+ServeSwitch::ServeSwitch(EngineBridge* bridge, std::shared_ptr<ServeController> controller, QWidget* window)
+    : QObject(window), bridge_(bridge), controller_(std::move(controller)), window_(window), label_(new QLabel) {
   label_->setToolTip(tr("OpenAI-compatible API served by this window (Engine ▸ Serve API…)"));
   label_->hide();
-  connect(bridge_, &EngineBridge::engineAttached, this, &ServeController::restartOnNewEngine);
+  connect(bridge_, &EngineBridge::engineAttached, this, &ServeSwitch::restartOnNewEngine);
 }
 
-ServeController::~ServeController() { server_.reset(); }
+ServeSwitch::~ServeSwitch() { controller_->stop(); }
 
-QString ServeController::apply(const ServeSettings& s) {
-  server_.reset();
-  loop_.reset();
+QString ServeSwitch::apply(const ServeSettings& s) {
+  controller_->stop();
   settings_ = s;
   QString error;
   if (s.enabled && bridge_->sharedLoop()) {
-    server::ServerOptions o;
-    o.host = s.host.toStdString();
-    o.port = s.port;
-    o.apiKey = s.apiKey.toStdString();
-    try {
-      loop_ = bridge_->sharedLoop();
-      server_ = std::make_unique<server::ApiServer>(*loop_, o);
-      server_->start();
-    } catch (const std::exception& e) {
-      server_.reset();
-      loop_.reset();
+    const std::string why =
+        controller_->start(bridge_->sharedLoop(), s.host.toStdString(), s.port, {s.apiKey.toStdString()});
+    if (!why.empty()) {
       settings_.enabled = false;
-      error = QString::fromStdString(e.what());
+      error = QString::fromStdString(why);
     }
   }
   updateLabel();
   return error;
 }
 
-QString ServeController::address() const {
-  return server_ ? QString::fromStdString(server_->address()) : QString();
-}
+QString ServeSwitch::address() const { return QString::fromStdString(controller_->address()); }
 
-void ServeController::showDialog() {
+void ServeSwitch::showDialog() {
   ServeDialog dialog(settings_, window_);
   if (dialog.exec() != QDialog::Accepted) return;
   const QString error = apply(dialog.settings());
@@ -87,13 +75,13 @@ void ServeController::showDialog() {
 }
 
 // A new model means a new EngineLoop: serve it with the same settings.
-void ServeController::restartOnNewEngine() {
+void ServeSwitch::restartOnNewEngine() {
   if (settings_.enabled) apply(settings_);
 }
 
-void ServeController::updateLabel() {
-  label_->setVisible(server_ != nullptr);
-  if (server_) label_->setText(tr("API: %1/v1").arg(address()));
+void ServeSwitch::updateLabel() {
+  label_->setVisible(controller_->isRunning());
+  if (controller_->isRunning()) label_->setText(tr("API: %1/v1").arg(address()));
 }
 
 }  // namespace lwb::ui

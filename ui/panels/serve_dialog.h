@@ -1,23 +1,19 @@
 #pragma once
 // Engine ▸ Serve API…: the window serves the OpenAI-compatible HTTP API too (the same
 // server as `llm-workbench serve`) on the engine the views show, so API traffic appears
-// in every view (tagged "api") and knob changes apply to it live. ServeController owns
-// the server and its status-bar label; ServeDialog asks for host, port, key and on/off.
+// in every view (tagged "api") and knob changes apply to it live. ServeSwitch turns
+// serving on and off through a ServeController (ui/serve_controller.h, implemented in
+// app/) and keeps its status-bar label; ServeDialog asks for host, port, key and on/off.
 #include <QDialog>
 #include <QObject>
 #include <memory>
+
+#include "ui/serve_controller.h"
 
 class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
-
-namespace lwb {
-class EngineLoop;
-namespace server {
-class ApiServer;
-}
-}  // namespace lwb
 
 namespace lwb::ui {
 
@@ -43,11 +39,11 @@ class ServeDialog : public QDialog {
   QLineEdit* apiKey_;
 };
 
-class ServeController : public QObject {
+class ServeSwitch : public QObject {
   Q_OBJECT
  public:
-  ServeController(EngineBridge* bridge, QWidget* window);
-  ~ServeController() override;
+  ServeSwitch(EngineBridge* bridge, std::shared_ptr<ServeController> controller, QWidget* window);
+  ~ServeSwitch() override;  // stops serving
   QLabel* statusLabel() const { return label_; }
   void showDialog();
   // Starts or stops serving; returns "" or the reason it could not start.
@@ -59,11 +55,10 @@ class ServeController : public QObject {
   void updateLabel();
 
   EngineBridge* bridge_;
+  std::shared_ptr<ServeController> controller_;
   QWidget* window_;
   QLabel* label_;
   ServeSettings settings_;
-  std::shared_ptr<EngineLoop> loop_;  // kept alive while the server holds it
-  std::unique_ptr<server::ApiServer> server_;
 };
 
 }  // namespace lwb::ui

@@ -142,12 +142,6 @@ void RemoteLoad::stop() {
   if (active_) active_->cancel = true;
 }
 
-QString RemoteLoad::tag(RequestId id) const {
-  if (live_.count(id)) return QString::fromStdString(kTag);
-  auto it = run_.tags.find(id);
-  return it == run_.tags.end() ? QString() : QString::fromStdString(it->second);
-}
-
 void RemoteLoad::poll() {
   if (!active_) return;
   std::vector<Shared::Sent> sent;
@@ -165,14 +159,15 @@ void RemoteLoad::poll() {
     t.id = idBase_ + s.index;
     t.arrivalTime = s.time;
     t.numPromptTokens = s.numPromptTokens;
+    t.tag = kTag;
     live_[t.id] = t;
   }
   for (auto& r : finished) {
     r.timeline.id += idBase_;
+    r.timeline.tag = kTag;
     live_.erase(r.timeline.id);
     run_.requests.push_back(r.timeline);
-    run_.tags[r.timeline.id] = kTag;
-    frame.finished.push_back({r.timeline, {}, kTag});
+    frame.finished.push_back({r.timeline, {}});
   }
   numSent_ += int(sent.size());
   numFinished_ += int(finished.size());

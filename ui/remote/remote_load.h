@@ -53,7 +53,6 @@ class RemoteLoad : public RunSource {
   const std::optional<remote::RemoteBenchRun>& lastRun() const { return lastRun_; }
 
   const RunData& run() const override { return run_; }
-  QString tag(RequestId id) const override;
 
  signals:
   void runningChanged(bool running);
