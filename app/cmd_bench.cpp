@@ -20,8 +20,8 @@
 #include "engine/model/model.h"
 #include "engine/model/tokenizer.h"
 #include "engine/model/tokenizer_files.h"
-#include "engine/remote/remote_bench.h"
-#include "engine/remote/remote_report.h"
+#include "remote/remote_bench.h"
+#include "remote/remote_report.h"
 
 namespace lwb::app {
 namespace {

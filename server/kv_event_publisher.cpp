@@ -12,8 +12,8 @@
 #include "engine/common/error.h"
 #include "engine/common/json.h"
 #include "engine/engine_loop.h"
-#include "engine/remote/kv_event_codec.h"
-#include "engine/remote/zmq_socket.h"
+#include "wire/kv_event_codec.h"
+#include "wire/zmq_socket.h"
 
 namespace lwb::server {
 

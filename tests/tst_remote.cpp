@@ -21,9 +21,9 @@
 #include "engine/engine_loop.h"
 #include "engine/metrics/stats.h"
 #include "engine/model/model.h"
-#include "engine/remote/remote_bench.h"
-#include "engine/remote/remote_report.h"
-#include "engine/remote/server_config.h"
+#include "remote/remote_bench.h"
+#include "remote/remote_report.h"
+#include "remote/server_config.h"
 #include "server/api_server.h"
 
 using namespace lwb;

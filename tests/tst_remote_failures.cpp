@@ -12,8 +12,8 @@
 #include "common/remote_fixtures.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
-#include "engine/remote/remote_bench.h"
-#include "engine/remote/remote_report.h"
+#include "remote/remote_bench.h"
+#include "remote/remote_report.h"
 #include "server/api_server.h"
 
 using namespace lwb;

@@ -11,10 +11,10 @@
 
 #include "engine/common/error.h"
 #include "engine/common/json.h"
-#include "engine/remote/prometheus_text.h"
-#include "engine/remote/remote_metrics.h"
-#include "engine/remote/server_config.h"
-#include "engine/remote/sse_parser.h"
+#include "wire/prometheus_text.h"
+#include "remote/remote_metrics.h"
+#include "remote/server_config.h"
+#include "wire/sse_parser.h"
 #include "server/server_metrics.h"
 
 using namespace lwb;

@@ -16,7 +16,7 @@
 #include "common/bundled_model.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
-#include "engine/remote/kv_event_codec.h"
+#include "wire/kv_event_codec.h"
 #include "server/api_server.h"
 #include "server/kv_event_publisher.h"
 #include "ui/remote/remote_metrics_chart.h"

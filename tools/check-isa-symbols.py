@@ -17,10 +17,10 @@ import subprocess
 import sys
 
 build = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "build")
-objects = sorted(build.glob("engine/CMakeFiles/*/exec/cpu/*.o"))
+objects = sorted(build.glob("engine/exec/CMakeFiles/lwb_exec.dir/cpu/*.o"))
 isa_objects = [o for o in objects if re.search(r"_(avx2|avx512|scalar)\.cpp\.o$", o.name)]
 if not isa_objects:
-    sys.exit(f"check-isa-symbols: no ISA kernel objects under {build}/engine/CMakeFiles/*/exec/cpu (build first)")
+    sys.exit(f"check-isa-symbols: no ISA kernel objects under {build}/engine/exec/CMakeFiles/lwb_exec.dir/cpu (build first)")
 
 defined = {}  # weak symbol -> objects defining it
 for obj in isa_objects:

@@ -18,7 +18,7 @@
 #include "engine/config/engine_config.h"
 #include "engine/engine_loop.h"
 #include "engine/model/tokenizer.h"
-#include "engine/remote/remote_bench.h"
+#include "remote/remote_bench.h"
 #include "server/api_server.h"
 
 namespace lwb::test {

@@ -6,7 +6,7 @@
 // zeros: its plot says "llama.cpp does not export ..." instead.
 #include <optional>
 
-#include "engine/remote/server_counters.h"
+#include "remote/server_counters.h"
 #include "ui/charts/time_chart.h"
 
 namespace lwb::ui {

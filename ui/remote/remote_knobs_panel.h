@@ -8,8 +8,8 @@
 
 #include <map>
 
-#include "engine/remote/server_config.h"
-#include "engine/remote/server_knobs.h"
+#include "remote/server_config.h"
+#include "remote/server_knobs.h"
 
 class QLabel;
 class QFormLayout;

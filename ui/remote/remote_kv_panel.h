@@ -11,8 +11,8 @@
 #include <functional>
 #include <optional>
 
-#include "engine/remote/kv_event_subscriber.h"
-#include "engine/remote/remote_block_layout.h"
+#include "remote/kv_event_subscriber.h"
+#include "remote/remote_block_layout.h"
 #include "ui/panels/kv_block_map.h"
 
 class QLabel;

@@ -6,7 +6,7 @@
 
 #include "engine/model/model.h"
 #include "engine/model/tokenizer_files.h"
-#include "engine/remote/remote_report.h"
+#include "remote/remote_report.h"
 
 namespace lwb::ui {
 

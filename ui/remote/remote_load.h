@@ -15,7 +15,7 @@
 #include <memory>
 #include <optional>
 
-#include "engine/remote/remote_bench.h"
+#include "remote/remote_bench.h"
 #include "ui/bridge/run_source.h"
 
 namespace lwb::ui {

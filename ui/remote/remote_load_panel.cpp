@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "engine/remote/remote_bench.h"
+#include "remote/remote_bench.h"
 #include "ui/panels/workload_form.h"
 #include "ui/remote/remote_load.h"
 #include "ui/theme.h"

@@ -2,7 +2,7 @@
 // The remote server's own gauges over time, as its /metrics reports them about once a
 // second: running and waiting requests, KV cache usage. A gauge the server does not
 // export stays empty and the hint says so.
-#include "engine/remote/metrics_scraper.h"
+#include "remote/metrics_scraper.h"
 #include "ui/charts/time_chart.h"
 
 namespace lwb::ui {

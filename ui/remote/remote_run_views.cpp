@@ -12,7 +12,7 @@
 
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
-#include "engine/remote/remote_report.h"
+#include "remote/remote_report.h"
 #include "ui/charts/latency_chart.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/models/requests_table_model.h"

@@ -7,7 +7,7 @@
 // session's requests as JSON, CSV or a Chrome trace.
 #include <QObject>
 
-#include "engine/remote/openai_client.h"
+#include "remote/openai_client.h"
 
 class QMainWindow;
 class QMenuBar;

@@ -6,8 +6,8 @@
 // them waits on the network.
 #include <QObject>
 
-#include "engine/remote/remote_metrics.h"
-#include "engine/remote/server_config.h"
+#include "remote/remote_metrics.h"
+#include "remote/server_config.h"
 #include "ui/remote/remote_kv_panel.h"
 
 class QMainWindow;

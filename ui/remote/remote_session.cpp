@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "engine/common/error.h"
-#include "engine/remote/remote_metrics.h"
+#include "remote/remote_metrics.h"
 
 namespace lwb::ui {
 

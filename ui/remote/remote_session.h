@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/remote/metrics_scraper.h"
-#include "engine/remote/openai_client.h"
-#include "engine/remote/remote_metrics.h"
-#include "engine/remote/server_config.h"
+#include "remote/metrics_scraper.h"
+#include "remote/openai_client.h"
+#include "remote/remote_metrics.h"
+#include "remote/server_config.h"
 
 namespace lwb::ui {
 

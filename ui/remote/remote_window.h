@@ -16,7 +16,7 @@
 
 #include <memory>
 
-#include "engine/remote/kv_event_subscriber.h"
+#include "remote/kv_event_subscriber.h"
 #include "ui/remote/remote_session.h"
 
 class QLabel;
