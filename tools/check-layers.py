@@ -8,7 +8,7 @@ source text, with a readable report:
   - the declared dependencies form no cycle, of any length;
   - every `#include "path"` of a project header, in every layer's folder (bench/ and
     fuzz/ included), names its own layer or one its layer depends on (directly or
-    through layers below);
+    through layers below), by its path from the repository root (no "..");
   - the layers that includes actually connect form no cycle either.
 It also prints the layer diagram (--diagram) that docs/architecture.md shows between its
 `<!-- layers:begin -->` / `<!-- layers:end -->` markers (README.md shows its last line,
@@ -156,6 +156,10 @@ def check(root):
                 continue
             for n, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
                 m = INCLUDE.match(line)
+                if m and ".." in m.group(1).split("/"):
+                    problems.append(f"{src}:{n}: includes {m.group(1)}: include project headers by their path "
+                                    "from the repository root, not with '..'")
+                    continue
                 if not m or not (root / m.group(1)).is_file():
                     continue  # system, Qt, generated (moc) or folder-relative includes
                 dst_layer = layer_of(layers, m.group(1))
@@ -238,17 +242,18 @@ def self_test():
     }
     _, problems = check(tree(base))
     assert problems == [], problems
-    upward = dict(base, **{"low/a.cpp": '#include "top/c.cpp"\n#include "mid/b.h"\n'})
+    upward = dict(base, **{"low/a.cpp": '#include "top/c.cpp"\n#include "mid/b.h"\n#include "../top/c.cpp"\n'})
     _, problems = check(tree(upward))
-    assert len(problems) == 3 and problems[0].startswith("low/a.cpp:1:"), problems
+    assert len(problems) == 4 and problems[0].startswith("low/a.cpp:1:"), problems
+    assert problems[2].startswith("low/a.cpp:3:") and "'..'" in problems[2], problems
     assert problems[-1].startswith("cycle in the includes"), problems
     cyclic = dict(base, **{"low/CMakeLists.txt": "lwb_layer(low DEPENDS top)\n"})
     try:
         check(tree(cyclic))
         assert False, "a three-layer cycle passed"
     except SystemExit as e:
-        assert "low -> top -> mid -> low" in str(e) or "top -> mid -> low -> top" in str(e) or "mid" in str(e), e
-    print("check-layers self-test: an upward include, an include cycle and a declared cycle are caught")
+        assert str(e).startswith("cycle in the declared layers:") and all(n in str(e) for n in ("low", "mid", "top")), e
+    print("check-layers self-test: an upward include, a '..' include, an include cycle and a declared cycle are caught")
     return 0
 
 
