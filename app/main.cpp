@@ -18,6 +18,8 @@ const char* kUsage =
     "  llm-workbench bench [OPTIONS]     run a synthetic serving benchmark (see bench --help)\n"
     "  llm-workbench serve [OPTIONS]     serve an OpenAI-compatible HTTP API (see serve --help)\n"
     "  llm-workbench tokenize [OPTIONS]  text or a chat through a model's tokenizer (see tokenize --help)\n"
+    "  llm-workbench simulate-step [OPTIONS]\n"
+    "                                   one step's predicted time on simulated hardware (see simulate-step --help)\n"
     "  llm-workbench --version | --help\n"
     "\n"
     "A workbench that runs an LLM inference engine and shows what it does inside:\n"
@@ -41,9 +43,10 @@ int main(int argc, char** argv) {
     if (first == "bench") return lwb::app::runBench(argc - 1, argv + 1);
     if (first == "serve") return lwb::app::runServe(argc - 1, argv + 1);
     if (first == "tokenize") return lwb::app::runTokenize(argc - 1, argv + 1);
+    if (first == "simulate-step") return lwb::app::runSimulateStep(argc - 1, argv + 1);
     if (first.rfind("--", 0) != 0) {
       std::fprintf(stderr,
-                   "llm-workbench: unknown command '%s' (expected generate, bench, serve, tokenize or options; see --help)\n",
+                   "llm-workbench: unknown command '%s' (expected generate, bench, serve, tokenize, simulate-step or options; see --help)\n",
                    argv[1]);
       return 2;
     }

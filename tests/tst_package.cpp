@@ -147,6 +147,9 @@ class TestPackage : public QObject {
     // Every file of the source tree's resources/models/, whatever the model folder holds.
     for (const QString& f : filesBelow(LWB_SOURCE_DIR "/resources/models"))
       expected << "usr/share/llm-workbench/models/" + f;
+    // The simulator's hardware presets (--sim-hardware NAME).
+    for (const QString& f : filesBelow(LWB_SOURCE_DIR "/resources/hardware"))
+      expected << "usr/share/llm-workbench/hardware/" + f;
     if (haveModel_)
       for (const char* f : {"config.json", "model.safetensors", "tokenizer.model"})
         expected << "usr/share/llm-workbench/models/" + kModelName + "/" + f;

@@ -1,0 +1,44 @@
+#pragma once
+// One device of a simulated deployment: its datasheet figures (peak compute, memory and
+// interconnect bandwidth, memory size) and the handful of efficiency parameters that the
+// cost model (cost_model.h) applies to them. Presets are JSON files shipped with the
+// program (resources/hardware/NAME.json, installed beside the bundled models); each figure
+// names its source in the file. A profile written by a calibration run has the same form.
+#include <string>
+#include <vector>
+
+namespace lwb::sim {
+
+struct HardwareProfile {
+  std::string name;         // the preset's name as --sim-hardware takes it ("h100-sxm")
+  std::string description;  // "NVIDIA H100 SXM5 80GB"
+  std::string source;       // the file it was read from
+  // Datasheet figures, per device.
+  double memoryGiB = 0;            // device memory
+  double memoryBandwidthGBs = 0;   // GB/s (10^9 bytes)
+  double bf16Tflops = 0;           // dense 16-bit tensor throughput, 10^12 FLOP/s
+  double fp8Tflops = 0;            // dense FP8 throughput; 0 when the device has none
+  double interconnectGBs = 0;      // one direction, per device, between tensor-parallel ranks
+  double interconnectLatencyUs = 0;
+  // Efficiencies (cost_model.h says where each applies).
+  double gemmEfficiency = 0;       // fraction of peak a large GEMM reaches
+  double gemmHalfRows = 0;         // rows (tokens) at which a GEMM reaches half of that
+  double memoryEfficiency = 0;     // fraction of the bandwidth a weight or KV stream reaches
+  double attentionEfficiency = 0;  // fraction of peak prefill attention reaches
+  double stepOverheadUs = 0;       // per step: scheduling, input preparation
+  double launchUsPerLayer = 0;     // per layer, kernel launches of a step run eagerly
+  double graphUsPerLayer = 0;      // per layer, a decode-only step replayed as a CUDA graph
+  double samplingUsPerRow = 0;     // per sampled row, at a 128k vocabulary
+  std::vector<std::string> citations;  // where the datasheet figures come from
+};
+
+// The preset names, sorted, as --sim-hardware accepts them.
+std::vector<std::string> hardwarePresetNames();
+// The folder the presets are read from (resources/hardware in the build tree or install).
+std::string hardwarePresetDir();
+// A preset by name, or a profile file by path (an existing path is a file). Throws
+// lwb::Error naming the preset list, the file, the field and what was expected.
+HardwareProfile loadHardwareProfile(const std::string& nameOrPath);
+HardwareProfile parseHardwareProfile(const std::string& jsonText, const std::string& fileName);
+
+}  // namespace lwb::sim
