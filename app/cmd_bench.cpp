@@ -111,6 +111,7 @@ int runParsed(const BenchOptions& o) {
   const EngineConfig effective = engine.effectiveConfig();  // vLLM's defaults for the device filled in
   run.report.config[effectiveKey + std::string(knob::kMaxNumBatchedTokens)] = effective.maxNumBatchedTokens;
   run.report.config[effectiveKey + std::string(knob::kMaxNumSeqs)] = effective.maxNumSeqs;
+  if (o.goodput) applyGoodput(run.report, *o.goodput);
   std::fputs(formatBenchSummary(run.report).c_str(), stdout);
   std::fflush(stdout);
   reportFailures(run.report);
@@ -164,6 +165,7 @@ int runRemote(std::vector<std::string> args) {
   ProgressPrinter progress(!o.quiet);
   remote::RemoteBenchRun run = remote::runRemoteBenchmark(ro, workload, std::ref(progress));
   run.report.config = remote::remoteBenchConfig(o.workload, ro, run);
+  if (o.goodput) applyGoodput(run.report, *o.goodput);
   std::fputs(remote::formatRemoteSummary(run).c_str(), stdout);
   std::fflush(stdout);
   reportFailures(run.report);

@@ -38,6 +38,8 @@ ArgParser makeBenchParser() {
   p.option("trace", "FILE", "Chrome trace-event JSON (open in ui.perfetto.dev)");
   p.option("csv", "PREFIX", "PREFIX_requests.csv and PREFIX_steps.csv");
   p.flag("quiet", "no progress output");
+  p.option("goodput", "KEY:MS...", "service-level objectives, vLLM's syntax (ttft:500 tpot:50 e2el:3000, in ms): adds\n"
+                                   "request_goodput, the completed requests per second that meet every one");
   p.knobOptions();
   p.extraOptions([](const std::string& name) { return name != "ignore-eos" && isWorkloadOption(name); },
                  kWorkloadHelp);
@@ -63,9 +65,28 @@ void applyWorkload(const ArgParser& p, WorkloadOptions& w) {
 
 }  // namespace
 
+namespace {
+
+// vLLM's --goodput takes several words ("--goodput ttft:500 tpot:50"): joined into one
+// value here, so the parser sees one option.
+std::vector<std::string> joinGoodputWords(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    out.push_back(args[i]);
+    if (args[i] != "--goodput") continue;
+    std::string value;
+    while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0 && args[i + 1].find(':') != std::string::npos)
+      value += (value.empty() ? "" : " ") + args[++i];
+    if (!value.empty()) out.push_back(value);
+  }
+  return out;
+}
+
+}  // namespace
+
 BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   ArgParser p = makeBenchParser();
-  p.parseOnly(args);
+  p.parseOnly(joinGoodputWords(args));
   BenchOptions o;
   o.help = p.has("help");
   if (o.help) return o;  // help wins over bad values
@@ -74,6 +95,13 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   o.tracePath = nonEmpty(p, "trace");
   o.csvPrefix = nonEmpty(p, "csv");
   o.quiet = p.has("quiet");
+  if (p.has("goodput")) {
+    try {
+      o.goodput = parseGoodput(p.stringOr("goodput", ""));
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+  }
   p.applyKnobs(o.engine);
   applyWorkload(p, o.workload);
   try {

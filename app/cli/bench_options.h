@@ -3,6 +3,7 @@
 // knobs of the knob table) and of `serve`, parsed without touching the model or the
 // engine so that they can be tested on their own. A repeated flag: the last wins.
 // "--flag value" and "--flag=value" both work.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 #include "app/cli/args.h"
 #include "engine/config/engine_config.h"
+#include "engine/bench/goodput.h"
 #include "engine/bench/workload.h"
 
 namespace lwb::app {
@@ -21,6 +23,7 @@ struct BenchOptions {
   std::string jsonPath, tracePath, csvPrefix;  // "" = not written
   bool help = false;
   bool quiet = false;       // --quiet: no progress output
+  std::optional<GoodputSlo> goodput;  // --goodput ttft:MS tpot:MS e2el:MS
 };
 
 // `args` excludes the program and sub-command names. Throws UsageError naming the flag,

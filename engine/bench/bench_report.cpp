@@ -89,6 +89,14 @@ BenchReport makeBenchReport(std::vector<BenchRequestRecord> requests, const std:
   return r;
 }
 
+void applyGoodput(BenchReport& r, const GoodputSlo& slo) {
+  r.goodput = slo;
+  r.numGood = 0;
+  for (const auto& req : r.requests) r.numGood += meetsSlo(req.timeline, slo) ? 1 : 0;
+  r.requestGoodput = r.duration > 0 ? r.numGood / r.duration : 0;
+  r.requestGoodputFraction = r.completed > 0 ? double(r.numGood) / r.completed : 0;
+}
+
 void addStep(BenchReport& r, const StepRecord& s) {
   r.prefixQueryTokens += s.prefixQueryTokens;
   r.prefixHitTokens += s.prefixHitTokens;
@@ -128,6 +136,12 @@ std::string formatBenchSummary(const BenchReport& r) {
   rowInt("Total input tokens:", r.totalInputTokens);
   rowInt("Total generated tokens:", r.totalOutputTokens);
   row("Request throughput (req/s):", r.requestThroughput, 2);
+  if (r.goodput) {  // as vLLM's bench prints it, and the share of completed requests
+    row("Request goodput (req/s):", r.requestGoodput, 2);
+    std::snprintf(line, sizeof line, "%-40s%.1f %% (%d of %d; %s)\n", "Requests within every SLO:",
+                  100.0 * r.requestGoodputFraction, r.numGood, r.completed, r.goodput->describe().c_str());
+    out += line;
+  }
   row("Output token throughput (tok/s):", r.outputThroughput, 2);
   row("Total Token throughput (tok/s):", r.totalTokenThroughput, 2);
   latency("---------------Time to First Token----------------", "TTFT", r.ttftMs);
@@ -171,6 +185,10 @@ json benchReportJson(const BenchReport& r) {
   addStats(j, "itl", r.itlMs);
   addStats(j, "e2el", r.e2elMs);
   j.update(specDecodeJson(r.specDecode, "spec_decode_"));
+  // vLLM writes request_goodput as null when no SLO was given.
+  j["request_goodput"] = r.goodput ? json(r.requestGoodput) : json(nullptr);
+  j["request_goodput_fraction"] = r.goodput ? json(r.requestGoodputFraction) : json(nullptr);
+  if (r.goodput) j["goodput"] = r.goodput->describe();
   json requests = json::array();
   for (const auto& req : r.requests) requests.push_back(requestJson(req));
   j["requests"] = std::move(requests);

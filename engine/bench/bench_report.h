@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/bench/goodput.h"
 #include "engine/metrics/records.h"
 #include "engine/metrics/stats.h"
 
@@ -34,6 +35,11 @@ struct BenchReport {
   double maxKvCacheUsage = 0;       // [0, 1]
   int64_t numSteps = 0;
   SpecDecodeCounts specDecode;      // speculative decoding, summed over all requests
+  // --goodput (goodput.h): the SLOs, the completed requests that met them all, and
+  // request_goodput / request_goodput_fraction.
+  std::optional<GoodputSlo> goodput;
+  int numGood = 0;
+  double requestGoodput = 0, requestGoodputFraction = 0;
   nlohmann::json config = nlohmann::json::object();  // knobs and workload, vLLM names
   std::vector<BenchRequestRecord> requests;          // in submission order
 };
@@ -41,6 +47,8 @@ struct BenchReport {
 // `duration` in seconds; 0 leaves the throughputs 0.
 BenchReport makeBenchReport(std::vector<BenchRequestRecord> requests, const std::vector<StepRecord>& steps,
                             double duration);
+// Counts the requests that meet `slo` and sets the goodput figures.
+void applyGoodput(BenchReport& report, const GoodputSlo& slo);
 // Adds one step to the engine-side totals (for step histories kept in other containers).
 void addStep(BenchReport& report, const StepRecord& step);
 
