@@ -3,6 +3,7 @@
 // with --endpoint against a running OpenAI-compatible server (see engine/remote/).
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -89,10 +90,8 @@ void reportFailures(const BenchReport& report) {
   std::fprintf(stderr, "bench: warning: %d request(s) failed\n", report.numFailed);
 }
 
-int runParsed(const BenchOptions& o) {
-  const std::string dir = o.modelDir.empty() ? defaultModelDir() : o.modelDir;
-  if (!o.quiet) std::fprintf(stderr, "bench: loading %s\n", dir.c_str());
-  auto model = loadModel(dir);
+// One run of `o` on a loaded model: a fresh engine with o's knobs.
+BenchRun runOnModel(const std::shared_ptr<const Model>& model, const std::string& dir, const BenchOptions& o) {
   Engine engine(model, o.engine);
   auto workload = makeWorkload(o.workload, model->tokenizer->ordinaryIds(), model->tokenizer->bosId());
   fitToModelLen(workload, o.workload, engine.maxModelLen());
@@ -101,17 +100,105 @@ int runParsed(const BenchOptions& o) {
     std::fprintf(stderr, "bench: %d requests on %s (%s), %d KV blocks of %d tokens\n", o.workload.numPrompts,
                  device.backend.c_str(), device.name.c_str(), engine.numKvBlocks(), o.engine.blockSize);
   ProgressPrinter progress(!o.quiet);
-  BenchRun run = runServingBenchmark(engine, workload, std::ref(progress));
+  BenchRun run = runServingBenchmark(engine, workload, std::ref(progress), {o.maxConcurrency});
   run.report.config = benchConfigJson(o.workload, o.engine);
   run.report.config["model"] = dir;
   run.report.config["device"] = device.backend + ": " + device.name;
   run.report.config["num_kv_blocks"] = engine.numKvBlocks();
+  if (o.maxConcurrency > 0) run.report.config["max_concurrency"] = o.maxConcurrency;
   const std::string effectiveKey = "effective_";
   run.report.config[effectiveKey + std::string(knob::kMaxModelLen)] = engine.maxModelLen();
   const EngineConfig effective = engine.effectiveConfig();  // vLLM's defaults for the device filled in
   run.report.config[effectiveKey + std::string(knob::kMaxNumBatchedTokens)] = effective.maxNumBatchedTokens;
   run.report.config[effectiveKey + std::string(knob::kMaxNumSeqs)] = effective.maxNumSeqs;
   if (o.goodput) applyGoodput(run.report, *o.goodput);
+  return run;
+}
+
+// A swept value as JSON: a number when it reads as one ("inf" stays a string).
+nlohmann::json sweepValueJson(const std::string& v) {
+  size_t used = 0;
+  try {
+    const double x = std::stod(v, &used);
+    if (used == v.size() && std::isfinite(x)) return x;
+  } catch (const std::exception&) {
+  }
+  return v;
+}
+
+// The largest swept request_rate at which >= 90 % of the completed requests met every
+// SLO (DistServe's SLO attainment); null unless request_rate is swept with --goodput.
+nlohmann::json saturationRate(const BenchOptions& o, const std::vector<BenchReport>& rows) {
+  nlohmann::json best = nullptr;
+  if (!o.sweep->sweepsRequestRate() || !o.goodput) return best;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const nlohmann::json v = sweepValueJson(o.sweep->values[i]);
+    if (rows[i].completed > 0 && rows[i].requestGoodputFraction >= 0.9 &&
+        (best.is_null() || !v.is_number() || (best.is_number() && v.get<double>() > best.get<double>())))
+      best = v;
+  }
+  return best;
+}
+
+std::string sweepTable(const BenchOptions& o, const std::vector<BenchReport>& rows, const nlohmann::json& saturation) {
+  std::string out = "================ Sweep of " + o.sweep->key + " ================\n";
+  char line[200];
+  std::snprintf(line, sizeof line, "%-14s %9s %9s %9s %8s %12s %11s\n", o.sweep->key.c_str(), "completed", "req/s",
+                "goodput", "in SLO", "p99 TTFT ms", "p99 ITL ms");
+  out += line;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const BenchReport& r = rows[i];
+    char good[32] = "-", share[32] = "-";
+    if (r.goodput) {
+      std::snprintf(good, sizeof good, "%.2f", r.requestGoodput);
+      std::snprintf(share, sizeof share, "%.0f %%", 100.0 * r.requestGoodputFraction);
+    }
+    std::snprintf(line, sizeof line, "%-14s %9d %9.2f %9s %8s %12.1f %11.1f\n", o.sweep->values[i].c_str(), r.completed,
+                  r.requestThroughput, good, share, r.ttftMs.p99, r.itlMs.p99);
+    out += line;
+  }
+  if (!o.sweep->sweepsRequestRate()) return out;
+  if (!o.goodput) return out + "Saturation: give --goodput ttft:MS tpot:MS to find the largest rate served within SLOs.\n";
+  if (saturation.is_null())
+    return out + "Saturation: at no swept rate did 90 % of the completed requests meet every SLO (" +
+           o.goodput->describe() + ").\n";
+  return out + "Saturation: up to " + (saturation.is_string() ? saturation.get<std::string>() : saturation.dump()) +
+         " req/s, at least 90 % of the completed requests met every SLO (" + o.goodput->describe() + ").\n";
+}
+
+// Runs `runOne` for every swept value, prints each report and the sweep's table, writes
+// --json as {"sweep": {"knob", "values"}, "rows": [...], "saturation_request_rate"}.
+int runSweep(const BenchOptions& o, const std::function<BenchReport(const BenchOptions&)>& runOne) {
+  std::vector<BenchReport> reports;
+  nlohmann::json rows = nlohmann::json::array(), values = nlohmann::json::array();
+  for (const std::string& v : o.sweep->values) {
+    if (!o.quiet) std::fprintf(stderr, "bench: sweep %s = %s\n", o.sweep->key.c_str(), v.c_str());
+    BenchReport report = runOne(sweepRunOptions(o, v));
+    std::printf("== %s = %s ==\n%s", o.sweep->key.c_str(), v.c_str(), formatBenchSummary(report).c_str());
+    std::fflush(stdout);
+    reportFailures(report);
+    rows.push_back(benchReportJson(report));
+    values.push_back(sweepValueJson(v));
+    report.requests.clear();
+    reports.push_back(std::move(report));
+  }
+  const nlohmann::json saturation = saturationRate(o, reports);
+  std::fputs(sweepTable(o, reports, saturation).c_str(), stdout);
+  if (!o.jsonPath.empty()) {
+    const nlohmann::json j = {{"sweep", {{"knob", o.sweep->key}, {"values", values}}},
+                              {"rows", rows},
+                              {"saturation_request_rate", saturation}};
+    writeTextFile(o.jsonPath, j.dump(2) + "\n");
+  }
+  return 0;
+}
+
+int runParsed(const BenchOptions& o) {
+  const std::string dir = o.modelDir.empty() ? defaultModelDir() : o.modelDir;
+  if (!o.quiet) std::fprintf(stderr, "bench: loading %s\n", dir.c_str());
+  const auto model = loadModel(dir);
+  if (o.sweep) return runSweep(o, [&](const BenchOptions& run) { return runOnModel(model, dir, run).report; });
+  const BenchRun run = runOnModel(model, dir, o);
   std::fputs(formatBenchSummary(run.report).c_str(), stdout);
   std::fflush(stdout);
   reportFailures(run.report);
@@ -151,6 +238,9 @@ int runRemote(std::vector<std::string> args) {
     std::fputs((benchUsage() + "\n" + remoteBenchUsage()).c_str(), stdout);
     return 0;
   }
+  if (o.sweep && o.sweep->sweepsKnob())
+    throw UsageError("--sweep " + o.sweep->key + ": an engine knob cannot be swept against --endpoint (the server's "
+                     "knobs are its own); sweep request_rate or max_concurrency");
   remote::RemoteBenchOptions ro;
   ro.client = {r.endpoint, r.apiKey, 5.0, r.readTimeoutSeconds};
   ro.client.url = remote::parseEndpoint(r.endpoint).url();  // a bad URL is a usage error, before any I/O
@@ -158,14 +248,21 @@ int runRemote(std::vector<std::string> args) {
   ro.scrapeIntervalSeconds = r.metricsIntervalSeconds;
   const auto tokenizer = remoteTokenizer(r.tokenizerDir);
   ro.model = servedModel(r, ro.client);
-  const auto workload = makeWorkload(o.workload, tokenizer->ordinaryIds(), tokenizer->bosId());
-  if (!o.quiet)
-    std::fprintf(stderr, "bench: %d requests to %s (model %s)\n", o.workload.numPrompts, ro.client.url.c_str(),
-                 ro.model.c_str());
-  ProgressPrinter progress(!o.quiet);
-  remote::RemoteBenchRun run = remote::runRemoteBenchmark(ro, workload, std::ref(progress));
-  run.report.config = remote::remoteBenchConfig(o.workload, ro, run);
-  if (o.goodput) applyGoodput(run.report, *o.goodput);
+  auto runOnce = [&](const BenchOptions& oi) {
+    remote::RemoteBenchOptions roi = ro;
+    if (oi.maxConcurrency > 0) roi.maxConcurrency = oi.maxConcurrency;
+    const auto workload = makeWorkload(oi.workload, tokenizer->ordinaryIds(), tokenizer->bosId());
+    if (!oi.quiet)
+      std::fprintf(stderr, "bench: %d requests to %s (model %s)\n", oi.workload.numPrompts, roi.client.url.c_str(),
+                   roi.model.c_str());
+    ProgressPrinter progress(!oi.quiet);
+    remote::RemoteBenchRun run = remote::runRemoteBenchmark(roi, workload, std::ref(progress));
+    run.report.config = remote::remoteBenchConfig(oi.workload, roi, run);
+    if (oi.goodput) applyGoodput(run.report, *oi.goodput);
+    return run;
+  };
+  if (o.sweep) return runSweep(o, [&](const BenchOptions& oi) { return runOnce(oi).report; });
+  const remote::RemoteBenchRun run = runOnce(o);
   std::fputs(remote::formatRemoteSummary(run).c_str(), stdout);
   std::fflush(stdout);
   reportFailures(run.report);

@@ -1,8 +1,10 @@
 #include "app/cli/bench_options.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/config/config_json.h"
+#include "engine/config/knobs.h"
 
 namespace lwb::app {
 namespace {
@@ -38,6 +40,9 @@ ArgParser makeBenchParser() {
   p.option("trace", "FILE", "Chrome trace-event JSON (open in ui.perfetto.dev)");
   p.option("csv", "PREFIX", "PREFIX_requests.csv and PREFIX_steps.csv");
   p.flag("quiet", "no progress output");
+  p.option("max-concurrency", "N", "at most N requests in flight, as vllm bench serve's flag (default: no limit)");
+  p.option("sweep", "KEY=V1,V2,...", "one run per value of a knob (vLLM name), request_rate or max_concurrency, with\n"
+                                     "the same seeded workload; --json writes every run's report as a row");
   p.option("goodput", "KEY:MS...", "service-level objectives, vLLM's syntax (ttft:500 tpot:50 e2el:3000, in ms): adds\n"
                                    "request_goodput, the completed requests per second that meet every one");
   p.knobOptions();
@@ -84,6 +89,77 @@ std::vector<std::string> joinGoodputWords(const std::vector<std::string>& args) 
 
 }  // namespace
 
+namespace {
+
+constexpr std::string_view kRequestRate = "request_rate";
+constexpr std::string_view kMaxConcurrency = "max_concurrency";
+
+// Sets `key` to `value` in `o`; throws UsageError naming both and the expected range.
+void applySweepValue(BenchOptions& o, const std::string& key, const std::string& value) {
+  const std::string where = "--sweep " + key + "=" + value;
+  if (key == kMaxConcurrency) {
+    size_t used = 0;
+    int n = 0;
+    try {
+      n = std::stoi(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != value.size() || n < 1) throw UsageError(where + ": expected a whole number >= 1");
+    o.maxConcurrency = n;
+    return;
+  }
+  try {
+    if (key == kRequestRate) {
+      std::string flag(kRequestRate);
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      parseWorkloadOption(flag, value, &o.workload);
+      o.workload.validate();
+      return;
+    }
+    const Knob* k = findKnob(key);
+    const KnobValue parsed = k->parse(value);
+    k->check(parsed);
+    k->set(o.engine, parsed);
+    o.engine.validate();
+  } catch (const Error& e) {
+    throw UsageError(where + ": " + e.what());
+  }
+}
+
+BenchSweep parseSweep(const std::string& spec) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    throw UsageError("--sweep " + spec + ": expected KEY=V1,V2,... (a knob's vLLM name, request_rate or max_concurrency)");
+  BenchSweep s;
+  s.key = spec.substr(0, eq);
+  if (s.key != kRequestRate && s.key != kMaxConcurrency && !findKnob(s.key))
+    throw UsageError("--sweep " + s.key + ": not a knob (see --help for their vLLM names), request_rate or max_concurrency");
+  std::string rest = spec.substr(eq + 1);
+  size_t start = 0;
+  while (start <= rest.size()) {
+    const size_t comma = rest.find(',', start);
+    const std::string v = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (v.empty()) throw UsageError("--sweep " + spec + ": an empty value");
+    s.values.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return s;
+}
+
+}  // namespace
+
+bool BenchSweep::sweepsKnob() const { return key != kRequestRate && key != kMaxConcurrency; }
+
+bool BenchSweep::sweepsRequestRate() const { return key == kRequestRate; }
+
+BenchOptions sweepRunOptions(const BenchOptions& o, const std::string& value) {
+  BenchOptions run = o;
+  applySweepValue(run, o.sweep->key, value);
+  return run;
+}
+
 BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   ArgParser p = makeBenchParser();
   p.parseOnly(joinGoodputWords(args));
@@ -102,12 +178,19 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
       throw UsageError(e.what());
     }
   }
+  o.maxConcurrency = int(p.integer("max-concurrency", 0, 1, 1 << 20));
   p.applyKnobs(o.engine);
   applyWorkload(p, o.workload);
   try {
     o.workload.validate();
   } catch (const Error& e) {
     throw UsageError(e.what());
+  }
+  if (p.has("sweep")) {
+    if (!o.tracePath.empty() || !o.csvPrefix.empty())
+      throw UsageError("--trace and --csv write one run's records; with --sweep, --json writes every run's report");
+    o.sweep = parseSweep(p.stringOr("sweep", ""));
+    for (const std::string& v : o.sweep->values) sweepRunOptions(o, v);  // every value checked before any run
   }
   return o;
 }

@@ -16,6 +16,14 @@
 
 namespace lwb::app {
 
+// --sweep KEY=V1,V2,...: one run per value, the same seeded workload otherwise.
+struct BenchSweep {
+  std::string key;                  // a knob's vLLM name, or request_rate / max_concurrency
+  std::vector<std::string> values;  // as given, each checked against the key's range
+  bool sweepsKnob() const;          // an engine knob (refused against --endpoint)
+  bool sweepsRequestRate() const;
+};
+
 struct BenchOptions {
   std::string modelDir;     // "" = lwb::defaultModelDir()
   WorkloadOptions workload;
@@ -24,7 +32,12 @@ struct BenchOptions {
   bool help = false;
   bool quiet = false;       // --quiet: no progress output
   std::optional<GoodputSlo> goodput;  // --goodput ttft:MS tpot:MS e2el:MS
+  int maxConcurrency = 0;   // --max-concurrency: requests in flight at most (0 = no limit)
+  std::optional<BenchSweep> sweep;
 };
+
+// The options of one run of a sweep: `o` with `key` set to `value` (already checked).
+BenchOptions sweepRunOptions(const BenchOptions& o, const std::string& value);
 
 // `args` excludes the program and sub-command names. Throws UsageError naming the flag,
 // the value and the accepted range.

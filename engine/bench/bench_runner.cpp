@@ -31,19 +31,26 @@ void sleepFor(double seconds) {
 }  // namespace
 
 BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
-                             const BenchProgress& progress) {
+                             const BenchProgress& progress, const BenchRunOptions& options) {
   if (!workload.empty()) warmUp(engine, workload.front());
   BenchRun run;
   const double t0 = engine.now();
   const int total = static_cast<int>(workload.size());
   std::vector<RequestId> ids;
+  std::vector<double> sentAt;  // seconds from t0: the scheduled arrival, or later when held back
   std::unordered_map<RequestId, std::vector<int>> outputs;
   ArrivalPacer pacer(workload);
+  size_t numDue = 0;  // workload[0, numDue) are due; [ids.size(), numDue) wait for a slot
   int numFinished = 0;
-  while (!pacer.allTaken() || engine.hasUnfinishedRequests()) {
-    const ArrivalPacer::Range due = pacer.takeDue(engine.now() - t0);
-    for (size_t i = due.first; i < due.last; ++i) {
-      const SyntheticRequest& r = workload[i];
+  auto inFlight = [&] { return static_cast<int>(ids.size()) - numFinished; };
+  while (!pacer.allTaken() || ids.size() < numDue || engine.hasUnfinishedRequests()) {
+    const size_t heldBack = numDue;  // due before this iteration and not sent: waited for a slot
+    const double now = engine.now() - t0;
+    numDue = pacer.takeDue(now).last;
+    while (ids.size() < numDue && (options.maxConcurrency <= 0 || inFlight() < options.maxConcurrency)) {
+      const SyntheticRequest& r = workload[ids.size()];
+      // A request that waited for a slot is timed from when it is sent, as vLLM's client does.
+      sentAt.push_back(ids.size() < heldBack ? now : r.arrivalTime);
       ids.push_back(engine.addRequest({r.promptTokenIds, r.sampling, 0, "bench"}));
     }
     if (!engine.hasUnfinishedRequests()) {
@@ -64,7 +71,7 @@ BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>
   std::vector<BenchRequestRecord> records(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     if (const RequestTimeline* t = engine.timeline(ids[i])) records[i].timeline = *t;
-    records[i].timeline.arrivalTime = t0 + workload[i].arrivalTime;
+    records[i].timeline.arrivalTime = t0 + sentAt[i];
     records[i].outputTokenIds = std::move(outputs[ids[i]]);
   }
   run.report = makeBenchReport(std::move(records), run.steps, duration);

@@ -21,12 +21,19 @@ struct BenchRun {
 // numFinished of numTotal requests done; called after every step that finished some.
 using BenchProgress = std::function<void(int numFinished, int numTotal)>;
 
+// max_concurrency as `vllm bench serve` means it: at most this many requests in flight
+// (0 = no limit); a request due while the limit is reached waits, and its latencies
+// count from when it is sent.
+struct BenchRunOptions {
+  int maxConcurrency = 0;
+};
+
 // Before timing, one short warm-up request (its own prompt, so it seeds no prefix the
 // workload uses) runs to completion, as `vllm bench serve`'s initial test prompt does.
 // Times are measured from each request's scheduled arrival (a server would have
 // received it then, and queued it until the current step ended). Throws lwb::Error
 // when the engine refuses a request.
 BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
-                             const BenchProgress& progress = {});
+                             const BenchProgress& progress = {}, const BenchRunOptions& options = {});
 
 }  // namespace lwb
