@@ -87,10 +87,6 @@ std::vector<std::string> joinGoodputWords(const std::vector<std::string>& args) 
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 constexpr std::string_view kRequestRate = "request_rate";
 constexpr std::string_view kMaxConcurrency = "max_concurrency";
 
