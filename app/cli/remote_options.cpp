@@ -116,7 +116,8 @@ std::string remoteBenchUsage() {
   --max-concurrency N             concurrent streams (default: one per request, at most 256)
   --read-timeout S                a stream silent this long counts as stalled (default 60)
   --metrics-interval S            how often /metrics is scraped (default 1)
-Engine knobs are refused with --endpoint: the server has its own.
+Engine knobs are refused with --endpoint: the server has its own. --goodput applies as
+locally; --sweep takes request_rate or max_concurrency.
 )";
 }
 
