@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench_search.h"
 #include "app/cli/bench_options.h"
 #include "app/cli/remote_options.h"
 #include "app/commands.h"
@@ -197,7 +198,9 @@ int runParsed(const BenchOptions& o) {
   const std::string dir = o.modelDir.empty() ? defaultModelDir() : o.modelDir;
   if (!o.quiet) std::fprintf(stderr, "bench: loading %s\n", dir.c_str());
   const auto model = loadModel(dir);
-  if (o.sweep) return runSweep(o, [&](const BenchOptions& run) { return runOnModel(model, dir, run).report; });
+  auto runOne = [&](const BenchOptions& run) { return runOnModel(model, dir, run).report; };
+  if (o.sweep) return runSweep(o, runOne);
+  if (!o.search.empty()) return runSearch(o, Engine(model, o.engine).effectiveConfig(), runOne);
   const BenchRun run = runOnModel(model, dir, o);
   std::fputs(formatBenchSummary(run.report).c_str(), stdout);
   std::fflush(stdout);
@@ -238,6 +241,8 @@ int runRemote(std::vector<std::string> args) {
     std::fputs((benchUsage() + "\n" + remoteBenchUsage()).c_str(), stdout);
     return 0;
   }
+  if (!o.search.empty())
+    throw UsageError("--search: engine knobs cannot be searched against --endpoint (the server's knobs are its own)");
   if (o.sweep && o.sweep->sweepsKnob())
     throw UsageError("--sweep " + o.sweep->key + ": an engine knob cannot be swept against --endpoint (the server's "
                      "knobs are its own); sweep request_rate or max_concurrency");

@@ -1,7 +1,8 @@
 // Capacity under SLOs in `bench`: goodput with vLLM's arithmetic (engine/bench/goodput.h)
 // on hand-computed request sets, --goodput's syntax and errors, `bench --goodput`,
 // `--sweep` (one row per value, the saturation point consistent with the rows, bad keys
-// and values refused before any run) and `--max-concurrency`, on the bundled model.
+// and values refused before any run), `--max-concurrency` and `--search` (the grid
+// ranked by goodput, default candidates), on the bundled model.
 #include <QtTest>
 
 #include <QJsonArray>
@@ -54,6 +55,8 @@ class TestBenchCapacity : public QObject {
   void sweepRefusesBadInputBeforeRunning_data();
   void sweepRefusesBadInputBeforeRunning();
   void maxConcurrencyOneRunsRequestsOneAtATime();
+  void searchRanksTheGridByGoodput();
+  void searchCandidatesAroundTheDefault();
 };
 
 void TestBenchCapacity::parsesVllmSyntax() {
@@ -237,6 +240,16 @@ void TestBenchCapacity::sweepRefusesBadInputBeforeRunning_data() {
   QTest::newRow("bad SLO") << QStringList{"--sweep", "request_rate=1,2", "--goodput", "ttft:5", "itl:5"} << "unknown metric 'itl'";
   QTest::newRow("knob against a server") << QStringList{"--endpoint", "http://127.0.0.1:9", "--sweep", "max_num_seqs=1,2"}
                                          << "--sweep max_num_seqs: an engine knob cannot be swept against --endpoint";
+  QTest::newRow("search without SLOs") << QStringList{"--search", "max_num_seqs=1,2"} << "give --goodput";
+  QTest::newRow("search unknown knob") << QStringList{"--search", "max_num_seq", "--goodput", "ttft:5"}
+                                       << "--search max_num_seq: not a knob";
+  QTest::newRow("search bad value") << QStringList{"--search", "max_num_seqs=2", "block_size=3", "--goodput", "ttft:5"}
+                                    << "block_size: 3 is not a power of two";
+  QTest::newRow("search and sweep") << QStringList{"--search", "max_num_seqs=2", "--sweep", "request_rate=1", "--goodput", "ttft:5"}
+                                    << "give one of them";
+  QTest::newRow("search against a server")
+      << QStringList{"--endpoint", "http://127.0.0.1:9", "--search", "max_num_seqs=1,2", "--goodput", "ttft:5"}
+      << "engine knobs cannot be searched against --endpoint";
 }
 
 void TestBenchCapacity::sweepRefusesBadInputBeforeRunning() {
@@ -271,6 +284,56 @@ void TestBenchCapacity::maxConcurrencyOneRunsRequestsOneAtATime() {
                             .arg(cur["arrival_time"].toDouble())
                             .arg(prevFinish)));
   }
+}
+
+void TestBenchCapacity::searchRanksTheGridByGoodput() {
+  if (test::defaultModelInBuildTree().isEmpty()) QSKIP("the bundled model is not in the build tree");
+  QTemporaryDir dir;
+  const QString json = dir.filePath("search.json");
+  const test::CliResult r = test::runWorkbench(QStringList{"bench", "--request-rate", "60", "--search",
+                                                           "max_num_batched_tokens=64,512", "max_num_seqs=2,16",
+                                                           "--goodput", "ttft:40", "tpot:10", "--json", json} +
+                                               kSmallWorkload);
+  QVERIFY2(r.exitCode == 0, r.err.constData());
+  QVERIFY2(r.out.contains("Best: ") && r.out.contains("Runner-up: "), r.out.constData());
+  const QJsonObject o = readJson(json);
+  const QJsonArray rows = o["rows"].toArray();
+  QCOMPARE(rows.size(), 4);
+  QCOMPARE(o["search"].toObject()["method"].toString(), QString("grid"));
+  // Best and runner-up: the two highest goodputs (then throughput), each with its setting.
+  QList<QJsonObject> ranked;
+  for (const QJsonValue& v : rows) {
+    const QJsonObject row = v.toObject();
+    const QJsonObject setting = row["setting"].toObject();
+    QCOMPARE(setting.size(), 2);
+    QCOMPARE(row["config"].toObject()["max_num_seqs"].toInt(), setting["max_num_seqs"].toString().toInt());
+    ranked << row;
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const QJsonObject& a, const QJsonObject& b) {
+    if (a["request_goodput"].toDouble() != b["request_goodput"].toDouble())
+      return a["request_goodput"].toDouble() > b["request_goodput"].toDouble();
+    return a["request_throughput"].toDouble() > b["request_throughput"].toDouble();
+  });
+  QCOMPARE(o["best"].toObject()["setting"].toObject(), ranked[0]["setting"].toObject());
+  QCOMPARE(o["runner_up"].toObject()["setting"].toObject(), ranked[1]["setting"].toObject());
+  QVERIFY(!o["reason"].toString().isEmpty());
+}
+
+void TestBenchCapacity::searchCandidatesAroundTheDefault() {
+  if (test::defaultModelInBuildTree().isEmpty()) QSKIP("the bundled model is not in the build tree");
+  QTemporaryDir dir;
+  const QString json = dir.filePath("search.json");
+  const test::CliResult r = test::runWorkbench(QStringList{"bench", "--backend", "cpu", "--num-prompts", "3",
+                                                           "--input-len", "8", "--output-len", "2", "--quiet", "--search",
+                                                           "max_num_seqs,enable_prefix_caching", "--goodput",
+                                                           "e2el:600000", "--json", json});
+  QVERIFY2(r.exitCode == 0, r.err.constData());
+  const QJsonArray knobs = readJson(json)["search"].toObject()["knobs"].toArray();
+  QCOMPARE(knobs.size(), 2);
+  // vLLM's default max_num_seqs on a CPU is 128: a quarter to four times it.
+  QCOMPARE(knobs[0].toObject()["values"].toArray(), QJsonArray({"32", "64", "128", "256", "512"}));
+  QCOMPARE(knobs[1].toObject()["values"].toArray(), QJsonArray({"false", "true"}));
+  QCOMPARE(readJson(json)["rows"].toArray().size(), 10);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "engine/config/config_json.h"
 #include "engine/config/knobs.h"
@@ -43,6 +44,8 @@ ArgParser makeBenchParser() {
   p.option("max-concurrency", "N", "at most N requests in flight, as vllm bench serve's flag (default: no limit)");
   p.option("sweep", "KEY=V1,V2,...", "one run per value of a knob (vLLM name), request_rate or max_concurrency, with\n"
                                      "the same seeded workload; --json writes every run's report as a row");
+  p.option("search", "KNOB[=V1,V2]...", "a grid over knobs (vLLM names; without values, candidates around the engine's\n"
+                                       "default) for the highest request_goodput; needs --goodput");
   p.option("goodput", "KEY:MS...", "service-level objectives, vLLM's syntax (ttft:500 tpot:50 e2el:3000, in ms): adds\n"
                                    "request_goodput, the completed requests per second that meet every one");
   p.knobOptions();
@@ -72,15 +75,17 @@ void applyWorkload(const ArgParser& p, WorkloadOptions& w) {
 
 namespace {
 
-// vLLM's --goodput takes several words ("--goodput ttft:500 tpot:50"): joined into one
-// value here, so the parser sees one option.
+// vLLM's --goodput takes several words ("--goodput ttft:500 tpot:50"), and so does
+// --search: joined into one value here, so the parser sees one option.
 std::vector<std::string> joinGoodputWords(const std::vector<std::string>& args) {
   std::vector<std::string> out;
   for (size_t i = 0; i < args.size(); ++i) {
     out.push_back(args[i]);
-    if (args[i] != "--goodput") continue;
+    if (args[i] != "--goodput" && args[i] != "--search") continue;
+    const bool goodput = args[i] == "--goodput";
     std::string value;
-    while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0 && args[i + 1].find(':') != std::string::npos)
+    while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0 &&
+           (!goodput || args[i + 1].find(':') != std::string::npos))
       value += (value.empty() ? "" : " ") + args[++i];
     if (!value.empty()) out.push_back(value);
   }
@@ -123,6 +128,26 @@ void applySweepValue(BenchOptions& o, const std::string& key, const std::string&
   }
 }
 
+// "max_num_batched_tokens=512,1024 max_num_seqs" or "max_num_batched_tokens,max_num_seqs".
+std::vector<SearchAxis> parseSearch(const std::string& spec) {
+  std::vector<SearchAxis> axes;
+  std::istringstream in(spec);
+  std::string item;
+  while (in >> item) {
+    const size_t eq = item.find('=');
+    std::vector<std::string> names, values;
+    std::istringstream parts(eq == std::string::npos ? item : item.substr(eq + 1));
+    for (std::string part; std::getline(parts, part, ',');) (eq == std::string::npos ? names : values).push_back(part);
+    if (eq != std::string::npos) names = {item.substr(0, eq)};
+    for (const std::string& n : names) {
+      if (!findKnob(n)) throw UsageError("--search " + n + ": not a knob (see --help for their vLLM names)");
+      axes.push_back({n, values});
+    }
+  }
+  if (axes.empty()) throw UsageError("--search: expected KNOB[=V1,V2,...] ... (knobs by their vLLM names)");
+  return axes;
+}
+
 BenchSweep parseSweep(const std::string& spec) {
   const size_t eq = spec.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
@@ -150,10 +175,14 @@ bool BenchSweep::sweepsKnob() const { return key != kRequestRate && key != kMaxC
 
 bool BenchSweep::sweepsRequestRate() const { return key == kRequestRate; }
 
-BenchOptions sweepRunOptions(const BenchOptions& o, const std::string& value) {
+BenchOptions withSetting(const BenchOptions& o, const std::string& key, const std::string& value) {
   BenchOptions run = o;
-  applySweepValue(run, o.sweep->key, value);
+  applySweepValue(run, key, value);
   return run;
+}
+
+BenchOptions sweepRunOptions(const BenchOptions& o, const std::string& value) {
+  return withSetting(o, o.sweep->key, value);
 }
 
 BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
@@ -187,6 +216,15 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
       throw UsageError("--trace and --csv write one run's records; with --sweep, --json writes every run's report");
     o.sweep = parseSweep(p.stringOr("sweep", ""));
     for (const std::string& v : o.sweep->values) sweepRunOptions(o, v);  // every value checked before any run
+  }
+  if (p.has("search")) {
+    if (o.sweep) throw UsageError("--search and --sweep: give one of them");
+    if (!o.goodput) throw UsageError("--search ranks settings by request_goodput: give --goodput ttft:MS tpot:MS ...");
+    if (!o.tracePath.empty() || !o.csvPrefix.empty())
+      throw UsageError("--trace and --csv write one run's records; with --search, --json writes every run's report");
+    o.search = parseSearch(p.stringOr("search", ""));
+    for (const SearchAxis& a : o.search)
+      for (const std::string& v : a.values) withSetting(o, a.knob, v);  // every value checked before any run
   }
   return o;
 }

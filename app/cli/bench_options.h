@@ -24,6 +24,13 @@ struct BenchSweep {
   bool sweepsRequestRate() const;
 };
 
+// --search KNOB[=V1,V2,...] ...: a grid over knobs for the highest goodput; a knob without
+// values gets default candidates once the engine's defaults are known (bench_search.h).
+struct SearchAxis {
+  std::string knob;                 // vLLM name
+  std::vector<std::string> values;  // empty: default candidates
+};
+
 struct BenchOptions {
   std::string modelDir;     // "" = lwb::defaultModelDir()
   WorkloadOptions workload;
@@ -34,7 +41,12 @@ struct BenchOptions {
   std::optional<GoodputSlo> goodput;  // --goodput ttft:MS tpot:MS e2el:MS
   int maxConcurrency = 0;   // --max-concurrency: requests in flight at most (0 = no limit)
   std::optional<BenchSweep> sweep;
+  std::vector<SearchAxis> search;
 };
+
+// `o` with `key` (a knob's vLLM name, request_rate or max_concurrency) set to `value`;
+// throws UsageError naming both and the expected range.
+BenchOptions withSetting(const BenchOptions& o, const std::string& key, const std::string& value);
 
 // The options of one run of a sweep: `o` with `key` set to `value` (already checked).
 BenchOptions sweepRunOptions(const BenchOptions& o, const std::string& value);

@@ -65,7 +65,7 @@ const std::map<std::string, Apply>& remoteFlags() {
 // What the local bench accepts that still means something against a remote server.
 bool isRemoteCompatible(const std::string& flag) {
   static const std::set<std::string> kept = {"--json", "--trace", "--csv", "--quiet", "--help", "-h", "--ignore-eos",
-                                             "--goodput", "--sweep"};
+                                             "--goodput", "--sweep", "--search"};
   return kept.count(flag) > 0 || isWorkloadOption(flag);
 }
 

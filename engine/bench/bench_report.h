@@ -40,6 +40,7 @@ struct BenchReport {
   std::optional<GoodputSlo> goodput;
   int numGood = 0;
   double requestGoodput = 0, requestGoodputFraction = 0;
+  int numMissedTtft = 0, numMissedTpot = 0, numMissedE2el = 0;  // completed requests over each SLO
   nlohmann::json config = nlohmann::json::object();  // knobs and workload, vLLM names
   std::vector<BenchRequestRecord> requests;          // in submission order
 };
