@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -130,15 +131,17 @@ nlohmann::json sweepValueJson(const std::string& v) {
 // The largest swept request_rate at which >= 90 % of the completed requests met every
 // SLO (DistServe's SLO attainment); null unless request_rate is swept with --goodput.
 nlohmann::json saturationRate(const BenchOptions& o, const std::vector<BenchReport>& rows) {
-  nlohmann::json best = nullptr;
-  if (!o.sweep->sweepsRequestRate() || !o.goodput) return best;
+  if (!o.sweep->sweepsRequestRate() || !o.goodput) return nullptr;
+  std::optional<size_t> best;
+  double bestRate = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const nlohmann::json v = sweepValueJson(o.sweep->values[i]);
-    if (rows[i].completed > 0 && rows[i].requestGoodputFraction >= 0.9 &&
-        (best.is_null() || !v.is_number() || (best.is_number() && v.get<double>() > best.get<double>())))
-      best = v;
+    const double rate = sweepRunOptions(o, o.sweep->values[i]).workload.requestRate;  // inf for "inf"
+    if (rows[i].completed > 0 && rows[i].requestGoodputFraction >= 0.9 && (!best || rate > bestRate)) {
+      best = i;
+      bestRate = rate;
+    }
   }
-  return best;
+  return best ? sweepValueJson(o.sweep->values[*best]) : nlohmann::json(nullptr);
 }
 
 std::string sweepTable(const BenchOptions& o, const std::vector<BenchReport>& rows, const nlohmann::json& saturation) {

@@ -20,12 +20,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string presetList() {
-  std::string out;
-  for (const std::string& n : sim::hardwarePresetNames()) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "(none found in " + sim::hardwarePresetDir() + ")" : out;
-}
-
 ArgParser makeParser() {
   ArgParser p("simulate-step",
               "llm-workbench simulate-step --sim-hardware NAME|FILE --model CONFIG_OR_DIR [--tensor-parallel-size N]\n"
@@ -34,7 +28,7 @@ ArgParser makeParser() {
               "simulator's cost model (a roofline per operator with the profile's efficiencies; see\n"
               "docs/simulator.md). Times are one tensor-parallel rank's, in milliseconds, the layer\n"
               "operators summed over the layers. Only config.json is read: no weights are needed.\n"
-              "Hardware presets: " + presetList() + ".");
+              "Hardware presets: " + sim::hardwarePresetList() + ".");
   p.option("sim-hardware", "NAME|FILE", "a hardware preset, or the path of a profile file");
   p.option("model", "CONFIG_OR_DIR", "a model's config.json, or a folder holding one");
   p.option("tensor-parallel-size", "N", "tensor-parallel ranks (default 1)");
@@ -80,7 +74,7 @@ json toJson(const sim::OpTimes& t) {
 int simulateStep(int argc, char** argv) {
   ArgParser args = makeParser();
   if (!args.parse(argc, argv)) return 0;
-  if (!args.has("sim-hardware")) throw UsageError("--sim-hardware NAME|FILE is required (presets: " + presetList() + ")");
+  if (!args.has("sim-hardware")) throw UsageError("--sim-hardware NAME|FILE is required (presets: " + sim::hardwarePresetList() + ")");
   if (!args.has("model")) throw UsageError("--model CONFIG_OR_DIR is required");
   const sim::StepShape step = readShape(args);
   EngineConfig knobs;

@@ -93,11 +93,12 @@ void applyGoodput(BenchReport& r, const GoodputSlo& slo) {
   r.goodput = slo;
   r.numGood = r.numMissedTtft = r.numMissedTpot = r.numMissedE2el = 0;
   for (const auto& req : r.requests) {
-    r.numGood += meetsSlo(req.timeline, slo) ? 1 : 0;
     if (!req.timeline.completed()) continue;
-    r.numMissedTtft += meetsSlo(req.timeline, GoodputSlo{slo.ttftMs, {}, {}}) ? 0 : 1;
-    r.numMissedTpot += meetsSlo(req.timeline, GoodputSlo{{}, slo.tpotMs, {}}) ? 0 : 1;
-    r.numMissedE2el += meetsSlo(req.timeline, GoodputSlo{{}, {}, slo.e2elMs}) ? 0 : 1;
+    const SloCheck met = checkSlo(req.timeline, slo);
+    r.numGood += met.all() ? 1 : 0;
+    r.numMissedTtft += met.ttft ? 0 : 1;
+    r.numMissedTpot += met.tpot ? 0 : 1;
+    r.numMissedE2el += met.e2el ? 0 : 1;
   }
   r.requestGoodput = r.duration > 0 ? r.numGood / r.duration : 0;
   r.requestGoodputFraction = r.completed > 0 ? double(r.numGood) / r.completed : 0;

@@ -66,8 +66,10 @@ GoodputSlo parseGoodput(const std::string& spec) {
   return slo;
 }
 
-bool meetsSlo(const RequestTimeline& t, const GoodputSlo& slo) {
-  return t.completed() && within(t.ttft(), slo.ttftMs) && within(t.tpot(), slo.tpotMs) && within(t.e2e(), slo.e2elMs);
+SloCheck checkSlo(const RequestTimeline& t, const GoodputSlo& slo) {
+  return {within(t.ttft(), slo.ttftMs), within(t.tpot(), slo.tpotMs), within(t.e2e(), slo.e2elMs)};
 }
+
+bool meetsSlo(const RequestTimeline& t, const GoodputSlo& slo) { return t.completed() && checkSlo(t, slo).all(); }
 
 }  // namespace lwb

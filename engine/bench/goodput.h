@@ -21,6 +21,12 @@ struct GoodputSlo {
 // e2el and VALUE milliseconds >= 0. Throws lwb::Error naming the item and what was expected.
 GoodputSlo parseGoodput(const std::string& spec);
 
+// Which SLOs a request meets (an SLO that is not set is met).
+struct SloCheck {
+  bool ttft = true, tpot = true, e2el = true;
+  bool all() const { return ttft && tpot && e2el; }
+};
+SloCheck checkSlo(const RequestTimeline& t, const GoodputSlo& slo);
 // Whether a request counts toward goodput: it completed (stop or length) and meets every
 // SLO that is set.
 bool meetsSlo(const RequestTimeline& t, const GoodputSlo& slo);

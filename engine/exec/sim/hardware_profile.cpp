@@ -92,15 +92,17 @@ std::vector<std::string> hardwarePresetNames() {
   return names;
 }
 
+std::string hardwarePresetList() {
+  std::string out;
+  for (const std::string& n : hardwarePresetNames()) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none found in " + hardwarePresetDir() : out;
+}
+
 HardwareProfile loadHardwareProfile(const std::string& nameOrPath) {
   if (fs::is_regular_file(nameOrPath)) return parseHardwareProfile(readFile(nameOrPath), nameOrPath);
   const fs::path preset = fs::path(hardwarePresetDir()) / (nameOrPath + ".json");
-  if (!fs::is_regular_file(preset)) {
-    std::string known;
-    for (const std::string& n : hardwarePresetNames()) known += (known.empty() ? "" : ", ") + n;
-    throw Error("--sim-hardware " + nameOrPath + ": not a preset (" + (known.empty() ? "none found in " + hardwarePresetDir() : known) +
-                ") nor an existing profile file");
-  }
+  check(fs::is_regular_file(preset),
+        "--sim-hardware " + nameOrPath + ": not a preset (" + hardwarePresetList() + ") nor an existing profile file");
   HardwareProfile p = parseHardwareProfile(readFile(preset.string()), preset.string());
   check(p.name == nameOrPath, preset.string() + ": its 'name' is '" + p.name + "', expected '" + nameOrPath + "' (the file's name)");
   return p;

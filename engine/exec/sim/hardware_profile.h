@@ -34,6 +34,8 @@ struct HardwareProfile {
 
 // The preset names, sorted, as --sim-hardware accepts them.
 std::vector<std::string> hardwarePresetNames();
+// The same, joined by ", " for messages; names the folder when it holds none.
+std::string hardwarePresetList();
 // The folder the presets are read from (resources/hardware in the build tree or install).
 std::string hardwarePresetDir();
 // A preset by name, or a profile file by path (an existing path is a file). Throws
