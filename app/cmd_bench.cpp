@@ -18,6 +18,7 @@
 #include "engine/bench/bench_runner.h"
 #include "engine/config/knobs.h"
 #include "engine/engine.h"
+#include "engine/exec/sim/kv_pool.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/trace.h"
 #include "engine/model/model.h"
@@ -95,18 +96,26 @@ void reportFailures(const BenchReport& report) {
 // One run of `o` on a loaded model: a fresh engine with o's knobs.
 BenchRun runOnModel(const std::shared_ptr<const Model>& model, const std::string& dir, const BenchOptions& o) {
   Engine engine(model, o.engine);
-  auto workload = makeWorkload(o.workload, model->tokenizer->ordinaryIds(), model->tokenizer->bosId());
+  auto workload = makeWorkloadFor(o.workload, *model);
   fitToModelLen(workload, o.workload, engine.maxModelLen());
   const DeviceInfo device = engine.deviceInfo();
-  if (!o.quiet)
+  if (!o.quiet) {
     std::fprintf(stderr, "bench: %d requests on %s (%s), %d KV blocks of %d tokens\n", o.workload.numPrompts,
                  device.backend.c_str(), device.name.c_str(), engine.numKvBlocks(), o.engine.blockSize);
+    if (engine.simulated())
+      std::fprintf(stderr, "%s\n",
+                   sim::describeKvPool(engine.numKvBlocks(), o.engine.blockSize, engine.maxModelLen()).c_str());
+  }
   ProgressPrinter progress(!o.quiet);
   BenchRun run = runServingBenchmark(engine, workload, std::ref(progress), {o.maxConcurrency});
   run.report.config = benchConfigJson(o.workload, o.engine);
   run.report.config["model"] = dir;
   run.report.config["device"] = device.backend + ": " + device.name;
   run.report.config["num_kv_blocks"] = engine.numKvBlocks();
+  if (engine.simulated()) {  // every figure of the report is predicted, not measured
+    run.report.simHardware = o.engine.executor.simHardware;
+    run.report.simulatedDevice = device.name;
+  }
   if (o.maxConcurrency > 0) run.report.config["max_concurrency"] = o.maxConcurrency;
   const std::string effectiveKey = "effective_";
   run.report.config[effectiveKey + std::string(knob::kMaxModelLen)] = engine.maxModelLen();
@@ -200,7 +209,8 @@ int runSweep(const BenchOptions& o, const std::function<BenchReport(const BenchO
 int runParsed(const BenchOptions& o) {
   const std::string dir = o.modelDir.empty() ? defaultModelDir() : o.modelDir;
   if (!o.quiet) std::fprintf(stderr, "bench: loading %s\n", dir.c_str());
-  const auto model = loadModel(dir);
+  // The sim backend runs no weights: config.json (and a tokenizer when there) is enough.
+  const auto model = o.engine.executor.backend == "sim" ? loadModelConfigOnly(dir) : loadModel(dir);
   auto runOne = [&](const BenchOptions& run) { return runOnModel(model, dir, run).report; };
   if (o.sweep) return runSweep(o, runOne);
   if (!o.search.empty()) return runSearch(o, Engine(model, o.engine).effectiveConfig(), runOne);

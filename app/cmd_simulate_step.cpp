@@ -10,6 +10,7 @@
 #include "app/commands.h"
 #include "engine/common/error.h"
 #include "engine/config/engine_config.h"
+#include "engine/config/knobs.h"
 #include "engine/exec/sim/cost_model.h"
 #include "engine/exec/sim/hardware_profile.h"
 #include "engine/model/model_config.h"
@@ -29,9 +30,7 @@ ArgParser makeParser() {
               "docs/simulator.md). Times are one tensor-parallel rank's, in milliseconds, the layer\n"
               "operators summed over the layers. Only config.json is read: no weights are needed.\n"
               "Hardware presets: " + sim::hardwarePresetList() + ".");
-  p.option("sim-hardware", "NAME|FILE", "a hardware preset, or the path of a profile file");
   p.option("model", "CONFIG_OR_DIR", "a model's config.json, or a folder holding one");
-  p.option("tensor-parallel-size", "N", "tensor-parallel ranks (default 1)");
   p.option("weight-dtype", "DTYPE", "bfloat16 (default), float16 or fp8");
   p.option("prefill-tokens", "N", "a prefill step of N new tokens (one sequence)");
   p.option("decode-seqs", "B", "a decode step of B sequences, one token each");
@@ -74,14 +73,16 @@ json toJson(const sim::OpTimes& t) {
 int simulateStep(int argc, char** argv) {
   ArgParser args = makeParser();
   if (!args.parse(argc, argv)) return 0;
-  if (!args.has("sim-hardware")) throw UsageError("--sim-hardware NAME|FILE is required (presets: " + sim::hardwarePresetList() + ")");
+  const std::string hardwareFlag = findKnob(knob::kSimHardware)->flag;
+  if (!args.has(hardwareFlag))
+    throw UsageError("--" + hardwareFlag + " NAME|FILE is required (presets: " + sim::hardwarePresetList() + ")");
   if (!args.has("model")) throw UsageError("--model CONFIG_OR_DIR is required");
   const sim::StepShape step = readShape(args);
   EngineConfig knobs;
   args.applyKnobs(knobs);
-  const sim::HardwareProfile hw = sim::loadHardwareProfile(*args.value("sim-hardware"));
+  const sim::HardwareProfile hw = sim::loadHardwareProfile(knobs.executor.simHardware);
   const ModelConfig config = readModelConfig(*args.value("model"));
-  const int tp = int(args.integer("tensor-parallel-size", 1, 1, 1024));
+  const int tp = knobs.executor.tensorParallelSize;
   const std::string kvDtype = knobs.executor.kvCacheDtype == "auto" ? "bfloat16" : knobs.executor.kvCacheDtype;
   const sim::SimModel model = sim::makeSimModel(config, tp, args.stringOr("weight-dtype", "bfloat16"), kvDtype);
   const sim::OpTimes t = sim::predictStep(model, hw, step);

@@ -90,7 +90,8 @@ RequestId Engine::addRequestWithId(RequestId id, RequestInput input) {
   r.timeline.tag = std::move(input.tag);
   er->sampler = std::make_unique<RequestSampler>(r.sampling, d.seedBase ^ (uint64_t(id) * 0x9E3779B97F4A7C15ull));
   const size_t tail = std::min<size_t>(r.tokenIds.size(), 8);
-  er->text = std::make_unique<OutputText>(d.model->tokenizer.get(),
+  // A simulated run's tokens are stand-ins: no text (and no work spent detokenizing them).
+  er->text = std::make_unique<OutputText>(d.virtualClock ? nullptr : d.model->tokenizer.get(),
                                           std::vector<int>(r.tokenIds.end() - long(tail), r.tokenIds.end()),
                                           r.sampling.stop);
   EngineRequest& ref = *er;
@@ -264,6 +265,7 @@ bool Engine::Impl::execute(const SchedulerOutput& plan, ForwardResult& result, S
     const ForwardBatch batch = buildForwardBatch(plan, scheduler->kv());
     if (beforeForward) beforeForward(batch);
     executor->forward(batch, result);
+    if (virtualClock) virtualNow += std::max(0.0, result.predictedSeconds);
   } catch (const std::exception& e) {
     scheduler->abortStep();  // no hash may point at blocks this pass did not write
     failStep(plan, std::string("forward pass failed: ") + e.what(), out);
@@ -289,7 +291,8 @@ std::vector<SampledRow> Engine::Impl::sampleRows(const SchedulerOutput& plan, Fo
   executor->runHostTasks(int(rows.size()), [&](int i) {
     SampledRow& d = rows[size_t(i)];
     try {
-      d.sample = sampleToken(*d.er, result.logits.data() + size_t(d.row) * size_t(result.vocabSize));
+      if (result.logits.empty()) d.sample.tokenId = result.tokenIds.at(size_t(d.row));  // chosen by a simulated executor
+      else d.sample = sampleToken(*d.er, result.logits.data() + size_t(d.row) * size_t(result.vocabSize));
       d.appended = true;
       d.append = appendToken(*d.er, d.sample.tokenId);
     } catch (const std::exception& e) {
@@ -350,6 +353,7 @@ void Engine::setConfig(const EngineConfig& config) {
   const int maxLen = config.validateFor(d.modelMaxLen(), d.device);
   const EngineConfig old = d.config;
   if (!old.structuralDiffers(config)) {
+    d.checkSimulable(config);
     d.config = config;
     d.pendingMaxModelLen = maxLen;
     d.configPending = true;
@@ -396,6 +400,11 @@ EngineConfig Engine::effectiveConfig() const { return impl_->effective(); }
 const Model& Engine::model() const { return *impl_->model; }
 DeviceInfo Engine::deviceInfo() const { return impl_->executor->deviceInfo(); }
 double Engine::now() const { return impl_->now(); }
+bool Engine::simulated() const { return impl_->virtualClock; }
+void Engine::advanceClock(double seconds) {
+  check(impl_->virtualClock, "advanceClock: the engine runs on the wall clock (only a simulated engine's is virtual)");
+  impl_->virtualNow += std::max(0.0, seconds);
+}
 double Engine::timeOf(std::chrono::steady_clock::time_point t) const { return impl_->timeOf(t); }
 int Engine::numRunning() const { return impl_->scheduler->numRunning(); }
 int Engine::numWaiting() const { return impl_->scheduler->numWaiting(); }

@@ -116,7 +116,12 @@ class Engine {
   const std::vector<StepRecord>& steps() const;
   // Output so far of a request (prompt and output ids, detokenized text).
   const std::vector<int>* outputTokenIds(RequestId id) const;
-  double now() const;  // seconds since the engine was created
+  double now() const;  // seconds since the engine was created (virtual when simulated())
+  // The sim backend: no weights run; the clock is virtual, advanced by each step's
+  // predicted time, and by advanceClock while the engine idles (a caller that would
+  // sleep until the next arrival advances it instead). Throws on a real engine.
+  bool simulated() const;
+  void advanceClock(double seconds);
   double timeOf(std::chrono::steady_clock::time_point t) const;  // the same clock
   int numRunning() const;
   int numWaiting() const;

@@ -74,14 +74,21 @@ struct Engine::Impl {
   SpeculativeConfig proposerConfig;    // what `proposer` was built for
 
   int modelMaxLen() const { return model->config.maxPositionEmbeddings; }
-  double now() const { return timeOf(std::chrono::steady_clock::now()); }
+  // The sim backend's engine runs on a virtual clock: it starts at 0 and advances only by
+  // each step's predicted time (and advanceClock), never with the wall clock.
+  bool virtualClock = false;
+  double virtualNow = 0;
+  double now() const { return virtualClock ? virtualNow : timeOf(std::chrono::steady_clock::now()); }
+  // A wall-clock instant on the engine's clock; on a virtual clock, now (an instant
+  // another thread stamped has no place there: it arrived at the current virtual time).
   double timeOf(std::chrono::steady_clock::time_point t) const {
-    return std::chrono::duration<double>(t - start).count();
+    return virtualClock ? virtualNow : std::chrono::duration<double>(t - start).count();
   }
   void buildKv();
   void createExecutorFor(const EngineConfig& c) {
     executor = createExecutor(model, c.executor);
     device = executor->deviceInfo();
+    virtualClock = device.backend == "sim";
   }
   // `config` with 0 in max_num_batched_tokens / max_num_seqs = vLLM's default for this
   // device (includes a live change not in force yet).
@@ -107,6 +114,7 @@ struct Engine::Impl {
   int verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const ForwardResult& result, int firstRow, double t,
                    StepOutput& out);
   void buildProposer();
+  void checkSimulable(const EngineConfig& c) const;  // throws for what the sim backend cannot run
   void propose();
   void addPlanTotals(const SchedulerOutput& plan);
   void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);

@@ -1,5 +1,7 @@
 // Speculative decoding inside Engine::step(): the proposer guesses drafts before the
 // schedule, the target's rows verify them after the forward pass (engine.cpp).
+#include "engine/common/error.h"
+#include "engine/config/knobs.h"
 #include "engine/engine_impl.h"
 #include "engine/spec/draft_proposer.h"
 #include "engine/spec/proposer.h"
@@ -33,10 +35,18 @@ int Engine::Impl::verifyDrafts(EngineRequest& er, const ScheduledSeq& s, const F
 }
 
 // After the KV pool: a draft model gets as many blocks as the target (its blocks are smaller).
+void Engine::Impl::checkSimulable(const EngineConfig& c) const {
+  check(!virtualClock || !c.speculative.enabled(),
+        std::string(knob::kSpeculativeConfig) +
+            ": the sim backend does not simulate speculative decoding (its tokens are stand-ins, so no draft "
+            "could be accepted); turn it off or use a real backend");
+}
+
 void Engine::Impl::buildProposer() {
   proposer.reset();
   proposerConfig = config.speculative;
   if (!config.speculative.enabled()) return;
+  checkSimulable(config);
   if (config.speculative.method == SpecMethod::Ngram) proposer = createNgramProposer(config.speculative);
   else
     proposer = createDraftModelProposer(config.speculative, *model, config.executor, scheduler->kv().numBlocks(),

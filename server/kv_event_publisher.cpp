@@ -152,7 +152,7 @@ void KvEventPublisher::start() {
   check(!d.thread.joinable(), "KV event publisher: already started");
   d.openSockets();
   const auto snap = d.loop.snapshot();
-  d.medium = snap && snap->device.backend == "cuda" ? "GPU" : "CPU";
+  d.medium = snap && snap->device.gpu() ? "GPU" : "CPU";
   d.stream = d.loop.subscribeKvEvents(size_t(d.config.maxQueueSize));
   d.stop = false;
   d.thread = std::thread([&d] {

@@ -35,6 +35,8 @@ KnobValue otherValue(const Knob& k) {
       k.set(c, std::string(R"({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4})"));
       return k.get(c);
     }
+    case KnobKind::Text:
+      return std::get<std::string>(d) + "-other";
     case KnobKind::Int: {
       const int64_t v = std::get<int64_t>(d) == k.max ? k.min : k.max;
       return v;
@@ -55,6 +57,8 @@ std::vector<KnobValue> outOfRange(const Knob& k) {
     v.push_back(k.realMax * 2);
   } else if (k.kind == KnobKind::Choice) {
     v.push_back(std::string("bogus"));
+  } else if (k.kind == KnobKind::Text) {
+    v.push_back(std::string());
   } else if (k.kind == KnobKind::Int) {
     v.push_back(k.min - 1);
     v.push_back(k.max + 1);

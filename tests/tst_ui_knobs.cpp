@@ -33,6 +33,8 @@ KnobValue otherValue(const Knob& k) {
       return 0.5;
     case KnobKind::Choice:
       return std::string(k.choices.back());
+    case KnobKind::Text:
+      return std::get<std::string>(d) + "-other";
     case KnobKind::Json: {  // the canonical text, as the getter writes it
       EngineConfig c;
       k.set(c, std::string(R"({"model": "/m/draft", "num_speculative_tokens": 3})"));

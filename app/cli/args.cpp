@@ -32,7 +32,7 @@ void ArgParser::knobOptions(const std::string& heading) {
               : k.structuralWhen ? "; " + std::string(k.whenStructural) + " rebuilds the KV cache)"
                                  : ")");
     if (k.kind == KnobKind::Bool) s.negatable = true;
-    else s.valueName = k.kind == KnobKind::Real ? "X" : k.kind == KnobKind::Json ? "JSON" : "N";
+    else s.valueName = k.kind == KnobKind::Real ? "X" : k.kind == KnobKind::Json ? "JSON" : k.kind == KnobKind::Text ? "TEXT" : "N";
     if (k.kind == KnobKind::Choice) {
       s.valueName.clear();
       for (std::string_view c : k.choices) s.valueName += (s.valueName.empty() ? "" : "|") + std::string(c);
@@ -110,7 +110,7 @@ void ArgParser::applyKnobs(EngineConfig& config) const {
       k.check(parsed);
       k.set(config, parsed);
     } catch (const Error& e) {  // a JSON knob's own message names the field
-      fail("--" + k.flag + " " + *v + ": " + (k.kind == KnobKind::Json ? e.what() : "expected " + k.expectation()));
+      fail("--" + k.flag + " " + *v + ": " + (k.kind == KnobKind::Json || k.kind == KnobKind::Text ? e.what() : "expected " + k.expectation()));
     }
   }
 }

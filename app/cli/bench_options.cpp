@@ -6,6 +6,7 @@
 
 #include "engine/config/config_json.h"
 #include "engine/config/knobs.h"
+#include "engine/exec/sim/hardware_profile.h"
 
 namespace lwb::app {
 namespace {
@@ -34,7 +35,10 @@ ArgParser makeBenchParser() {
               "Serving benchmark in the manner of `vllm bench serve`: a synthetic workload (random\n"
               "ordinary-vocabulary prompts, optionally behind shared prefixes) arrives as a Poisson\n"
               "process and is served by the in-process engine; prints TTFT / TPOT / ITL / E2E\n"
-              "statistics, throughput, prefix-cache hit rate, preemptions and KV-cache usage.");
+              "statistics, throughput, prefix-cache hit rate, preemptions and KV-cache usage.\n"
+              "--backend sim runs the same engine on a virtual clock with each step's time predicted\n"
+              "for --sim-hardware (a model folder needs only config.json); presets: " +
+                  sim::hardwarePresetList() + ".");
   p.option("model", "DIR", "model folder (default: the bundled austen-chat-11m)");
   p.flag("ignore-eos", "always generate exactly --output-len tokens");
   p.option("json", "FILE", "results as `vllm bench serve --save-result` JSON, plus per-request records");

@@ -24,7 +24,7 @@ std::string entry(const Knob& k) {
     for (std::string_view c : k.choices) choices += (choices.empty() ? "" : "|") + std::string(c);
     out += ".BR " + flag + " \" " + choices + "\"\n";
   } else {
-    out += ".BI " + flag + (k.kind == KnobKind::Real ? " \" X\"\n" : k.kind == KnobKind::Json ? " \" JSON\"\n" : " \" N\"\n");
+    out += ".BI " + flag + (k.kind == KnobKind::Real ? " \" X\"\n" : k.kind == KnobKind::Json ? " \" JSON\"\n" : k.kind == KnobKind::Text ? " \" TEXT\"\n" : " \" N\"\n");
   }
   out += std::string(k.help) + ".\n";
   out += "Accepts " + k.expectation() + "; default " + k.defaultText() + ".\n";

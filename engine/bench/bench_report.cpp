@@ -137,6 +137,10 @@ std::string formatBenchSummary(const BenchReport& r) {
     row(p99.c_str(), s.p99, 2);
   };
   section("============ Serving Benchmark Result ============");
+  if (r.simulated()) {  // never to be mistaken for a measurement
+    std::snprintf(line, sizeof line, "SIMULATED on %s: predicted times, not measured\n", r.simulatedDevice.c_str());
+    out += line;
+  }
   rowInt("Successful requests:", r.completed);
   if (r.numFailed > 0) rowInt("Failed requests:", r.numFailed);
   row("Benchmark duration (s):", r.duration, 2);
@@ -196,6 +200,10 @@ json benchReportJson(const BenchReport& r) {
   j["request_goodput"] = r.goodput ? json(r.requestGoodput) : json(nullptr);
   j["request_goodput_fraction"] = r.goodput ? json(r.requestGoodputFraction) : json(nullptr);
   if (r.goodput) j["goodput"] = r.goodput->describe();
+  if (r.simulated()) {
+    j["simulated"] = true;
+    j["sim_hardware"] = r.simHardware;
+  }
   json requests = json::array();
   for (const auto& req : r.requests) requests.push_back(requestJson(req));
   j["requests"] = std::move(requests);

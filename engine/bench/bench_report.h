@@ -43,6 +43,10 @@ struct BenchReport {
   int numMissedTtft = 0, numMissedTpot = 0, numMissedE2el = 0;  // completed requests over each SLO
   nlohmann::json config = nlohmann::json::object();  // knobs and workload, vLLM names
   std::vector<BenchRequestRecord> requests;          // in submission order
+  // A run on the sim backend: the simulated hardware (sim_hardware as given) and what it
+  // was ("NVIDIA H100 SXM5 80GB x8 (simulated)"); every time in the report is predicted.
+  std::string simHardware, simulatedDevice;
+  bool simulated() const { return !simHardware.empty(); }
 };
 
 // `duration` in seconds; 0 leaves the throughputs 0.

@@ -31,7 +31,8 @@ struct BenchRunOptions {
 // Before timing, one short warm-up request (its own prompt, so it seeds no prefix the
 // workload uses) runs to completion, as `vllm bench serve`'s initial test prompt does.
 // Times are measured from each request's scheduled arrival (a server would have
-// received it then, and queued it until the current step ended). Throws lwb::Error
+// received it then, and queued it until the current step ended). A simulated engine
+// never waits: its virtual clock jumps to the next arrival. Throws lwb::Error
 // when the engine refuses a request.
 BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
                              const BenchProgress& progress = {}, const BenchRunOptions& options = {});

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "engine/common/error.h"
+#include "engine/model/model.h"
 
 namespace lwb {
 namespace {
@@ -270,6 +271,18 @@ bool clampPromptLengths(SyntheticRequest& request, int maxPromptLen) {
   if (static_cast<int>(request.promptTokenIds.size()) <= maxPromptLen) return false;
   request.promptTokenIds.resize(size_t(maxPromptLen));
   return true;
+}
+
+std::vector<SyntheticRequest> makeWorkloadFor(const WorkloadOptions& options, const Model& model) {
+  if (model.tokenizer) return makeWorkload(options, model.tokenizer->ordinaryIds(), model.tokenizer->bosId());
+  const std::vector<int> stops = model.stopTokenIds();  // sorted
+  std::vector<int> ids;
+  ids.reserve(size_t(model.config.vocabSize));
+  for (int id = 0; id < model.config.vocabSize; ++id)
+    if (id != model.config.bosTokenId && !std::binary_search(stops.begin(), stops.end(), id)) ids.push_back(id);
+  const int bos = model.config.bosTokenId >= 0 && model.config.bosTokenId < model.config.vocabSize ? model.config.bosTokenId
+                                                                                                   : ids.front();
+  return makeWorkload(options, ids, bos);
 }
 
 }  // namespace lwb

@@ -24,6 +24,8 @@
 
 namespace lwb {
 
+struct Model;
+
 struct WorkloadOptions {
   int numPrompts = 100;               // num_prompts
   double requestRate = std::numeric_limits<double>::infinity();  // request_rate, req/s
@@ -70,6 +72,11 @@ struct SyntheticRequest {
 // Throws lwb::Error when the options are invalid or `ordinaryIds` is empty.
 std::vector<SyntheticRequest> makeWorkload(const WorkloadOptions& options,
                                            const std::vector<int>& ordinaryIds, int bosId);
+
+// The same for a model: its tokenizer's ordinary ids and BOS; a model without a tokenizer
+// (a config-only folder on the sim backend) draws from [0, vocab_size) less its stop ids,
+// with config.json's bos_token_id.
+std::vector<SyntheticRequest> makeWorkloadFor(const WorkloadOptions& options, const Model& model);
 
 // Cuts prompts longer than `maxPromptLen` tokens down to it (keeping BOS and the
 // shared prefix first); returns how many were cut.

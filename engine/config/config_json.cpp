@@ -29,6 +29,7 @@ KnobValue fromJson(const Knob& k, const nlohmann::json& j) {
       check(j.is_number(), bad);
       return j.get<double>();
     case KnobKind::Choice:
+    case KnobKind::Text:
       check(j.is_string(), bad);
       return j.get<std::string>();
     case KnobKind::Json:  // the knob's setter checks the fields

@@ -7,12 +7,14 @@
 namespace lwb {
 
 struct DeviceInfo {
-  std::string backend;      // "cpu" | "cuda"
+  std::string backend;      // "cpu" | "cuda" | "sim"
   std::string name;         // "AMD EPYC ... (2 threads, AVX-512)" | "NVIDIA H200"
   size_t totalMemory = 0;   // bytes
   size_t freeMemory = 0;    // bytes, at query time
   std::string weightType;   // how Linear weights are held: "BF16", "Q4_K+Q8_0", ... ("" if not told)
   size_t weightBytes = 0;   // bytes of the Linear weights as the executor holds them
+  bool simulatedGpu = false;  // sim backend on a GPU profile (vLLM's GPU defaults apply)
+  bool gpu() const { return backend == "cuda" || simulatedGpu; }
 };
 
 }  // namespace lwb

@@ -24,7 +24,7 @@ void EngineConfig::validate() const {
 
 BatchDefaults vllmBatchDefaults(const DeviceInfo& device) {
   BatchDefaults d;
-  if (device.backend != "cuda") {
+  if (!device.gpu()) {
     d.source = "vLLM's default on CPU";
     return d;
   }

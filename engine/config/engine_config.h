@@ -25,11 +25,13 @@ BatchDefaults vllmBatchDefaults(const DeviceInfo& device);
 
 // What picks and builds the executor (all structural: a change means a new executor).
 struct ExecutorOptions {
-  std::string backend = "auto";    // backend: "auto" | "cpu" | "cuda"
+  std::string backend = "auto";    // backend: "auto" | "cpu" | "cuda" | "sim"
   int numThreads = 0;              // threads: CPU worker threads (0 = all cores)
   double gpuMemoryUtilization = 0.9;  // gpu_memory_utilization
   std::string quantization;        // quantization: "" (none), "q8_0", "q4_k" (CPU only)
   std::string kvCacheDtype = "auto";  // kv_cache_dtype: auto | float32 | bfloat16 | fp8 | fp8_e4m3 | fp8_e5m2
+  std::string simHardware = "h100-sxm";  // sim_hardware: a preset name or a profile file
+  int tensorParallelSize = 1;      // tensor_parallel_size (sim backend)
   int deviceIndex = 0;             // not a knob: CUDA device 0 (CUDA_VISIBLE_DEVICES chooses)
 };
 

@@ -107,8 +107,9 @@ std::vector<Knob> makeTable() {
   t.push_back(k);
   // ---- structural: a new executor ----
   k = {knob::kBackend, KnobKind::Choice, KnobApply::RebuildExecutor, "",
-       "Where the forward pass runs: auto = CUDA when a device is present, else CPU"};
-  k.choices = {"auto", "cpu", "cuda"};
+       "Where the forward pass runs: auto = CUDA when a device is present, else CPU; sim = no weights run: the "
+       "real scheduler and KV cache on a virtual clock, each step's time predicted for sim_hardware"};
+  k.choices = {"auto", "cpu", "cuda", "sim"};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.backend; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.backend = std::get<std::string>(v); };
   t.push_back(k);
@@ -151,6 +152,20 @@ std::vector<Knob> makeTable() {
   k.choices = {"auto", "float32", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.kvCacheDtype; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.kvCacheDtype = std::get<std::string>(v); };
+  t.push_back(k);
+  k = {knob::kSimHardware, KnobKind::Text, KnobApply::RebuildExecutor, "",
+       "Sim backend: the simulated device, a hardware preset (h100-sxm, a100-80gb, ...) or the path of a profile "
+       "file that `llm-workbench calibrate` wrote; sets the memory the KV pool is sized from and every step's "
+       "predicted time"};
+  k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.simHardware; };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.simHardware = std::get<std::string>(v); };
+  t.push_back(k);
+  k = {knob::kTensorParallelSize, KnobKind::Int, KnobApply::RebuildExecutor, "ranks",
+       "Sim backend: devices one model is sharded over; each holds 1/N of the weights and KV heads (more blocks, "
+       "faster steps) and pays two all-reduces per layer",
+       "", "", 1, 64};
+  k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.executor.tensorParallelSize); };
+  k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.tensorParallelSize = int(std::get<int64_t>(v)); };
   t.push_back(k);
   for (Knob& each : t) {  // vLLM's flag spelling: --max-num-seqs for max_num_seqs
     each.flag = std::string(each.name);
@@ -200,6 +215,8 @@ std::string Knob::expectation() const {
     }
     case KnobKind::Json:
       return "a JSON object ({} or null = off)";
+    case KnobKind::Text:
+      return "text";
     case KnobKind::Int:
       break;
   }
@@ -230,6 +247,7 @@ KnobValue Knob::parse(const std::string& text) const {
       if (text == "off" || text == "false" || text == "0") return false;
       throw Error(bad);
     case KnobKind::Choice:
+    case KnobKind::Text:
       return text;
     case KnobKind::Json:
       return canonicalJson(text == "off" || text == "null" ? std::string() : text);
@@ -275,6 +293,9 @@ void Knob::check(const KnobValue& v) const {
     }
     case KnobKind::Json:
       canonicalJson(std::get<std::string>(v));  // the knob's own parser names the field
+      return;
+    case KnobKind::Text:  // what reads it names the problem (an unknown preset, a bad file)
+      lwb::check(!std::get<std::string>(v).empty(), std::string(name) + ": expected a value, found ''");
       return;
     case KnobKind::Int:
       break;

@@ -32,12 +32,15 @@ inline constexpr std::string_view kThreads = "threads";
 inline constexpr std::string_view kGpuMemoryUtilization = "gpu_memory_utilization";
 inline constexpr std::string_view kQuantization = "quantization";
 inline constexpr std::string_view kKvCacheDtype = "kv_cache_dtype";
+inline constexpr std::string_view kSimHardware = "sim_hardware";
+inline constexpr std::string_view kTensorParallelSize = "tensor_parallel_size";
 inline constexpr std::string_view kSpeculativeConfig = "speculative_config";
 }  // namespace knob
 
 // Json: a JSON object (vLLM's speculative_config); text on the command line and in the
-// form, an object in config JSON, null there or "" in the value when off.
-enum class KnobKind { Int, Bool, Real, Choice, Json };
+// form, an object in config JSON, null there or "" in the value when off. Text: free text
+// that the code reading it validates (sim_hardware: a preset name or a file's path).
+enum class KnobKind { Int, Bool, Real, Choice, Json, Text };
 
 // When a change takes effect.
 enum class KnobApply {
@@ -46,7 +49,7 @@ enum class KnobApply {
   RebuildExecutor,  // structural: a new executor, then a new KV pool
 };
 
-// bool (Bool), int64_t (Int), double (Real), std::string (Choice; Json: the canonical
+// bool (Bool), int64_t (Int), double (Real), std::string (Choice, Text; Json: the canonical
 // compact JSON text, "" when off).
 using KnobValue = std::variant<bool, int64_t, double, std::string>;
 

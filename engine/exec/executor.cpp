@@ -4,6 +4,7 @@
 #include "engine/config/knobs.h"
 #include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/cuda_loader.h"
+#include "engine/exec/sim/sim_executor.h"
 #include "engine/model/model.h"
 
 namespace lwb {
@@ -51,6 +52,7 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
                                          std::string* notice) {
   const std::string& backend = options.backend;
   findKnob(knob::kBackend)->check(backend);  // callers outside the engine skip its validation
+  if (backend == "sim") return createSimExecutor(std::move(model), options);
   const GgmlType quantization = parseQuantization(options.quantization);
   const DType kvType = cpuKvCacheType(options.kvCacheDtype);
   // Quantized weights have CPU kernels only, so a quantized run picks the CPU.

@@ -43,6 +43,11 @@ struct ForwardResult {
   std::vector<float> logits;      // [numRows, vocabSize], in the order of seqs with needLogits,
                                   // each seq's numLogits rows in position order
   const float* row(int i) const { return logits.data() + size_t(i) * size_t(vocabSize); }
+  // A simulated executor returns no logits: it chooses one token per logit row itself
+  // (tokenIds, in the order of `logits`) and says how long the step would have taken on
+  // the simulated hardware (predictedSeconds; < 0 from an executor that really ran).
+  std::vector<int32_t> tokenIds;
+  double predictedSeconds = -1;
 };
 
 // The largest step the scheduler may send (its knobs in force): the executor sizes its

@@ -94,7 +94,7 @@ void report(const LoadProgress& progress, double fraction, const std::string& st
 std::vector<int> Model::stopTokenIds() const {
   std::vector<int> ids = config.eosTokenIds;
   ids.insert(ids.end(), generationDefaults.eosTokenIds.begin(), generationDefaults.eosTokenIds.end());
-  for (const std::string& s : chatTemplate.endOfTurnStrings()) {
+  for (const std::string& s : tokenizer ? chatTemplate.endOfTurnStrings() : std::vector<std::string>()) {
     const std::vector<int> t = tokenizer->encodeWithSpecials(s);
     if (t.size() == 1) ids.push_back(t[0]);  // only strings that are one token can stop on an id
   }
@@ -166,6 +166,39 @@ std::shared_ptr<const Model> loadGgufModel(const std::string& pathArg, const Loa
   report(progress, 0.8, "checking tensor shapes");
   model->llama = LlamaWeights::bind(*model->weights, model->config);
   report(progress, 1.0, "ready");
+  return model;
+}
+
+std::shared_ptr<const Model> loadModelConfigOnly(const std::string& pathArg) {
+  const fs::path path = fs::absolute(pathArg).lexically_normal();
+  auto model = std::make_shared<Model>();
+  model->dir = path.string();
+  if (isGgufFile(pathArg)) {
+    std::unique_ptr<GgufFile> file = GgufFile::open(path.string());
+    model->config = ggufModelConfig(*file);
+    TokenizerFiles tokenizerFiles = ggufTokenizerFiles(*file);
+    model->tokenizerSettings = tokenizerFiles.settings;
+    model->tokenizer = std::move(tokenizerFiles.tokenizer);
+    model->tokenizerPath = tokenizerFiles.tokenizerPath;
+    model->chatTemplate = tokenizerFiles.chatTemplate;
+    return model;
+  }
+  const bool isDir = fs::is_directory(path);
+  const fs::path dir = isDir ? path : path.parent_path();
+  const fs::path config = isDir ? dir / "config.json" : path;
+  check(fs::is_regular_file(config), pathArg + ": no config.json there (the sim backend needs a model's config.json)");
+  model->dir = dir.string();
+  model->config = loadModelConfig(config.string());
+  model->generationDefaults = readGenerationDefaults(dir / "generation_config.json");
+  validateGenerationDefaults(model->generationDefaults, (dir / "generation_config.json").string());
+  if (fs::is_regular_file(dir / "tokenizer.json") || fs::is_regular_file(dir / "tokenizer.model")) {
+    TokenizerFiles tokenizerFiles = loadTokenizerFiles(dir.string());
+    model->tokenizerSettings = tokenizerFiles.settings;
+    model->tokenizer = std::move(tokenizerFiles.tokenizer);
+    model->tokenizerPath = tokenizerFiles.tokenizerPath;
+    model->chatTemplate = tokenizerFiles.chatTemplate;
+    checkVocab(model->config, *model->tokenizer, dir);
+  }
   return model;
 }
 

@@ -56,6 +56,12 @@ std::shared_ptr<const Model> loadModel(const std::string& dir, const LoadProgres
 // tensors mmapped in their stored types. Model::dir is the file's absolute path.
 std::shared_ptr<const Model> loadGgufModel(const std::string& path, const LoadProgress& progress = {});
 
+// A model for the sim backend, without weights: a folder's config.json (or the file
+// itself, or a .gguf file's header) and generation_config.json, plus the tokenizer and
+// chat template when the folder has them; without them, prompts are token ids only
+// (Model::tokenizer is null). Throws lwb::Error naming the file and the field.
+std::shared_ptr<const Model> loadModelConfigOnly(const std::string& path);
+
 // The default model's folder: next to the executable (build tree: <bin>/../share/
 // llm-workbench/models/<name>, installed: <prefix>/share/llm-workbench/models/<name>).
 // Throws lwb::Error listing every place it looked.

@@ -27,10 +27,10 @@ QString knobTooltip(const Knob& k) {
 
 QWidget* makeKnobField(const Knob& k, QWidget* parent) {
   if (k.kind == KnobKind::Bool) return new QCheckBox(parent);
-  if (k.kind == KnobKind::Json) {  // JSON text; empty = off
+  if (k.kind == KnobKind::Json || k.kind == KnobKind::Text) {  // JSON: empty = off
     auto* edit = new QLineEdit(parent);
-    edit->setPlaceholderText(QObject::tr("off"));
-    edit->setClearButtonEnabled(true);
+    if (k.kind == KnobKind::Json) edit->setPlaceholderText(QObject::tr("off"));
+    edit->setClearButtonEnabled(k.kind == KnobKind::Json);
     return edit;
   }
   if (k.kind == KnobKind::Choice || (k.kind == KnobKind::Int && k.powerOfTwo)) {

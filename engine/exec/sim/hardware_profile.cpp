@@ -56,6 +56,8 @@ HardwareProfile parseHardwareProfile(const std::string& jsonText, const std::str
   p.name = j["name"].get<std::string>();
   p.description = j.value("description", p.name);
   p.source = fileName;
+  p.kind = j.value("kind", std::string("gpu"));
+  check(p.kind == "gpu" || p.kind == "cpu", fileName + ": field 'kind' is '" + p.kind + "', expected gpu or cpu");
   p.memoryGiB = positive(j, "memory_gib", fileName);
   p.memoryBandwidthGBs = positive(j, "memory_bandwidth_gbs", fileName);
   p.bf16Tflops = positive(j, "bf16_tflops", fileName);

@@ -13,6 +13,8 @@ struct HardwareProfile {
   std::string name;         // the preset's name as --sim-hardware takes it ("h100-sxm")
   std::string description;  // "NVIDIA H100 SXM5 80GB"
   std::string source;       // the file it was read from
+  std::string kind = "gpu"; // "gpu", or "cpu" for a profile calibrated on a CPU
+  bool isCpu() const { return kind == "cpu"; }
   // Datasheet figures, per device.
   double memoryGiB = 0;            // device memory
   double memoryBandwidthGBs = 0;   // GB/s (10^9 bytes)

@@ -19,14 +19,16 @@ std::string gib(double bytes) {
 
 }  // namespace
 
-std::string KvPool::describe(int maxModelLen) const {
+std::string describeKvPool(int64_t numBlocks, int blockSize, int maxModelLen) {
+  const long long tokens = static_cast<long long>(numBlocks) * blockSize;
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "# GPU blocks: %lld\nGPU KV cache size: %lld tokens\nMaximum concurrency for %d tokens per request: %.2fx",
-                static_cast<long long>(numBlocks), static_cast<long long>(numTokens()), maxModelLen,
-                maxConcurrency(maxModelLen));
+                static_cast<long long>(numBlocks), tokens, maxModelLen, double(tokens) / maxModelLen);
   return buf;
 }
+
+std::string KvPool::describe(int maxModelLen) const { return describeKvPool(numBlocks, blockSize, maxModelLen); }
 
 double weightBytesPerRank(const SimModel& m) {
   return double(m.config.numParameters()) * m.weightBytesPerParam / m.tensorParallelSize;

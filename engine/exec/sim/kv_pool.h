@@ -40,6 +40,9 @@ struct KvPool {
   std::string describe(int maxModelLen) const;
 };
 
+// vLLM's log lines for a pool of `numBlocks` blocks of `blockSize` tokens.
+std::string describeKvPool(int64_t numBlocks, int blockSize, int maxModelLen);
+
 double weightBytesPerRank(const SimModel& model);
 double activationReserveBytes(const SimModel& model, const KvPoolInputs& in);
 double kvBlockBytes(const SimModel& model, int blockSize);
