@@ -22,8 +22,9 @@ namespace {
 using json = nlohmann::ordered_json;
 
 ArgParser makeParser() {
+  const std::string hw = findKnob(knob::kSimHardware)->flag, tp = findKnob(knob::kTensorParallelSize)->flag;
   ArgParser p("simulate-step",
-              "llm-workbench simulate-step --sim-hardware NAME|FILE --model CONFIG_OR_DIR [--tensor-parallel-size N]\n"
+              "llm-workbench simulate-step --" + hw + " NAME|FILE --model CONFIG_OR_DIR [--" + tp + " N]\n"
               "       (--prefill-tokens N [--context C] | --decode-seqs B --context C) [--json]",
               "Predicts the time of one engine step on simulated hardware, per operator, from the\n"
               "simulator's cost model (a roofline per operator with the profile's efficiencies; see\n"
@@ -91,8 +92,8 @@ int simulateStep(int argc, char** argv) {
     std::puts(out.dump().c_str());
     return 0;
   }
-  std::printf("%s, %s, tensor_parallel_size %d, %d tokens (simulated)\n", hw.description.c_str(),
-              config.architecture.c_str(), tp, step.numTokens());
+  std::printf("%s, %s, %s %d, %d tokens (simulated)\n", hw.description.c_str(), config.architecture.c_str(),
+              std::string(knob::kTensorParallelSize).c_str(), tp, step.numTokens());
   for (const auto& [op, ms] : out["ops"].items()) std::printf("  %-12s %10.4f ms\n", op.c_str(), ms.get<double>());
   std::printf("  %-12s %10.4f ms\n", "total", t.total());
   return 0;

@@ -11,5 +11,6 @@ int runServe(int argc, char** argv);     // app/cmd_serve.cpp (OpenAI-compatible
 int runTokenize(int argc, char** argv);  // app/cmd_tokenize.cpp
 int runGui(int argc, char** argv);       // app/cmd_gui.cpp (window; --demo, --model DIR)
 int runSimulateStep(int argc, char** argv);  // app/cmd_simulate_step.cpp (the simulator's cost model)
+int runCalibrate(int argc, char** argv);     // app/cmd_calibrate.cpp (a profile for the simulator)
 
 }  // namespace lwb::app

@@ -20,6 +20,8 @@ const char* kUsage =
     "  llm-workbench tokenize [OPTIONS]  text or a chat through a model's tokenizer (see tokenize --help)\n"
     "  llm-workbench simulate-step [OPTIONS]\n"
     "                                   one step's predicted time on simulated hardware (see simulate-step --help)\n"
+    "  llm-workbench calibrate [OPTIONS] --out FILE\n"
+    "                                   time this machine's engine and fit a simulator profile (see calibrate --help)\n"
     "  llm-workbench --version | --help\n"
     "\n"
     "A workbench that runs an LLM inference engine and shows what it does inside:\n"
@@ -44,9 +46,10 @@ int main(int argc, char** argv) {
     if (first == "serve") return lwb::app::runServe(argc - 1, argv + 1);
     if (first == "tokenize") return lwb::app::runTokenize(argc - 1, argv + 1);
     if (first == "simulate-step") return lwb::app::runSimulateStep(argc - 1, argv + 1);
+    if (first == "calibrate") return lwb::app::runCalibrate(argc - 1, argv + 1);
     if (first.rfind("--", 0) != 0) {
       std::fprintf(stderr,
-                   "llm-workbench: unknown command '%s' (expected generate, bench, serve, tokenize, simulate-step or options; see --help)\n",
+                   "llm-workbench: unknown command '%s' (expected generate, bench, serve, tokenize, simulate-step, calibrate or options; see --help)\n",
                    argv[1]);
       return 2;
     }

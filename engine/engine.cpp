@@ -5,6 +5,7 @@
 #include "engine/common/error.h"
 #include "engine/config/knobs.h"
 #include "engine/engine_impl.h"
+#include "engine/exec/sim/sim_executor.h"
 #include "engine/forward_batch_builder.h"
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/model/model.h"
@@ -264,6 +265,7 @@ bool Engine::Impl::execute(const SchedulerOutput& plan, ForwardResult& result, S
   try {
     const ForwardBatch batch = buildForwardBatch(plan, scheduler->kv());
     if (beforeForward) beforeForward(batch);
+    if (stepShapeObserver) stepShapeObserver(stepShapeOf(batch));
     executor->forward(batch, result);
     if (virtualClock) virtualNow += std::max(0.0, result.predictedSeconds);
   } catch (const std::exception& e) {
@@ -391,6 +393,10 @@ void Engine::setRecordKvEvents(bool on) {
   } else {
     d.kvEvents.take();
   }
+}
+
+void Engine::setStepShapeObserver(std::function<void(const sim::StepShape&)> observer) {
+  impl_->stepShapeObserver = std::move(observer);
 }
 
 std::vector<KvCacheEvent> Engine::takeKvEvents() { return impl_->kvEvents.take(); }

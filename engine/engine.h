@@ -3,6 +3,7 @@
 // Single-threaded; EngineLoop runs it on its own thread.
 #include <array>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <memory>
 #include <string>
@@ -17,6 +18,9 @@
 namespace lwb {
 
 struct Model;
+namespace sim {
+struct StepShape;
+}
 
 struct RequestInput {
   std::vector<int> promptTokenIds;  // as given (BOS already included when wanted)
@@ -105,6 +109,10 @@ class Engine {
   // off by default; turning them on first reports every block cached now, and a
   // rebuilt pool reports AllBlocksCleared. takeKvEvents() hands over those since the last call.
   void setRecordKvEvents(bool on);
+  // Calls `observer` with the shape of every forward pass before it runs (each sequence's
+  // new tokens, cached context, logits): what `calibrate` and the simulator's accuracy
+  // check pair with the step's duration. Empty to stop.
+  void setStepShapeObserver(std::function<void(const sim::StepShape&)> observer);
   std::vector<KvCacheEvent> takeKvEvents();
   int64_t numSteps() const;
 

@@ -70,6 +70,7 @@ struct Engine::Impl {
   std::vector<float> scratch;
   ForwardResult result;  // kept across steps: a decode batch's logits are not reallocated every step
   std::function<void(const ForwardBatch&)> beforeForward;
+  std::function<void(const sim::StepShape&)> stepShapeObserver;
   std::unique_ptr<Proposer> proposer;  // speculative decoding; null when off
   SpeculativeConfig proposerConfig;    // what `proposer` was built for
 

@@ -77,6 +77,7 @@ std::vector<std::string> words(const Knob& k, const KnobValue& v) {
 
 // What the refusal of `bad` must say: the range, or for a JSON knob the field at fault.
 QString expectedIn(const Knob& k, const KnobValue& bad) {
+  if (k.kind == KnobKind::Text) return "expected a value";
   if (k.kind != KnobKind::Json) return QString::fromStdString(k.expectation());
   const std::string& text = std::get<std::string>(bad);
   if (text.find("bogus") != std::string::npos) return "unknown key \"bogus\"";
@@ -117,9 +118,9 @@ class TestKnobTable : public QObject {
                           "long_prefill_token_threshold", "scheduling_policy", "max_model_len",
                           "scheduler_reserve_full_isl", "block_size", "kv_cache_memory_bytes",
                           "num_gpu_blocks_override", "backend", "threads", "gpu_memory_utilization", "quantization",
-                          "kv_cache_dtype", "speculative_config"})
+                          "kv_cache_dtype", "speculative_config", "sim_hardware", "tensor_parallel_size"})
       QVERIFY2(findKnob(n) != nullptr, n);
-    QCOMPARE(int(knobTable().size()), 17);
+    QCOMPARE(int(knobTable().size()), 19);
     EngineConfig{}.validate();
   }
 

@@ -36,9 +36,9 @@ ArgParser makeBenchParser() {
               "ordinary-vocabulary prompts, optionally behind shared prefixes) arrives as a Poisson\n"
               "process and is served by the in-process engine; prints TTFT / TPOT / ITL / E2E\n"
               "statistics, throughput, prefix-cache hit rate, preemptions and KV-cache usage.\n"
-              "--backend sim runs the same engine on a virtual clock with each step's time predicted\n"
-              "for --sim-hardware (a model folder needs only config.json); presets: " +
-                  sim::hardwarePresetList() + ".");
+              "--" + findKnob(knob::kBackend)->flag + " sim runs the same engine on a virtual clock with each step's "
+              "time\npredicted for --" + findKnob(knob::kSimHardware)->flag +
+                  " (a model folder needs only config.json); presets: " + sim::hardwarePresetList() + ".");
   p.option("model", "DIR", "model folder (default: the bundled austen-chat-11m)");
   p.flag("ignore-eos", "always generate exactly --output-len tokens");
   p.option("json", "FILE", "results as `vllm bench serve --save-result` JSON, plus per-request records");

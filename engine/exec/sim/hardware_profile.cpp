@@ -81,6 +81,32 @@ HardwareProfile parseHardwareProfile(const std::string& jsonText, const std::str
   return p;
 }
 
+std::string hardwareProfileJson(const HardwareProfile& p, const std::string& note) {
+  nlohmann::ordered_json j;
+  j["name"] = p.name;
+  j["description"] = p.description;
+  j["kind"] = p.kind;
+  j["memory_gib"] = p.memoryGiB;
+  j["memory_bandwidth_gbs"] = p.memoryBandwidthGBs;
+  j["bf16_tflops"] = p.bf16Tflops;
+  j["fp8_tflops"] = p.fp8Tflops;
+  j["interconnect_gbs"] = p.interconnectGBs;
+  j["interconnect_latency_us"] = p.interconnectLatencyUs;
+  j["sources"] = p.citations;
+  nlohmann::ordered_json e;
+  e["gemm"] = p.gemmEfficiency;
+  e["gemm_half_rows"] = p.gemmHalfRows;
+  e["memory"] = p.memoryEfficiency;
+  e["attention"] = p.attentionEfficiency;
+  e["step_overhead_us"] = p.stepOverheadUs;
+  e["launch_us_per_layer"] = p.launchUsPerLayer;
+  e["graph_us_per_layer"] = p.graphUsPerLayer;
+  e["sampling_us_per_row"] = p.samplingUsPerRow;
+  e["note"] = note;
+  j["efficiency"] = e;
+  return j.dump(2) + "\n";
+}
+
 std::string hardwarePresetDir() {
   return (fs::path(executableDir()) / ".." / LWB_SHARE_SUBDIR / "hardware").lexically_normal().string();
 }

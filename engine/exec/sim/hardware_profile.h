@@ -44,5 +44,8 @@ std::string hardwarePresetDir();
 // lwb::Error naming the preset list, the file, the field and what was expected.
 HardwareProfile loadHardwareProfile(const std::string& nameOrPath);
 HardwareProfile parseHardwareProfile(const std::string& jsonText, const std::string& fileName);
+// The profile as a file that parseHardwareProfile reads back (what calibrate writes);
+// `note` goes in efficiency.note.
+std::string hardwareProfileJson(const HardwareProfile& profile, const std::string& note);
 
 }  // namespace lwb::sim

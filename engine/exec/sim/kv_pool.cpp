@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/common/error.h"
+#include "engine/config/knobs.h"
 
 namespace lwb::sim {
 
@@ -50,7 +51,8 @@ double kvBlockBytes(const SimModel& m, int blockSize) {
 
 KvPool sizeKvPool(const SimModel& m, const HardwareProfile& hw, const KvPoolInputs& in) {
   check(in.gpuMemoryUtilization > 0 && in.gpuMemoryUtilization <= 1,
-        "--gpu-memory-utilization " + std::to_string(in.gpuMemoryUtilization) + ": expected a fraction in (0, 1]");
+        std::string(knob::kGpuMemoryUtilization) + " " + std::to_string(in.gpuMemoryUtilization) +
+            ": expected a fraction in (0, 1]");
   KvPool p;
   p.deviceBytes = hw.memoryGiB * kGiB * in.gpuMemoryUtilization;
   p.weightBytes = weightBytesPerRank(m);
@@ -59,11 +61,12 @@ KvPool sizeKvPool(const SimModel& m, const HardwareProfile& hw, const KvPoolInpu
   p.blockSize = in.blockSize;
   const double free = p.deviceBytes - p.weightBytes - p.activationBytes;
   check(free >= p.blockBytes, [&] {
-    return "the model does not fit " + hw.description + " at tensor_parallel_size " + std::to_string(m.tensorParallelSize) +
+    const std::string tp(knob::kTensorParallelSize), util(knob::kGpuMemoryUtilization);
+    return "the model does not fit " + hw.description + " at " + tp + " " + std::to_string(m.tensorParallelSize) +
            ": each GPU needs " + gib(p.weightBytes) + " of weights + " + gib(p.activationBytes) +
            " of activations and reserve, and has " + gib(p.deviceBytes) + " (" + gib(hw.memoryGiB * kGiB) +
-           " × gpu_memory_utilization " + std::to_string(in.gpuMemoryUtilization) +
-           "); raise --tensor-parallel-size or use a larger device";
+           " × " + util + " " + std::to_string(in.gpuMemoryUtilization) + "); raise " + tp +
+           " or use a larger device";
   });
   p.numBlocks = static_cast<int64_t>(std::floor(free / p.blockBytes));
   return p;

@@ -22,7 +22,7 @@ uint64_t mix(uint64_t x) {  // splitmix64's finalizer
   return x ^ (x >> 31);
 }
 
-// kv_cache_dtype as the simulated device keeps it: auto is the model's 16 bits on a GPU,
+// The KV cache's dtype as the simulated device keeps it: auto is the model's 16 bits on a GPU,
 // and float32 on a CPU profile (as the CPU backend keeps it).
 std::string simKvDtype(const std::string& knob, bool cpuProfile) {
   findKnob(knob::kKvCacheDtype)->check(knob);
@@ -36,6 +36,9 @@ class SimExecutor final : public Executor {
     check(o.quantization.empty() || o.quantization == "none",
           std::string(knob::kQuantization) + " " + o.quantization +
               ": the sim backend prices 16-bit weights; quantized CPU weights are not simulated");
+    check(!hw_.isCpu() || o.tensorParallelSize == 1,
+          std::string(knob::kTensorParallelSize) + " " + std::to_string(o.tensorParallelSize) + ": " + hw_.source +
+              " is a CPU profile, which simulates one device (" + std::string(knob::kTensorParallelSize) + " 1)");
     sim_ = sim::makeSimModel(model_->config, o.tensorParallelSize, "auto", simKvDtype(o.kvCacheDtype, hw_.isCpu()));
     stopIds_ = model_->stopTokenIds();
   }
