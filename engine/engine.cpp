@@ -87,7 +87,7 @@ RequestId Engine::addRequestWithId(RequestId id, RequestInput input) {
   r.timeline.id = id;
   r.timeline.priority = input.priority;
   r.timeline.numPromptTokens = r.numPromptTokens;
-  r.timeline.arrivalTime = input.arrival ? d.timeOf(*input.arrival) : d.now();
+  r.timeline.arrivalTime = input.arrivalTime ? *input.arrivalTime : input.arrival ? d.timeOf(*input.arrival) : d.now();
   r.timeline.tag = std::move(input.tag);
   er->sampler = std::make_unique<RequestSampler>(r.sampling, d.seedBase ^ (uint64_t(id) * 0x9E3779B97F4A7C15ull));
   const size_t tail = std::min<size_t>(r.tokenIds.size(), 8);

@@ -30,6 +30,10 @@ struct RequestInput {
   // When a front-end submitted it, stamped on the submitting thread (EngineLoop::submit);
   // unset = when addRequest() runs. TTFT, e2e and queue time count from here.
   std::optional<std::chrono::steady_clock::time_point> arrival;
+  // The same on the engine's clock (seconds), which it overrides: a simulated engine's
+  // clock is virtual, so a load generator plans arrivals on it, and EngineLoop holds a
+  // request due later until the clock reaches it.
+  std::optional<double> arrivalTime;
 };
 
 // What one request produced in one step.

@@ -11,7 +11,7 @@
 namespace lwb {
 
 namespace {
-constexpr double kSnapshotInterval = 0.010;  // seconds
+constexpr auto kSnapshotInterval = std::chrono::milliseconds(10);  // wall clock
 }
 
 using Command = LoopCommand;
@@ -92,10 +92,18 @@ void EngineLoop::Impl::tryFinishDrain() {
 void EngineLoop::Impl::apply(Command& c) {
   switch (c.kind) {
     case Command::Kind::Submit:
-      if (drainFor) held.push_back(std::move(c));
+      if (engine->simulated() && c.input.arrivalTime && *c.input.arrivalTime > engine->now())
+        future.emplace(*c.input.arrivalTime, std::move(c));  // due later on the virtual clock
+      else if (drainFor) held.push_back(std::move(c));
       else submitToEngine(c);
       break;
     case Command::Kind::Abort:
+      for (auto it = future.begin(); it != future.end(); ++it)
+        if (it->second.id == c.id) {
+          finishOutside(it->second, FinishReason::Abort, {});
+          future.erase(it);
+          return;
+        }
       for (auto it = held.begin(); it != held.end(); ++it)
         if (it->id == c.id) {
           finishOutside(*it, FinishReason::Abort, {});
@@ -107,6 +115,8 @@ void EngineLoop::Impl::apply(Command& c) {
     case Command::Kind::AbortAll:
       for (const Command& h : held) finishOutside(h, FinishReason::Abort, {});
       held.clear();
+      for (const auto& [t, f] : future) finishOutside(f, FinishReason::Abort, {});
+      future.clear();
       for (const RequestTimeline& t : engine->liveTimelines()) engine->abortRequest(t.id);
       break;
     case Command::Kind::SetConfig:
@@ -128,6 +138,55 @@ void EngineLoop::Impl::apply(Command& c) {
   }
 }
 
+void EngineLoop::Impl::releaseDue() {
+  while (!future.empty() && future.begin()->first <= engine->now()) {
+    Command c = std::move(future.begin()->second);
+    future.erase(future.begin());
+    if (drainFor) held.push_back(std::move(c));
+    else submitToEngine(c);
+  }
+}
+
+void EngineLoop::Impl::paceSimulation() {
+  if (!engine->simulated()) return;
+  const double speed = simulationSpeed();
+  const auto wall = std::chrono::steady_clock::now();
+  const auto target = paceWall + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>((engine->now() - paceVirtual) / std::max(speed, 1e-9)));
+  // A new speed, or behind by more than a moment (a pause, a host slower than the speed
+  // asked): pace from here on rather than catch up.
+  if (speed <= 0 || speed != paceSpeed || target < wall - std::chrono::milliseconds(250)) {
+    paceWall = wall;
+    paceVirtual = engine->now();
+    paceSpeed = speed;
+    return;
+  }
+  std::unique_lock lock(mu);
+  cv.wait_until(lock, target, [&] { return stop || paused; });
+}
+
+void EngineLoop::Impl::idleUntilNextArrival() {
+  const double gap = future.begin()->first - engine->now();
+  const double speed = simulationSpeed();
+  if (speed <= 0) {
+    engine->advanceClock(gap);
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    {
+      std::unique_lock lock(mu);
+      cv.wait_until(lock, start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(gap / speed)),
+                    [&] { return stop || paused || !inbox.empty(); });
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    engine->advanceClock(std::min(gap, waited * speed));
+  }
+  paceWall = std::chrono::steady_clock::now();  // the clocks agree again
+  paceVirtual = engine->now();
+  paceSpeed = speed;
+  dirty = true;
+}
+
 void EngineLoop::Impl::run(std::promise<void>& ready) {
   try {
     std::lock_guard lock(mu);
@@ -144,7 +203,7 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
     std::deque<Command> batch;
     bool isPaused;
     {
-      const bool busy = engine->hasUnfinishedRequests() || drainFor.has_value();
+      const bool busy = engine->hasUnfinishedRequests() || drainFor.has_value() || !future.empty();
       std::unique_lock lock(mu);
       if (!busy && inbox.empty() && !stop && dirty) {  // going idle: show the final state
         const bool p = paused;
@@ -159,14 +218,22 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
     }
     try {  // nothing may escape the thread: report it and keep serving
       for (Command& c : batch) apply(c);
-      if (!isPaused && engine->hasUnfinishedRequests()) publish(engine->step());
-      else publish(engine->flushFinished());
+      if (!isPaused) releaseDue();
+      if (!isPaused && engine->hasUnfinishedRequests()) {
+        publish(engine->step());
+        paceSimulation();
+      } else if (!isPaused && !future.empty()) {
+        publish(engine->flushFinished());
+        idleUntilNextArrival();
+      } else {
+        publish(engine->flushFinished());
+      }
       tryFinishDrain();
       forwardKvEvents();
     } catch (const std::exception& e) {
       push(EngineErrorEvent{engine->now(), e.what(), std::nullopt});
     }
-    if (dirty && engine->now() - lastSnapshot >= kSnapshotInterval) publishSnapshot(isPaused);
+    if (dirty && std::chrono::steady_clock::now() - lastSnapshot >= kSnapshotInterval) publishSnapshot(isPaused);
   }
 }
 
@@ -253,14 +320,21 @@ void EngineLoop::setPaused(bool paused) {
   impl_->cv.notify_one();
 }
 
+void EngineLoop::setSimulationSpeed(double speed) {
+  std::lock_guard lock(impl_->mu);
+  impl_->simSpeed = std::max(speed, 0.0);
+  impl_->cv.notify_one();
+}
+
 void EngineLoop::loadModel(const std::string& dir) {
   Impl& d = *impl_;
   std::lock_guard lock(d.mu);
-  d.loaders.emplace_back([&d, dir] {
+  const bool configOnly = d.config.executor.backend == "sim";  // no weights run
+  d.loaders.emplace_back([&d, dir, configOnly] {
     std::shared_ptr<const Model> m;
     std::string error;
     try {
-      m = lwb::loadModel(dir);
+      m = configOnly ? loadModelConfigOnly(dir) : lwb::loadModel(dir);
     } catch (const std::exception& e) {
       error = e.what();
     }

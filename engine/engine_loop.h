@@ -86,6 +86,11 @@ class EngineLoop {
   EngineConfig config() const;
   int maxModelLen() const;  // the effective max_model_len in force
   void setPaused(bool paused);
+  // A simulated engine (backend sim): how fast its virtual clock runs against the wall
+  // clock, 1 = real time, 10 = ten times faster, 0 = as fast as the host can step. The
+  // loop sleeps after each step until the wall clock catches up, and while idle before a
+  // request submitted with a later arrivalTime. No effect on a real engine.
+  void setSimulationSpeed(double speed);
   // Swaps the model in the background; the old one keeps serving until the new one
   // is loaded; the outcome arrives as ModelLoadedEvent.
   void loadModel(const std::string& dir);

@@ -3,7 +3,9 @@
 // and engine_loop_outbox.cpp (events and snapshots). Not for other includes.
 #include <atomic>
 #include <condition_variable>
+#include <chrono>
 #include <deque>
+#include <map>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -31,6 +33,7 @@ struct EngineLoop::Impl {
   std::condition_variable cv;
   std::deque<Command> inbox;
   bool paused = false, stop = false;
+  double simSpeed = 1;                  // setSimulationSpeed (0 = as fast as possible)
   EngineConfig config;                  // in force: the engine's, copied by noteConfig()
   int maxModelLen = 0;                  // effective, in force (the engine's)
   std::shared_ptr<const Model> model;   // the one serving (or about to)
@@ -51,8 +54,13 @@ struct EngineLoop::Impl {
   std::unique_ptr<Engine> engine;
   std::deque<Command> held;             // submissions held while draining
   std::optional<Command> drainFor;      // structural config or model swap waiting for idle
-  double lastSnapshot = -1;
+  std::chrono::steady_clock::time_point lastSnapshot;  // wall clock: a virtual one may race ahead
   bool dirty = true;
+  // A simulated engine: submissions due later on its clock, and the anchor that paces the
+  // virtual clock against the wall clock (reset after a pause or a speed change).
+  std::multimap<double, Command> future;
+  std::chrono::steady_clock::time_point paceWall;
+  double paceVirtual = 0, paceSpeed = -1;
 
   // engine_loop.cpp
   void run(std::promise<void>& ready);
@@ -63,6 +71,13 @@ struct EngineLoop::Impl {
   void tryFinishDrain();
   void noteConfig();  // the engine's knobs are the ones callers see
   void rejectConfig(const std::string& why);
+  double simulationSpeed() {
+    std::lock_guard lock(mu);
+    return simSpeed;
+  }
+  void releaseDue();           // simulated: submissions whose arrival time came
+  void paceSimulation();       // simulated: after a step, wait for the wall clock
+  void idleUntilNextArrival(); // simulated: nothing to run before the next arrival
   // engine_loop_outbox.cpp
   void submitToEngine(Command& c);
   void finishOutside(const Command& c, FinishReason reason, const std::string& error);

@@ -84,7 +84,7 @@ void EngineLoop::Impl::publishSnapshot(bool isPaused) {
   s->totals = engine->totals();
   std::lock_guard lock(snapMu);
   snap = std::move(s);
-  lastSnapshot = engine->now();
+  lastSnapshot = std::chrono::steady_clock::now();
   dirty = false;
 }
 

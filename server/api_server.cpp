@@ -110,6 +110,11 @@ ApiServer::~ApiServer() { stop(); }
 int ApiServer::start() {
   Impl& d = *impl_;
   check(!d.thread.joinable(), "ApiServer: already serving on " + address());
+  // A simulated engine's tokens are stand-ins and its clock virtual: nothing for a client.
+  const auto snap = d.ctx.loop.snapshot();
+  check(!snap || snap->device.backend != "sim",
+        "the API serves a real engine; this one is simulated (" + (snap ? snap->device.name : std::string()) +
+            "): its tokens are stand-ins and its clock is virtual");
   const ServerOptions& o = d.ctx.options;
   const bool bound = o.port == 0 ? (d.port = d.http.bind_to_any_port(o.host)) > 0
                                  : d.http.bind_to_port(o.host, o.port) && (d.port = o.port) > 0;

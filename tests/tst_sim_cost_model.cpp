@@ -20,7 +20,8 @@ using namespace lwb::sim;
 
 namespace {
 
-const QString kDataDir = QStringLiteral(LWB_TEST_DATA_DIR "/sim");
+// The shipped model shapes (resources/sim-models: config.json only, no weights).
+const QString kDataDir = QStringLiteral(LWB_SOURCE_DIR "/resources/sim-models");
 
 ModelConfig llama(const char* size) {
   return loadModelConfig((kDataDir + "/llama-3-" + size + "/config.json").toStdString());

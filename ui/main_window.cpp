@@ -21,6 +21,7 @@
 #include "ui/charts/batch_chart.h"
 #include "ui/charts/latency_chart.h"
 #include "ui/charts/prefix_cache_chart.h"
+#include "ui/charts/simulated_banner.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/models/recent_models.h"
 #include "ui/panels/chat_conversation.h"
@@ -32,6 +33,7 @@
 #include "ui/panels/load_panel.h"
 #include "ui/panels/requests_panel.h"
 #include "ui/panels/runs_panel.h"
+#include "ui/panels/simulate_dialog.h"
 #include "ui/panels/spec_decode_panel.h"
 #include "ui/theme.h"
 
@@ -212,7 +214,35 @@ void MainWindow::openModel(const QString& dir) {
   if (!bridge_->attached()) {
     // A pool small enough that the block map shows every block and load can fill it.
     if (options_.demo) config.numGpuBlocksOverride = 1024;
+    // The command line's --backend sim simulates the model given (at 1× speed).
+    if (config.executor.backend == "sim") return loadEngine(dir, config);
   }
+  // Opening a model means running it: a simulation's knobs go back to a real backend.
+  if (config.executor.backend == "sim") config.executor.backend = "auto";
+  loadEngine(dir, config);
+}
+
+void MainWindow::openSimulation(const QString& modelPath, const EngineConfig& config, double speed) {
+  simSpeed_ = speed;
+  loadEngine(modelPath, config);
+}
+
+bool MainWindow::simulated() const {
+  const auto s = bridge_->lastSnapshot();
+  return bridge_->attached() && s && s->device.backend == "sim";
+}
+
+void MainWindow::showSimulateDialog() {
+  EngineConfig base = bridge_->attached() ? bridge_->config() : options_.knobs;
+  auto* dialog = new SimulateDialog(base, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    openSimulation(dialog->modelPath(), dialog->config(), dialog->speed());
+  });
+  dialog->open();
+}
+
+void MainWindow::loadEngine(const QString& dir, const EngineConfig& config) {
   if (!loader_->start(dir, config)) {
     showError(tr("Busy"), tr("A model is already loading."));
     return;
@@ -232,13 +262,16 @@ void MainWindow::onEngineAttached() {
   speedT0_ = -1;
   const Model* model = bridge_->model();
   if (model)
-    modelLabel_->setText(tr("<b>%1</b> · %2 · %3 M params · %4 layers · %5 tokenizer")
+    modelLabel_->setText(tr("<b>%1</b> · %2 · %3 M params · %4 layers · %5")
                              .arg(QFileInfo(QString::fromStdString(model->dir)).fileName())
                              .arg(QString::fromStdString(model->config.architecture))
                              .arg(double(model->config.numParameters()) / 1e6, 0, 'f', 1)
                              .arg(model->config.numHiddenLayers)
-                             .arg(QString::fromStdString(tokenizerKindName(model->tokenizer->kind()))));
+                             .arg(model->tokenizer ? tr("%1 tokenizer").arg(QString::fromStdString(
+                                                         tokenizerKindName(model->tokenizer->kind())))
+                                                   : tr("no tokenizer (token ids)")));
   if (auto s = bridge_->lastSnapshot()) updateStatus(*s);
+  showSimulated();
   if (backendGroup_ && bridge_->attached())
     for (auto* a : backendGroup_->actions())
       a->setChecked(a->text() == QString::fromStdString(bridge_->config().executor.backend));
@@ -270,7 +303,7 @@ void MainWindow::startDemo() {
     startMeasurement();
     return;
   }
-  if (auto* c = chat_->current(); c && !c->busy() && c->messages().empty()) {
+  if (auto* c = chat_->current(); c && !simulated() && !c->busy() && c->messages().empty()) {
     c->setInput(tr("Tell me about Mr. Darcy."));
     c->send();
   }
@@ -327,12 +360,40 @@ QString weightsText(const DeviceInfo& d) {
 }
 }  // namespace
 
+// A simulated engine: every chart and the status bar say so, chat is off (no weights run)
+// and the speed of its virtual clock can be changed.
+void MainWindow::showSimulated() {
+  const bool sim = simulated();
+  QString banner;
+  if (sim) {
+    const auto s = bridge_->lastSnapshot();
+    banner = tr("SIMULATED · %1 · %2")
+                 .arg(QString::fromStdString(s->device.name).remove(QStringLiteral(" (simulated)")),
+                      QFileInfo(QString::fromStdString(bridge_->model()->dir)).fileName());
+    bridge_->loop()->setSimulationSpeed(simSpeed_);
+    for (auto* a : speedGroup_->actions()) a->setChecked(a->data().toDouble() == simSpeed_);
+  }
+  setSimulatedBanner(this, banner);
+  kv_->setSimulatedNote(banner);
+  speedMenu_->setEnabled(sim);
+  chat_->setEnabled(!sim);
+  chat_->setToolTip(sim ? tr("Chat is off in a simulated engine: it runs no weights, so its tokens are stand-ins. "
+                             "The load generator and every view work.")
+                        : QString());
+  setWindowTitle(sim ? tr("LLM Workbench — SIMULATED") : tr("LLM Workbench"));
+}
+
 void MainWindow::updateStatus(const EngineSnapshot& s) {
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  deviceLabel_->setText(tr("%1 · %2 (%3 GiB)")
-                            .arg(QString::fromStdString(s.device.backend), QString::fromStdString(s.device.name))
-                            .arg(double(s.device.totalMemory) / gib, 0, 'f', 1) +
-                        weightsText(s.device));
+  if (s.device.backend == "sim")
+    deviceLabel_->setText(tr("<b style=\"color:%1\">SIMULATED</b> · %2 (%3 GiB per device) · predicted times")
+                              .arg(theme::htmlColor(theme::kMarker), QString::fromStdString(s.device.name))
+                              .arg(double(s.device.totalMemory) / gib, 0, 'f', 0));
+  else
+    deviceLabel_->setText(tr("%1 · %2 (%3 GiB)")
+                              .arg(QString::fromStdString(s.device.backend), QString::fromStdString(s.device.name))
+                              .arg(double(s.device.totalMemory) / gib, 0, 'f', 1) +
+                          weightsText(s.device));
   if (speedT0_ < 0 || s.time < speedT0_) {
     speedT0_ = s.time;
     speedTokens0_ = s.totals.generatedTokens;

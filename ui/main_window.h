@@ -47,7 +47,14 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(const WindowOptions& options, QWidget* parent = nullptr);
   ~MainWindow() override;
 
+  // A real engine on a model folder or GGUF file (the knobs in force, any backend but sim).
   void openModel(const QString& dir);
+  // A simulated engine (backend sim) on a model's config.json with `config`'s hardware
+  // and tensor parallelism; its virtual clock runs at `speed` (0 = as fast as possible).
+  void openSimulation(const QString& modelPath, const EngineConfig& config, double speed);
+  // File ▸ Simulate…: the dialog, then openSimulation.
+  void showSimulateDialog();
+  bool simulated() const;  // the engine attached is simulated
   EngineBridge* bridge() const { return bridge_; }
   ChatPanel* chat() const { return chat_; }
   LoadPanel* load() const { return load_; }
@@ -112,6 +119,11 @@ class MainWindow : public QMainWindow {
   QAction* pauseAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;  // File ▸ Open recent
   QActionGroup* backendGroup_ = nullptr;
+  QActionGroup* speedGroup_ = nullptr;  // Engine ▸ Simulation speed
+  QMenu* speedMenu_ = nullptr;
+  double simSpeed_ = 1;                 // for the next simulated engine attached
+  void loadEngine(const QString& dir, const EngineConfig& config);
+  void showSimulated();                 // the SIMULATED marks, chat and speed menu for the engine attached
   QString lastError_;
   bool needSizing_ = true;
   // Tokens/s over about one second of engine time.

@@ -40,6 +40,10 @@ void MainWindow::buildMenus() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open a GGUF model file"), {}, tr("GGUF models (*.gguf)"));
     if (!path.isEmpty()) openModel(path);
   });
+  QAction* simulate = file->addAction(tr("&Simulate…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
+                                      &MainWindow::showSimulateDialog);
+  simulate->setToolTip(tr("Run the real scheduler and KV cache on a virtual clock for simulated hardware (H100, "
+                          "A100, …) and a model's config.json: GPU-scale serving, every figure predicted"));
   recentMenu_ = file->addMenu(tr("Open &recent"));
   recentMenu_->setObjectName(QStringLiteral("menu.recent"));
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);  // another window may have added
@@ -99,6 +103,23 @@ void MainWindow::buildMenus() {
   connect(pauseAction_, &QAction::toggled, this, [this](bool on) {
     bridge_->setPaused(on);
   });
+  speedMenu_ = engine->addMenu(tr("Simulation &speed"));
+  speedMenu_->setToolTip(tr("How fast a simulated engine's virtual clock runs against the wall clock"));
+  speedMenu_->setToolTipsVisible(true);
+  speedGroup_ = new QActionGroup(this);
+  for (const auto& [label, speed] : {std::pair{tr("&1× (real time)"), 1.0}, std::pair{tr("1&0×"), 10.0},
+                                     std::pair{tr("&As fast as possible"), 0.0}}) {
+    QAction* a = speedMenu_->addAction(label);
+    a->setCheckable(true);
+    a->setData(speed);
+    a->setChecked(speed == 1.0);
+    speedGroup_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, speed] {
+      simSpeed_ = speed;
+      if (simulated()) bridge_->loop()->setSimulationSpeed(speed);
+    });
+  }
+  speedMenu_->setEnabled(false);
   engine->addAction(tr("&Reset"), this, [this] {
     if (!bridge_->attached()) return;
     bridge_->abortAll();
@@ -125,6 +146,7 @@ void MainWindow::buildMenus() {
                                 "<tr><td><b>Esc</b></td><td>stop the answer (abort)</td></tr>"
                                 "<tr><td><b>Ctrl+Space</b> / Pause</td><td>pause / resume the engine</td></tr>"
                                 "<tr><td><b>Ctrl+O</b></td><td>open a model folder</td></tr>"
+                                "<tr><td><b>Ctrl+Shift+M</b></td><td>simulate GPU-scale serving</td></tr>"
                                 "<tr><td><b>Ctrl+S</b></td><td>save the run</td></tr>"
                                 "<tr><td><b>Ctrl+Shift+D</b></td><td>show the speculative-decoding view</td></tr>"
                                 "<tr><td><b>Ctrl+Q</b></td><td>quit</td></tr>"

@@ -24,7 +24,9 @@ bool ModelLoader::start(const QString& dir, const EngineConfig& config) {
       }, Qt::QueuedConnection);
     };
     try {
-      std::shared_ptr<const Model> model = loadModel(path, report);
+      // The sim backend runs no weights: a config.json (and a tokenizer when there) is enough.
+      std::shared_ptr<const Model> model =
+          config.executor.backend == "sim" ? loadModelConfigOnly(path) : loadModel(path, report);
       report(0.95, "starting the engine");
       auto loop = std::make_shared<EngineLoop>(model, config);
       QMetaObject::invokeMethod(self, [self, model, loop] {

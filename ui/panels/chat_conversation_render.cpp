@@ -96,7 +96,7 @@ bool ChatConversation::showsTokens() const { return !tokens_->isHidden(); }
 void ChatConversation::renderTokens() {
   if (tokens_->isHidden()) return;  // isHidden, not isVisible: right even before the window shows
   const Model* model = bridge_->model();
-  if (!model || lastPrompt_.empty()) {
+  if (!model || !model->tokenizer || lastPrompt_.empty()) {  // a simulated model may have no tokenizer
     tokens_->setHtml(tr("<i>Send a message to see its prompt as tokens.</i>"));
     return;
   }

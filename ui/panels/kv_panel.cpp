@@ -57,6 +57,10 @@ KvPanel::KvPanel(QWidget* parent)
                   swatch(Qt::white, tr("shared (ref>1)")) + swatch(theme::kPreempt, tr("preempted")));
   legend->setWordWrap(true);
   legend->setStyleSheet(QStringLiteral("color: %1;").arg(theme::htmlColor(theme::kMutedText)));
+  simulated_ = new QLabel(this);
+  simulated_->setStyleSheet(QStringLiteral("color: %1; font-weight: bold;").arg(theme::htmlColor(theme::kMarker)));
+  simulated_->setVisible(false);
+  layout->addWidget(simulated_);
   layout->addWidget(summary_);
   layout->addWidget(bar_);
   layout->addWidget(map_, 1);
@@ -101,6 +105,11 @@ void KvPanel::onFrame(const Frame& frame) {
                         .arg(s.totals.preemptions));
   map_->setBlocks(s.kvBlocks, s.totals.preemptions);
   captionRefresh_.request();  // a wrapped rich-text label: each change re-lays out the dock
+}
+
+void KvPanel::setSimulatedNote(const QString& text) {
+  simulated_->setText(text);
+  simulated_->setVisible(!text.isEmpty());
 }
 
 }  // namespace lwb::ui

@@ -34,6 +34,7 @@ class KvPanel : public QWidget {
   KvBlockMap* map() const { return map_; }
   void clear();
   QString caption() const;  // the summary line, with the map's note on hidden blocks
+  void setSimulatedNote(const QString& text);  // "SIMULATED · …" above the map; empty: none
 
  private:
   void showCaption();
@@ -42,6 +43,7 @@ class KvPanel : public QWidget {
   QLabel* summary_;
   KvBlockMap* map_;
   QString summaryText_;
+  QLabel* simulated_;
   Throttle captionRefresh_{250, [this] { showCaption(); }};  // ~4 Hz; the map itself every frame
 };
 

@@ -4,6 +4,7 @@
 #include <QProgressBar>
 #include <QVBoxLayout>
 #include <cmath>
+#include <limits>
 
 #include "engine/model/model.h"
 #include "ui/bridge/engine_bridge.h"
@@ -56,7 +57,7 @@ bool LoadPanel::start() {
   }
   stop();
   try {
-    plan_ = makeWorkload(options(), model->tokenizer->ordinaryIds(), model->tokenizer->bosId());
+    plan_ = makeWorkloadFor(options(), *model);
   } catch (const std::exception& e) {
     status_->setText(QString::fromUtf8(e.what()));
     return false;
@@ -65,6 +66,10 @@ bool LoadPanel::start() {
   pacer_ = ArrivalPacer(plan_);
   numFinished_ = 0;
   clock_.start();
+  // A simulated engine's clock is virtual: the whole plan goes at once, each request
+  // stamped with its arrival on that clock, and the engine loop holds it until then.
+  const auto snap = bridge_->snapshot();
+  simulatedStart_ = snap && snap->device.backend == "sim" ? std::optional<double>(snap->time) : std::nullopt;
   form_->setRunning(true);
   status_->setText(tr("Running…"));
   emit runningChanged(true);
@@ -73,7 +78,7 @@ bool LoadPanel::start() {
 }
 
 void LoadPanel::submitDue() {
-  const double elapsed = clock_.elapsed() / 1000.0;
+  const double elapsed = simulatedStart_ ? std::numeric_limits<double>::infinity() : clock_.elapsed() / 1000.0;
   const ArrivalPacer::Range due = pacer_.takeDue(elapsed);
   for (size_t i = due.first; i < due.last; ++i) {
     const SyntheticRequest& r = plan_[i];
@@ -81,6 +86,7 @@ void LoadPanel::submitDue() {
     in.promptTokenIds = r.promptTokenIds;
     in.sampling = r.sampling;
     in.tag = "load";
+    if (simulatedStart_) in.arrivalTime = *simulatedStart_ + r.arrivalTime;
     try {
       inFlight_.insert(bridge_->submit(std::move(in)));
     } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QWidget>
+#include <optional>
 #include <unordered_set>
 
 #include "engine/bench/arrival_pacer.h"
@@ -50,6 +51,7 @@ class LoadPanel : public QWidget {
   std::unordered_set<RequestId> inFlight_;
   QElapsedTimer clock_;
   QTimer timer_;
+  std::optional<double> simulatedStart_;  // a simulated engine: the run's start on its virtual clock
 };
 
 }  // namespace lwb::ui

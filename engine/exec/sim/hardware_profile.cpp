@@ -111,6 +111,19 @@ std::string hardwarePresetDir() {
   return (fs::path(executableDir()) / ".." / LWB_SHARE_SUBDIR / "hardware").lexically_normal().string();
 }
 
+std::string simModelDir() {
+  return (fs::path(executableDir()) / ".." / LWB_SHARE_SUBDIR / "sim-models").lexically_normal().string();
+}
+
+std::vector<std::string> simModelNames() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(simModelDir(), ec))
+    if (fs::is_regular_file(entry.path() / "config.json")) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::vector<std::string> hardwarePresetNames() {
   std::vector<std::string> names;
   std::error_code ec;

@@ -40,6 +40,10 @@ std::vector<std::string> hardwarePresetNames();
 std::string hardwarePresetList();
 // The folder the presets are read from (resources/hardware in the build tree or install).
 std::string hardwarePresetDir();
+// The model shapes shipped for the simulator (resources/sim-models: folders holding a
+// config.json), found as the presets are; their folder names, sorted.
+std::string simModelDir();
+std::vector<std::string> simModelNames();
 // A preset by name, or a profile file by path (an existing path is a file). Throws
 // lwb::Error naming the preset list, the file, the field and what was expected.
 HardwareProfile loadHardwareProfile(const std::string& nameOrPath);
