@@ -68,7 +68,12 @@ HardwareProfile parseHardwareProfile(const std::string& jsonText, const std::str
   p.gemmEfficiency = fraction(e, "gemm", where);
   p.gemmHalfRows = positive(e, "gemm_half_rows", where);
   p.memoryEfficiency = fraction(e, "memory", where);
+  p.gemmLaunchUs = positive(e, "gemm_launch_us", where, true);
+  p.gemmTailUs = positive(e, "gemm_tail_us", where, true);
   p.attentionEfficiency = fraction(e, "attention", where);
+  p.kvMemoryEfficiency = fraction(e, "kv_memory", where);
+  p.attentionFloorUs = positive(e, "attention_floor_us", where, true);
+  p.allReduceEfficiency = fraction(e, "all_reduce", where);
   p.stepOverheadUs = positive(e, "step_overhead_us", where, true);
   p.launchUsPerLayer = positive(e, "launch_us_per_layer", where, true);
   p.graphUsPerLayer = positive(e, "graph_us_per_layer", where, true);
