@@ -1,7 +1,8 @@
 // The simulator's arithmetic (engine/exec/sim): the KV pool sized as vLLM sizes it against
 // hand-computed Llama-3-8B / 70B cases, the cost model's roofline corners and
-// monotonicity, the hardware presets, the measurements file the presets are fitted to,
-// bad input naming what is wrong, and the simulate-step command's JSON.
+// monotonicity, the hardware presets (and how close the fitted ones come to the published
+// GPU measurements of bench/sim/gpu-measurements.csv), bad input naming what is wrong,
+// and the simulate-step command's JSON.
 #include <QtTest>
 
 #include <QFile>
@@ -24,6 +25,7 @@ using namespace lwb::sim;
 namespace {
 
 const QString kDataDir = QStringLiteral(LWB_TEST_DATA_DIR "/sim");
+const char* const kMeasurements = LWB_SOURCE_DIR "/bench/sim/gpu-measurements.csv";
 
 ModelConfig llama(const char* size) {
   return loadModelConfig((kDataDir + "/llama-3-" + size + "/config.json").toStdString());
@@ -48,6 +50,7 @@ class TestSimCostModel : public QObject {
   void decodeOnlyStepsUseGraphOverhead();
   void badInputNamesTheField();
   void newEfficienciesNameTheField();
+  void presetsPredictPublishedMeasurements();
   void measurementsFileNamesTheLine();
   void simulateStepPrintsOneJsonObject();
   void simulateStepRefusesBadArguments();
@@ -272,6 +275,55 @@ void TestSimCostModel::newEfficienciesNameTheField() {
     } catch (const Error& e) {
       QVERIFY2(QString(e.what()).contains(c.want), qPrintable(QString(e.what()) + " (wanted: " + c.want + ")"));
     }
+  }
+}
+
+// The shipped H100 and A100 presets against the published measurements they were fitted
+// to: a few rows by hand (a memory-bound decode GEMM, a compute-bound prefill GEMM, a GEMM
+// between the two, decode and prefill attention, an all-reduce), then the whole file
+// against the bound (median ≤ 8 %, 90th percentile ≤ 20 %, per GPU).
+void TestSimCostModel::presetsPredictPublishedMeasurements() {
+  const MeasuredSet set = loadMeasuredSet({kMeasurements}, LWB_TEST_DATA_DIR "/sim");
+  QVERIFY(set.rows.size() > 10000);
+  const struct {
+    const char* hardware;
+    const char* model;
+    int tp;
+    const char* op;
+    int seqs, tokens, context;
+  } picks[] = {
+      {"h100-sxm", "llama-2-70b", 4, "mlp_gate_up", 1, 1, 0},    {"h100-sxm", "llama-2-7b", 1, "qkv_proj", 1, 4096, 0},
+      {"a100-80gb", "llama-3-70b", 8, "mlp_down", 1, 248, 0},    {"a100-80gb", "llama-2-70b", 2, "attention", 64, 64, 2112},
+      {"a100-80gb", "llama-2-70b", 2, "attention", 1, 1024, 512}, {"h100-sxm", "llama-2-70b", 8, "all_reduce", 1, 4096, 0},
+  };
+  std::map<std::string, HardwareProfile> presets;
+  for (const char* name : {"h100-sxm", "a100-80gb"}) presets[name] = loadHardwareProfile(name);
+  for (const auto& p : picks) {
+    size_t found = 0;
+    for (size_t i = 0; i < set.rows.size(); ++i) {
+      const GpuMeasurement& r = set.rows[i];
+      if (r.hardware != p.hardware || r.model != p.model || r.tensorParallelSize != p.tp || r.op != p.op ||
+          r.seqs != p.seqs || r.tokens != p.tokens || r.context != p.context)
+        continue;
+      ++found;
+      const double predicted = predictMs(r, set.models[i], presets[r.hardware]);
+      QVERIFY2(std::abs(predicted - r.measuredMs) <= 0.2 * r.measuredMs,
+               qPrintable(QString("%1 %2 tp%3 %4 %5/%6 over %7: predicted %8 ms, measured %9 ms")
+                              .arg(p.hardware, p.model).arg(p.tp).arg(p.op).arg(p.seqs).arg(p.tokens).arg(p.context)
+                              .arg(predicted).arg(r.measuredMs)));
+    }
+    QVERIFY2(found == 1, qPrintable(QString("%1 %2 %3: %4 rows").arg(p.hardware, p.model, p.op).arg(found)));
+  }
+  std::map<std::string, std::vector<double>> errors;
+  for (size_t i = 0; i < set.rows.size(); ++i) {
+    const GpuMeasurement& r = set.rows[i];
+    errors[r.hardware].push_back(std::abs(predictMs(r, set.models[i], presets.at(r.hardware)) - r.measuredMs) / r.measuredMs);
+  }
+  QCOMPARE(errors.size(), size_t(2));
+  for (const auto& [hardware, e] : errors) {
+    const ErrorStats s = errorStats(e);
+    QVERIFY2(s.median <= 0.08 && s.p90 <= 0.20,
+             qPrintable(QString("%1: median %2, p90 %3 over %4 rows").arg(hardware.c_str()).arg(s.median).arg(s.p90).arg(s.n)));
   }
 }
 
