@@ -64,11 +64,9 @@ sim::StepShape readShape(const ArgParser& args) {
 }
 
 json toJson(const sim::OpTimes& t) {
-  return {{"total_ms", t.total()},
-          {"ops",
-           {{"qkv_proj", t.qkvProj}, {"o_proj", t.oProj}, {"mlp_gate_up", t.mlpGateUp}, {"mlp_down", t.mlpDown},
-            {"attention", t.attention}, {"lm_head", t.lmHead}, {"all_reduce", t.allReduce}, {"overhead", t.overhead},
-            {"sampling", t.sampling}}}};
+  json ops = json::object();
+  for (const sim::OpName& op : sim::opNames()) ops[op.name] = t.*op.time;
+  return {{"total_ms", t.total()}, {"ops", ops}};
 }
 
 int simulateStep(int argc, char** argv) {

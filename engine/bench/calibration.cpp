@@ -113,8 +113,13 @@ sim::HardwareProfile startingProfile(const DeviceInfo& device) {
     p.bf16Tflops = 0.1;
     p.interconnectGBs = 1;  // unused: a CPU profile simulates one device
     p.gemmEfficiency = p.memoryEfficiency = 1;  // the rates themselves are fitted
+    p.allReduceEfficiency = 1;                    // unused
     p.gemmHalfRows = 4;
+    p.gemmLaunchUs = 5;
+    p.gemmTailUs = 0;
     p.attentionEfficiency = 0.1;
+    p.kvMemoryEfficiency = 0.5;
+    p.attentionFloorUs = 5;
     p.stepOverheadUs = 100;
     p.launchUsPerLayer = p.graphUsPerLayer = 10;
     p.samplingUsPerRow = 5;

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "engine/common/error.h"
+#include "engine/config/knobs.h"
 
 namespace lwb::sim {
 
@@ -19,32 +20,42 @@ double bytesPerElement(const std::string& dtype, const std::string& what) {
   throw Error(what + " '" + dtype + "': expected auto, bfloat16, float16, float32 or fp8");
 }
 
-// Seconds to stream `bytes` at the profile's effective bandwidth.
-double streamSeconds(const HardwareProfile& hw, double bytes) {
-  return bytes / (hw.memoryBandwidthGBs * 1e9 * hw.memoryEfficiency);
+// Seconds to stream `bytes` at `efficiency` of the memory bandwidth.
+double streamSeconds(const HardwareProfile& hw, double bytes, double efficiency) {
+  return bytes / (hw.memoryBandwidthGBs * 1e9 * efficiency);
 }
 
 double allReduceSeconds(const HardwareProfile& hw, int ranks, double bytes) {
   if (ranks <= 1) return 0;
-  return hw.interconnectLatencyUs * 1e-6 + 2.0 * (ranks - 1) / ranks * bytes / (hw.interconnectGBs * 1e9);
+  return hw.interconnectLatencyUs * 1e-6 +
+         2.0 * (ranks - 1) / ranks * bytes / (hw.interconnectGBs * 1e9 * hw.allReduceEfficiency);
 }
 
-// One layer's attention over the step's sequences, for one rank.
+// One layer's attention over the step's sequences, for one rank: a prefill kernel for
+// the chunks and a decode kernel for the single-token rows, when the step has them.
 double attentionSeconds(const SimModel& m, const HardwareProfile& hw, const StepShape& step) {
   const double headDim = m.config.headDim;
-  double flops = 0, kvBytes = 0, decodeBytes = 0;
+  double flops = 0, prefillBytes = 0, decodeBytes = 0;
+  bool prefill = false, decode = false;
   for (const StepSeq& s : step.seqs) {
     const double ctx = s.context, n = s.newTokens;
     const double readBytes = 2.0 * m.kvHeadsPerRank() * headDim * (ctx + n) * m.kvBytesPerElement;
     if (s.newTokens == 1) {
+      decode = true;
       decodeBytes += readBytes;
     } else {
-      flops += 4.0 * m.headsPerRank() * headDim * n * (ctx + (n + 1) / 2);
-      kvBytes += readBytes;
+      prefill = true;
+      flops += 4.0 * m.headsPerRank() * headDim * n * (ctx + n);
+      prefillBytes += readBytes;
     }
   }
-  const double prefill = std::max(flops / (hw.bf16Tflops * 1e12 * hw.attentionEfficiency), streamSeconds(hw, kvBytes));
-  return prefill + streamSeconds(hw, decodeBytes);
+  const double floor = hw.attentionFloorUs * 1e-6;
+  double t = 0;
+  if (prefill)
+    t += floor + std::max(flops / (hw.bf16Tflops * 1e12 * hw.attentionEfficiency),
+                          streamSeconds(hw, prefillBytes, hw.kvMemoryEfficiency));
+  if (decode) t += floor + streamSeconds(hw, decodeBytes, hw.kvMemoryEfficiency);
+  return t;
 }
 
 }  // namespace
@@ -56,21 +67,22 @@ int SimModel::kvHeadsPerRank() const { return std::max(1, config.numKeyValueHead
 SimModel makeSimModel(const ModelConfig& config, int tensorParallelSize, const std::string& weightDtype,
                       const std::string& kvCacheDtype) {
   const int tp = tensorParallelSize;
-  check(tp >= 1, "--tensor-parallel-size " + std::to_string(tp) + ": expected 1 or more");
+  const std::string tpName(knob::kTensorParallelSize);
+  check(tp >= 1, tpName + " " + std::to_string(tp) + ": expected 1 or more");
   check(config.numAttentionHeads % tp == 0, [&] {
-    return "--tensor-parallel-size " + std::to_string(tp) + " does not divide num_attention_heads " +
+    return tpName + " " + std::to_string(tp) + " does not divide num_attention_heads " +
            std::to_string(config.numAttentionHeads);
   });
   const int kv = config.numKeyValueHeads;
   check(kv % tp == 0 || tp % kv == 0, [&] {
-    return "--tensor-parallel-size " + std::to_string(tp) + " neither divides num_key_value_heads " + std::to_string(kv) +
+    return tpName + " " + std::to_string(tp) + " neither divides num_key_value_heads " + std::to_string(kv) +
            " nor is a multiple of it";
   });
   SimModel m;
   m.config = config;
   m.tensorParallelSize = tp;
   m.weightBytesPerParam = bytesPerElement(weightDtype, "weight dtype");
-  m.kvBytesPerElement = bytesPerElement(kvCacheDtype, "--kv-cache-dtype");
+  m.kvBytesPerElement = bytesPerElement(kvCacheDtype, std::string(knob::kKvCacheDtype));
   return m;
 }
 
@@ -86,13 +98,28 @@ double OpTimes::total() const {
   return qkvProj + oProj + mlpGateUp + mlpDown + attention + lmHead + allReduce + overhead + sampling;
 }
 
+const std::vector<OpName>& opNames() {
+  static const std::vector<OpName> names = {
+      {"qkv_proj", &OpTimes::qkvProj},   {"o_proj", &OpTimes::oProj},       {"mlp_gate_up", &OpTimes::mlpGateUp},
+      {"mlp_down", &OpTimes::mlpDown},   {"attention", &OpTimes::attention}, {"lm_head", &OpTimes::lmHead},
+      {"all_reduce", &OpTimes::allReduce}, {"overhead", &OpTimes::overhead}, {"sampling", &OpTimes::sampling}};
+  return names;
+}
+
+const double* opTime(const OpTimes& times, const std::string& op) {
+  for (const OpName& o : opNames())
+    if (op == o.name) return &(times.*o.time);
+  return nullptr;
+}
+
 double gemmSeconds(const HardwareProfile& hw, double m, double n, double k, double weightBytesPerParam,
                    double peakTflops) {
   if (m <= 0) return 0;
   const double flops = 2 * m * n * k;
   const double efficiency = hw.gemmEfficiency * m / (m + hw.gemmHalfRows);
   const double bytes = n * k * weightBytesPerParam + (m * k + m * n) * kActivationBytes;
-  return std::max(flops / (peakTflops * 1e12 * efficiency), streamSeconds(hw, bytes));
+  return std::max(hw.gemmTailUs * 1e-6 + flops / (peakTflops * 1e12 * efficiency),
+                  hw.gemmLaunchUs * 1e-6 + streamSeconds(hw, bytes, hw.memoryEfficiency));
 }
 
 OpTimes predictStep(const SimModel& m, const HardwareProfile& hw, const StepShape& step) {

@@ -4,23 +4,31 @@
 // in parallel, so a rank's time is the step's). No weights are run.
 //
 // Every GEMM (the q/k/v, o, gate/up and down projections of each layer, the LM head) is a
-// roofline with efficiencies:
-//   t = max(FLOPs / (peak × gemm × M / (M + gemm_half_rows)),
-//           bytes / (bandwidth × memory))
+// roofline with efficiencies and a fixed cost per kernel on each side:
+//   t = max(gemm_tail_us + FLOPs / (peak × gemm × M / (M + gemm_half_rows)),
+//           gemm_launch_us + bytes / (bandwidth × memory))
+// (a kernel that streams its weights pays its launch; one bound by compute, the fill and
+// drain of its pipeline: two fitted constants),
 // with FLOPs = 2·M·N·K and bytes = the weight N·K (at the weights' bytes per parameter)
 // plus the activations read and written (M·K + M·N, 16-bit). M is the step's rows (its
 // tokens; for the LM head, the rows that need logits), N and K the rank's shard.
-// Attention, per layer: prefill chunks cost their FLOPs over the context
-// (4 · heads · head_dim · new · (context + (new + 1) / 2), causal) at
-// peak × attention, or the KV bytes they read at bandwidth × memory, whichever is longer;
-// decode rows cost the KV bytes they read (2 · kv_heads · head_dim · context · KV dtype
-// bytes) at bandwidth × memory.
-// With tensor parallelism N > 1, each layer adds two all-reduces of the step's
-// activations (M × hidden × 2 bytes), each a ring: latency + 2 (N − 1) / N · bytes /
-// interconnect bandwidth. KV heads are replicated when N exceeds them (as vLLM does).
+// Attention, per layer, one kernel for the step's prefill chunks and one for its decode
+// rows, each attention_floor_us plus:
+//   prefill: max(FLOPs / (peak × attention), KV bytes / (bandwidth × kv_memory)), with
+//            FLOPs = 4 · heads · head_dim · new · (context + new): the paged prefill
+//            kernels measured run no faster for the causal mask, so its half is not saved;
+//   decode:  the KV bytes the rows read / (bandwidth × kv_memory);
+// KV bytes = 2 (K and V) · kv_heads · head_dim · (context + new) · KV dtype bytes per
+// sequence. With tensor parallelism N > 1, each layer adds two all-reduces of the step's
+// activations (M × hidden × 2 bytes), each a ring:
+//   interconnect_latency_us + 2 (N − 1) / N · bytes / (interconnect bandwidth × all_reduce).
+// KV heads are replicated when N exceeds them (as vLLM does).
 // Overhead: step_overhead_us, plus per layer launch_us_per_layer for a step run eagerly
 // or graph_us_per_layer for a decode-only step (replayed as a CUDA graph). Sampling:
 // sampling_us_per_row × rows × vocab / 128k.
+// build/bench/bench_sim_fit fits these parameters to published per-operator GPU
+// measurements (bench/sim/gpu-measurements.csv); build/bench/bench_sim_accuracy prints
+// the error.
 #include <string>
 #include <vector>
 
@@ -64,9 +72,18 @@ struct OpTimes {
   double total() const;
 };
 
+// The operators by the names simulate-step prints (and gpu-measurements.csv uses), in order.
+struct OpName {
+  const char* name;
+  double OpTimes::*time;
+};
+const std::vector<OpName>& opNames();
+// The field of `op`, or nullptr when no operator has that name.
+const double* opTime(const OpTimes& times, const std::string& op);
+
 OpTimes predictStep(const SimModel& model, const HardwareProfile& hw, const StepShape& step);
 
-// The roofline of one GEMM, in seconds (exposed for tests).
+// One GEMM, in seconds (exposed for tests).
 double gemmSeconds(const HardwareProfile& hw, double m, double n, double k, double weightBytesPerParam,
                    double peakTflops);
 

@@ -8,6 +8,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/json.h"
+#include "engine/config/knobs.h"
 #include "engine/model/model.h"
 
 namespace lwb::sim {
@@ -70,7 +71,12 @@ HardwareProfile parseHardwareProfile(const std::string& jsonText, const std::str
   p.gemmEfficiency = fraction(e, "gemm", where);
   p.gemmHalfRows = positive(e, "gemm_half_rows", where);
   p.memoryEfficiency = fraction(e, "memory", where);
+  p.gemmLaunchUs = positive(e, "gemm_launch_us", where, true);
+  p.gemmTailUs = positive(e, "gemm_tail_us", where, true);
   p.attentionEfficiency = fraction(e, "attention", where);
+  p.kvMemoryEfficiency = fraction(e, "kv_memory", where);
+  p.attentionFloorUs = positive(e, "attention_floor_us", where, true);
+  p.allReduceEfficiency = fraction(e, "all_reduce", where);
   p.stepOverheadUs = positive(e, "step_overhead_us", where, true);
   p.launchUsPerLayer = positive(e, "launch_us_per_layer", where, true);
   p.graphUsPerLayer = positive(e, "graph_us_per_layer", where, true);
@@ -97,7 +103,12 @@ std::string hardwareProfileJson(const HardwareProfile& p, const std::string& not
   e["gemm"] = p.gemmEfficiency;
   e["gemm_half_rows"] = p.gemmHalfRows;
   e["memory"] = p.memoryEfficiency;
+  e["gemm_launch_us"] = p.gemmLaunchUs;
+  e["gemm_tail_us"] = p.gemmTailUs;
   e["attention"] = p.attentionEfficiency;
+  e["kv_memory"] = p.kvMemoryEfficiency;
+  e["attention_floor_us"] = p.attentionFloorUs;
+  e["all_reduce"] = p.allReduceEfficiency;
   e["step_overhead_us"] = p.stepOverheadUs;
   e["launch_us_per_layer"] = p.launchUsPerLayer;
   e["graph_us_per_layer"] = p.graphUsPerLayer;
@@ -143,7 +154,7 @@ HardwareProfile loadHardwareProfile(const std::string& nameOrPath) {
   if (fs::is_regular_file(nameOrPath)) return parseHardwareProfile(readFile(nameOrPath), nameOrPath);
   const fs::path preset = fs::path(hardwarePresetDir()) / (nameOrPath + ".json");
   check(fs::is_regular_file(preset),
-        "--sim-hardware " + nameOrPath + ": not a preset (" + hardwarePresetList() + ") nor an existing profile file");
+        std::string(knob::kSimHardware) + " " + nameOrPath + ": not a preset (" + hardwarePresetList() + ") nor an existing profile file");
   HardwareProfile p = parseHardwareProfile(readFile(preset.string()), preset.string());
   check(p.name == nameOrPath, preset.string() + ": its 'name' is '" + p.name + "', expected '" + nameOrPath + "' (the file's name)");
   return p;

@@ -21,12 +21,17 @@ struct HardwareProfile {
   double bf16Tflops = 0;           // dense 16-bit tensor throughput, 10^12 FLOP/s
   double fp8Tflops = 0;            // dense FP8 throughput; 0 when the device has none
   double interconnectGBs = 0;      // one direction, per device, between tensor-parallel ranks
-  double interconnectLatencyUs = 0;
-  // Efficiencies (cost_model.h says where each applies).
+  double interconnectLatencyUs = 0;  // per all-reduce: launch and synchronisation
+  // Efficiencies (cost_model.h gives the formula each one enters).
   double gemmEfficiency = 0;       // fraction of peak a large GEMM reaches
   double gemmHalfRows = 0;         // rows (tokens) at which a GEMM reaches half of that
-  double memoryEfficiency = 0;     // fraction of the bandwidth a weight or KV stream reaches
-  double attentionEfficiency = 0;  // fraction of peak prefill attention reaches
+  double memoryEfficiency = 0;     // fraction of the bandwidth a GEMM's weight stream reaches
+  double gemmLaunchUs = 0;         // per GEMM kernel: the fixed cost of one that streams its weights
+  double gemmTailUs = 0;           // per GEMM kernel: the fixed cost of one bound by compute
+  double attentionEfficiency = 0;  // fraction of peak a prefill attention kernel reaches
+  double kvMemoryEfficiency = 0;   // fraction of the bandwidth attention's KV reads reach
+  double attentionFloorUs = 0;     // per attention kernel, however little it reads
+  double allReduceEfficiency = 0;  // fraction of interconnect_gbs a ring all-reduce moves
   double stepOverheadUs = 0;       // per step: scheduling, input preparation
   double launchUsPerLayer = 0;     // per layer, kernel launches of a step run eagerly
   double graphUsPerLayer = 0;      // per layer, a decode-only step replayed as a CUDA graph

@@ -26,7 +26,8 @@ struct FitParameter {
 };
 
 // A CPU: the effective compute and streaming rates themselves (a small model's weights sit
-// in the caches, so no datasheet figure applies), the GEMM's ramp and the overheads.
+// in the caches, so no datasheet figure applies), the GEMM's ramp, attention's KV reads
+// and the fixed costs per kernel and step.
 std::vector<FitParameter> cpuFitParameters();
 // A GPU: the efficiencies against its datasheet figures, and the overheads.
 std::vector<FitParameter> gpuFitParameters();
