@@ -150,6 +150,9 @@ class TestPackage : public QObject {
     // The simulator's hardware presets (--sim-hardware NAME).
     for (const QString& f : filesBelow(LWB_SOURCE_DIR "/resources/hardware"))
       expected << "usr/share/llm-workbench/hardware/" + f;
+    // Its model shapes (--backend sim --model, File > Simulate...).
+    for (const QString& f : filesBelow(LWB_SOURCE_DIR "/resources/sim-models"))
+      expected << "usr/share/llm-workbench/sim-models/" + f;
     if (haveModel_)
       for (const char* f : {"config.json", "model.safetensors", "tokenizer.model"})
         expected << "usr/share/llm-workbench/models/" + kModelName + "/" + f;
