@@ -119,7 +119,7 @@ std::string sweepTable(const BenchOptions& o, const Sweep& sweep) {
     char good[32] = "-", share[32] = "-";
     if (p.requestGoodput) {
       std::snprintf(good, sizeof good, "%.2f", *p.requestGoodput);
-      std::snprintf(share, sizeof share, "%.0f %%", 100.0 * p.goodputFraction.value_or(0));
+      std::snprintf(share, sizeof share, "%.1f %%", 100.0 * p.goodputFraction.value_or(0));
     }
     std::snprintf(line, sizeof line, "%-14s %9d %9.2f %9s %8s %12.1f %11.1f\n", p.value.c_str(), p.completed,
                   p.requestThroughput, good, share, p.ttft.p99, p.itl.p99);

@@ -107,7 +107,7 @@ class TestBenchSweep : public QObject {
                               "(ttft:500 tpot:50)."), qPrintable(words));
     // The first rate past the knee that fails (16), and the SLO most of its misses broke.
     QVERIFY2(words.contains("TTFT breaks first: at 16 req/s 50 % of the completed requests missed ttft:500 ms "
-                            "(p99 TTFT 900 ms)."), qPrintable(words));
+                            "(p99 TTFT 900.0 ms)."), qPrintable(words));
     QVERIFY2(words.contains("Goodput peaks at 16 req/s: 8.00 req/s."), qPrintable(words));
   }
 

@@ -132,7 +132,7 @@ std::string worstMiss(const Sweep& s, const SweepPoint& p) {
   if (!worst || p.completed == 0) return {};
   std::string upper = worst->name;
   for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
-  return format("%s breaks first: %s %.0f %% of the completed requests missed %s:%g ms (p99 %s %.0f ms)",
+  return format("%s breaks first: %s %.0f %% of the completed requests missed %s:%g ms (p99 %s %.1f ms)",
                 upper.c_str(), where(s, p).c_str(), 100.0 * worst->count / p.completed, worst->name, *worst->slo,
                 upper.c_str(), worst->p99);
 }
