@@ -119,6 +119,19 @@ class TestBenchSweep : public QObject {
     QVERIFY2(words.contains("TPOT breaks first: at 2 req/s 50 %"), qPrintable(words));
   }
 
+  // A knob sweep has no saturation point: the words name each setting that missed.
+  void knobSweepNamesTheSettingsThatMissed() {
+    const std::string seqs(knob::kMaxNumSeqs);
+    const Sweep s = sweepOf(seqs, {point("128", 0.4, true, 900, 20), point("512", 1.0, true, 100, 20)},
+                            "ttft:500 tpot:50", 2048);
+    QCOMPARE(s.saturation(), std::nullopt);
+    const QString words = QString::fromStdString(sweepLesson(s));
+    QVERIFY2(words.startsWith(QString::fromStdString("At " + seqs + " = 128, 60 % of the completed requests missed "
+                                                     "ttft:500 ms (p99 TTFT 900.0 ms).")),
+             qPrintable(words));
+    QVERIFY2(!words.contains("512,") && !words.contains("breaks first"), qPrintable(words));
+  }
+
   void comparisonSaysWhatTheSettingBought() {
     const Sweep a = sweepOf(kRate, {point("4", 1.0, true, 50, 30), point("6", 0.95, true, 200, 45),
                                     point("8", 0.4, false, 400, 90)},

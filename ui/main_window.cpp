@@ -139,7 +139,8 @@ void MainWindow::buildDocks() {
 
 // Left: chat over knobs | load | runs (tabs). Right, a 2 × 2 grid: batch+capacity (tabs) |
 // KV map on top, latency+prefix cache+speculative decoding (tabs) | requests+request
-// timeline (tabs) below. Tabbing the less used views keeps every plot tall enough to read at 1400 × 900.
+// timeline (tabs) below. Tabbing the less used views keeps every plot tall enough to read
+// at 1400 × 900.
 void MainWindow::defaultLayout() {
   auto dock = [this](const char* name) { return findChild<QDockWidget*>(QString::fromLatin1(name)); };
   for (auto* d : docks_) {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "engine/bench/bench_setting.h"
 #include "engine/common/error.h"
@@ -113,9 +114,9 @@ std::string where(const Sweep& s, const SweepPoint& p) {
   return s.key == bench_key::kRequestRate ? "at " + p.value + " req/s" : "at " + s.key + " = " + p.value;
 }
 
-// The SLO that `p` missed most, in words: "62 % of the completed requests missed
-// ttft:500 (p99 TTFT 2345 ms)"; "" when it missed none.
-std::string worstMiss(const Sweep& s, const SweepPoint& p) {
+// The SLO that `p` missed most: its name ("TTFT") and, in words, "74 % of the completed
+// requests missed ttft:500 ms (p99 TTFT 1405.0 ms)"; none when it missed none.
+std::optional<std::pair<std::string, std::string>> worstMiss(const Sweep& s, const SweepPoint& p) {
   struct Miss {
     const char* name;
     std::optional<double> slo;
@@ -129,12 +130,11 @@ std::string worstMiss(const Sweep& s, const SweepPoint& p) {
   const Miss* worst = nullptr;
   for (const Miss& m : misses)
     if (m.slo && m.count > 0 && (!worst || m.count > worst->count)) worst = &m;
-  if (!worst || p.completed == 0) return {};
+  if (!worst || p.completed == 0) return std::nullopt;
   std::string upper = worst->name;
   for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
-  return format("%s breaks first: %s %.0f %% of the completed requests missed %s:%g ms (p99 %s %.1f ms)",
-                upper.c_str(), where(s, p).c_str(), 100.0 * worst->count / p.completed, worst->name, *worst->slo,
-                upper.c_str(), worst->p99);
+  return std::pair{upper, format("%.0f %% of the completed requests missed %s:%g ms (p99 %s %.1f ms)",
+                                 100.0 * worst->count / p.completed, worst->name, *worst->slo, upper.c_str(), worst->p99)};
 }
 
 bool attains(const SweepPoint& p) {
@@ -158,7 +158,8 @@ std::string rateLesson(const Sweep& s) {
     if (rate && *rate > knee && !attains(p) && (!firstFail || *rate < *sweepRate(firstFail->value))) firstFail = &p;
   }
   if (firstFail)
-    if (const std::string miss = worstMiss(s, *firstFail); !miss.empty()) out += " " + miss + ".";
+    if (const auto miss = worstMiss(s, *firstFail))
+      out += " " + miss->first + " breaks first: " + where(s, *firstFail) + " " + miss->second + ".";
   return out;
 }
 
@@ -167,7 +168,11 @@ std::string settingLesson(const Sweep& s) {
   std::string out;
   for (const SweepPoint& p : s.points)
     if (!attains(p))
-      if (const std::string miss = worstMiss(s, p); !miss.empty()) out += (out.empty() ? "" : " ") + miss + ".";
+      if (const auto miss = worstMiss(s, p)) {
+        std::string at = where(s, p);
+        at[0] = char(std::toupper(static_cast<unsigned char>(at[0])));
+        out += (out.empty() ? "" : " ") + at + ", " + miss->second + ".";
+      }
   return out.empty() ? "Every setting kept at least 90 % of the completed requests within the SLOs (" +
                            s.goodput->describe() + ")."
                      : out;
