@@ -90,14 +90,14 @@ SweepPoint pointFromJson(const std::string& value, const json& row, const std::s
   return p;
 }
 
-std::string text(const json& j, const char* key) {
+std::string text(const json& j, const std::string& key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
 // The sweep's description of its rows (the SLOs, the hardware), from one row.
 void describeFrom(Sweep& s, const json& row) {
   if (const std::string slo = text(row, "goodput"); !slo.empty()) s.goodput = parseGoodput(slo);
-  s.simHardware = text(row, "sim_hardware");
+  s.simHardware = text(row, std::string(knob::kSimHardware));  // the report's key is the knob's name
   if (row.contains("config")) {
     s.model = text(row["config"], "model");
     s.device = text(row["config"], "device");
