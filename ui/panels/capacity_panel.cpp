@@ -14,7 +14,9 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <qcustomplot.h>
 
 #include "engine/bench/bench_setting.h"
@@ -83,7 +85,9 @@ CapacityPanel::CapacityPanel(EngineBridge* bridge, QWidget* parent)
   scroll->setWidget(formHost);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setMinimumWidth(formHost->sizeHint().width() + 16);
+  // Narrow enough that a docked view leaves the chart most of the width; the form scrolls.
+  scroll->setMinimumWidth(240);
+  scroll->setMaximumWidth(formHost->sizeHint().width() + 24);
 
   title_ = new QLabel(this);
   lesson_ = new QLabel(this);
@@ -104,14 +108,15 @@ CapacityPanel::CapacityPanel(EngineBridge* bridge, QWidget* parent)
   rightLayout->addWidget(chart_, 1);
   rightLayout->addWidget(words);
 
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(scroll);
-  split->addWidget(right);
-  split->setStretchFactor(0, 0);
-  split->setStretchFactor(1, 1);
+  split_ = new QSplitter(Qt::Horizontal, this);
+  split_->addWidget(scroll);
+  split_->addWidget(right);
+  split_->setStretchFactor(0, 0);
+  split_->setStretchFactor(1, 1);
+  connect(split_, &QSplitter::splitterMoved, this, [this] { userSplit_ = true; });
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(split);
+  layout->addWidget(split_);
 
   connect(runner_, &SweepRunner::progress, this, [this](int done, int total) {
     progress_->setMaximum(std::max(1, total));
@@ -215,6 +220,19 @@ void CapacityPanel::buildForm(QWidget* host) {
     if (const QString err = saveSweep(0, path); !err.isEmpty()) QMessageBox::warning(this, tr("Save sweep"), err);
     else setStatus(tr("Saved %1").arg(path));
   });
+}
+
+// Until the user drags the divider: the form a third of the width (at least 240 px, at
+// most what it needs), the chart the rest, whether docked narrow or floating wide.
+void CapacityPanel::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  if (!userSplit_) QTimer::singleShot(0, this, &CapacityPanel::fitSplit);
+}
+
+void CapacityPanel::fitSplit() {
+  if (userSplit_) return;
+  const int width = split_->width(), form = std::clamp(width / 3, 240, split_->widget(0)->maximumWidth());
+  split_->setSizes({form, width - form});
 }
 
 void CapacityPanel::setSweptKey(const QString& key) { key_->setCurrentText(key); }

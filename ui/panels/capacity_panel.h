@@ -20,6 +20,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QSpinBox;
+class QSplitter;
 
 namespace lwb::ui {
 
@@ -67,8 +68,12 @@ class CapacityPanel : public QWidget {
   void runningChanged(bool running);
   void sweepDone();  // finished, cancelled or failed: status() says which
 
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
+
  private:
   void buildForm(QWidget* host);
+  void fitSplit();
   void onPoint();
   void onDone();
   void redraw();
@@ -83,6 +88,8 @@ class CapacityPanel : public QWidget {
   QComboBox* key_;
   QLineEdit *values_, *goodput_;
   QSpinBox* concurrency_;
+  QSplitter* split_;
+  bool userSplit_ = false;  // the user dragged the divider: their widths stay
   QProgressBar* progress_;
   QLabel *title_, *lesson_, *status_;
   std::optional<Sweep> sweeps_[2];
