@@ -4,7 +4,7 @@
 // rate whose row kept 90 % of the requests within the SLOs; a second sweep after a knob
 // change overlays the first as B and the words say what the setting bought; a saved sweep
 // reopens equal; Cancel stops a sweep and restores what was shown; bad input is refused
-// naming the field and value; Ctrl+Shift+C shows the dock. A short sweep of the real CPU
+// naming the field and value, and so is a value the engine refuses; Ctrl+Shift+C shows the dock. A short sweep of the real CPU
 // engine on the bundled model says nothing of simulation. Saves a screenshot.
 #include <QDockWidget>
 #include <QProgressBar>
@@ -206,6 +206,24 @@ class TestUiCapacity : public QObject {
     const QString err = panel_->openSweep(1, bad);
     QVERIFY2(err.contains(bad) && err.contains("\"sweep\""), qPrintable(err));
     QVERIFY(panel_->sweep(1)->points == saved.points);
+  }
+
+  // A value the range allows but the engine refuses (Llama-3-8B's weights do not fit in a
+  // tenth of an H100): the sweep stops there, naming it, and keeps the values before it.
+  void engineErrorEndsTheSweepNamingTheValue() {
+    const QString util = QString::fromStdString(std::string(knob::kGpuMemoryUtilization));
+    panel_->setSweptKey(util);
+    panel_->setValues("0.9,0.1,0.5");
+    panel_->setWorkload(smallWorkload(50));
+    QSignalSpy done(panel_, &CapacityPanel::sweepDone);
+    QVERIFY2(panel_->start(), qPrintable(panel_->errorText()));
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kTimeoutMs);
+    QVERIFY2(panel_->errorText().startsWith(util + " = 0.1: "), qPrintable(panel_->errorText()));
+    QCOMPARE(panel_->status(), panel_->errorText());
+    QCOMPARE(int(panel_->sweep(0)->points.size()), 1);
+    QCOMPARE(panel_->sweep(0)->key, util.toStdString());
+    QVERIFY(!panel_->chart()->saturationX(0));  // a knob sweep has no saturation point
+    panel_->setSweptKey(QString::fromStdString(std::string(bench_key::kRequestRate)));
   }
 
   // A sweep far too long to finish: Cancel ends it between steps; with no value finished

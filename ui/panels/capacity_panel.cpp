@@ -166,10 +166,12 @@ void CapacityPanel::buildForm(QWidget* host) {
                                "model, off the GUI thread; the engine the window shows keeps serving"),
                             tr("Cancel"));
   QFormLayout* form = workload_->layout();
+  const std::pair<QString, QWidget*> rows[] = {{tr("sweep"), key_},
+                                               {tr("values"), values_},
+                                               {tr("goodput"), goodput_},
+                                               {qs(std::string(bench_key::kMaxConcurrency)), concurrency_}};
   int row = 0;
-  for (auto [name, field] : {std::pair{tr("sweep"), static_cast<QWidget*>(key_)}, std::pair{tr("values"), static_cast<QWidget*>(values_)},
-                             std::pair{tr("goodput"), static_cast<QWidget*>(goodput_)},
-                             std::pair{qs(std::string(bench_key::kMaxConcurrency)), static_cast<QWidget*>(concurrency_)}}) {
+  for (const auto& [name, field] : rows) {  // above the workload's own rows
     auto* label = new QLabel(name, host);
     label->setToolTip(field->toolTip());
     label->setStyleSheet(QStringLiteral("font-family: monospace;"));
@@ -323,6 +325,7 @@ void CapacityPanel::onDone() {
       break;
     case SweepRunner::Outcome::Failed:
     case SweepRunner::Outcome::None:
+      names_[0] += tr(" (failed)");
       error_ = runner_->errorText();
       setStatus(error_, true);
       break;
