@@ -139,7 +139,8 @@ void EngineLoop::Impl::apply(Command& c) {
 }
 
 void EngineLoop::Impl::releaseDue() {
-  while (!future.empty() && future.begin()->first <= engine->now()) {
+  // A nanosecond of slack: a clock advanced by exactly the gap may land an ulp short.
+  while (!future.empty() && future.begin()->first <= engine->now() + 1e-9) {
     Command c = std::move(future.begin()->second);
     future.erase(future.begin());
     if (drainFor) held.push_back(std::move(c));
