@@ -32,6 +32,9 @@ void EngineLoop::Impl::swapModel(Command& c) {
   const EngineConfig old = engine->config();
   try {
     engine = std::make_unique<Engine>(c.model, c.config);
+    // Arrivals planned on the old engine's virtual clock mean nothing on the new one's.
+    for (const auto& [t, f] : future) finishOutside(f, FinishReason::Abort, {});
+    future.clear();
     engine->setKeepStepHistory(false);  // steps travel as events
     {
       std::lock_guard lock(mu);
