@@ -127,6 +127,8 @@ struct Engine::Impl {
   void checkSimulable(const EngineConfig& c) const;  // throws for what the sim backend cannot run
   void propose();
   void addPlanTotals(const SchedulerOutput& plan);
+  void describeDivergences(const SchedulerOutput& plan) const;
+  bool prefixMissAccounting = true;  // off only in bench_prefix_miss (EngineTesting)
   void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
   // step() = schedule (drafts, plan) → execute → postprocess (sample or verify, append,
   // finish) → record.
