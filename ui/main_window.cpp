@@ -364,6 +364,7 @@ QString weightsText(const DeviceInfo& d) {
 // and the speed of its virtual clock can be changed.
 void MainWindow::showSimulated() {
   const bool sim = simulated();
+  shownSimulated_ = sim;
   QString banner;
   if (sim) {
     const auto s = bridge_->lastSnapshot();
@@ -385,6 +386,8 @@ void MainWindow::showSimulated() {
 
 void MainWindow::updateStatus(const EngineSnapshot& s) {
   const double gib = 1024.0 * 1024.0 * 1024.0;
+  // Engine ▸ Backend or the knobs switched between a real backend and sim.
+  if ((s.device.backend == "sim") != shownSimulated_) showSimulated();
   if (s.device.backend == "sim")
     deviceLabel_->setText(tr("<b style=\"color:%1\">SIMULATED</b> · %2 (%3 GiB per device) · predicted times")
                               .arg(theme::htmlColor(theme::kMarker), QString::fromStdString(s.device.name))

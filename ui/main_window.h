@@ -122,6 +122,7 @@ class MainWindow : public QMainWindow {
   QActionGroup* speedGroup_ = nullptr;  // Engine ▸ Simulation speed
   QMenu* speedMenu_ = nullptr;
   double simSpeed_ = 1;                 // for the next simulated engine attached
+  bool shownSimulated_ = false;         // the SIMULATED marks are up
   void loadEngine(const QString& dir, const EngineConfig& config);
   void showSimulated();                 // the SIMULATED marks, chat and speed menu for the engine attached
   QString lastError_;
