@@ -68,6 +68,7 @@ class TestSimCli : public QObject {
       const char* says;
     } cases[] = {
         {{"calibrate"}, "--out FILE is required"},
+        {{"calibrate", "--out", "/nonexistent-folder/p.json"}, "is not a writable folder"},
         {{"calibrate", "--backend", "sim", "--out", "/tmp/x.json"}, "calibrate times a real backend"},
         {{"generate", "--backend", "sim", "--prompt", "hi"}, "generate needs text"},
         {{"serve", "--backend", "sim"}, "the API serves a real engine"},
