@@ -200,7 +200,10 @@ std::vector<Lesson> makeLessons() {
                [](const EngineConfig& base, double scale) {
                  const WorkloadOptions w = workload(scaled(48, scale, 6), 256, scaled(128, scale, 16), INFINITY, 2);
                  EngineConfig small = base;
-                 small.numGpuBlocksOverride = 3 * (w.inputLen + w.outputLen + 1 + base.blockSize - 1) / base.blockSize;
+                 // Two whole requests and a third's prompt: the third is admitted, and the
+                 // decodes' growth then preempts.
+                 small.numGpuBlocksOverride =
+                     (2 * (w.inputLen + 1 + w.outputLen) + w.inputLen + 1 + base.blockSize - 1) / base.blockSize;
                  return std::vector<LessonSetting>{
                      {"KV pool as configured", base, w, ""},
                      {knobName(knob::kNumGpuBlocksOverride) + " " + std::to_string(small.numGpuBlocksOverride), small,

@@ -30,6 +30,7 @@
 #include "ui/panels/kv_block_map.h"
 #include "ui/panels/kv_panel.h"
 #include "ui/panels/latency_panel.h"
+#include "ui/panels/lessons_panel.h"
 #include "ui/panels/load_panel.h"
 #include "ui/panels/requests_panel.h"
 #include "ui/panels/runs_panel.h"
@@ -121,6 +122,8 @@ void MainWindow::buildDocks() {
   requests_ = new RequestsPanel(bridge_, this);
   runs_ = new RunsPanel(bridge_, this);
   spec_ = new SpecDecodePanel(this);
+  lessons_ = new LessonsPanel(bridge_, load_, runs_, this);
+  connect(lessons_, &LessonsPanel::resetRequested, this, &MainWindow::resetHistory);
   addDock(chat_, tr("Chat"), "dock.chat", Qt::LeftDockWidgetArea);
   addDock(knobs_, tr("Scheduler knobs"), "dock.knobs", Qt::LeftDockWidgetArea);
   addDock(load_, tr("Load generator"), "dock.load", Qt::LeftDockWidgetArea);
@@ -131,6 +134,7 @@ void MainWindow::buildDocks() {
   addDock(spec_, tr("Speculative decoding"), "dock.spec", Qt::RightDockWidgetArea);
   addDock(requests_, tr("Requests"), "dock.requests", Qt::RightDockWidgetArea);
   addDock(runs_, tr("Runs: compare"), "dock.runs", Qt::RightDockWidgetArea);
+  addDock(lessons_, tr("Lessons"), "dock.lessons", Qt::LeftDockWidgetArea);
   addDock(latency_->timeline(), tr("Request timeline"), "dock.timeline", Qt::RightDockWidgetArea);
 }
 
@@ -149,6 +153,7 @@ void MainWindow::defaultLayout() {
   splitDockWidget(dock("dock.chat"), dock("dock.knobs"), Qt::Vertical);
   tabifyDockWidget(dock("dock.knobs"), dock("dock.load"));
   tabifyDockWidget(dock("dock.load"), dock("dock.runs"));
+  tabifyDockWidget(dock("dock.runs"), dock("dock.lessons"));
   addDockWidget(Qt::RightDockWidgetArea, dock("dock.batch"));
   splitDockWidget(dock("dock.batch"), dock("dock.latency"), Qt::Vertical);
   splitDockWidget(dock("dock.batch"), dock("dock.kv"), Qt::Horizontal);
@@ -276,6 +281,17 @@ void MainWindow::onEngineAttached() {
     for (auto* a : backendGroup_->actions())
       a->setChecked(a->text() == QString::fromStdString(bridge_->config().executor.backend));
   if (options_.demo) QTimer::singleShot(200, this, &MainWindow::startDemo);
+}
+
+void MainWindow::resetHistory() {
+  if (!bridge_->attached()) return;
+  bridge_->abortAll();
+  bridge_->clearHistory();
+  batch_->clear();
+  prefix_->clear();
+  latency_->chart()->clear();
+  latency_->timeline()->clear();
+  spec_->clear();
 }
 
 void MainWindow::startDemo() {

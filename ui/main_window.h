@@ -30,6 +30,7 @@ class LatencyPanel;
 class RequestsPanel;
 class RunsPanel;
 class SpecDecodePanel;
+class LessonsPanel;
 
 struct WindowOptions {
   QString modelDir;          // empty: the default model
@@ -66,14 +67,17 @@ class MainWindow : public QMainWindow {
   RequestsPanel* requests() const { return requests_; }
   RunsPanel* runs() const { return runs_; }
   SpecDecodePanel* specDecode() const { return spec_; }
+  LessonsPanel* lessons() const { return lessons_; }
+  // Aborts every request and clears the history and the charts (Engine ▸ Reset).
+  void resetHistory();
   QList<QDockWidget*> docks() const { return docks_; }
   QString lastError() const { return lastError_; }
   void resetLayout();
   // saveState()/restoreState() version: bumped whenever the default layout changes, so a
   // layout persisted by an older version is ignored (restoreState fails) and the new
   // default applies. 1: the first layout; 2: tabbed docks, 2 × 2 chart grid; 3: the
-  // speculative-decoding dock, tabbed with the prefix cache.
-  static constexpr int kStateVersion = 3;
+  // speculative-decoding dock, tabbed with the prefix cache; 4: the Lessons dock.
+  static constexpr int kStateVersion = 4;
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -112,6 +116,7 @@ class MainWindow : public QMainWindow {
   RequestsPanel* requests_;
   RunsPanel* runs_;
   SpecDecodePanel* spec_;
+  LessonsPanel* lessons_;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
   QLabel *modelLabel_, *deviceLabel_, *speedLabel_, *kvLabel_, *queueLabel_;
