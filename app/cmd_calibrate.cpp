@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 
 #include "app/cli/args.h"
 #include "app/commands.h"
@@ -56,6 +57,12 @@ int calibrate(int argc, char** argv) {
   if (!args.parse(argc, argv)) return 0;
   if (!args.has("out")) throw UsageError("--out FILE is required: where to write the profile");
   const std::string out = *args.value("out");
+  {  // before minutes of measuring: a profile that cannot be written would lose them
+    const std::filesystem::path parent = std::filesystem::absolute(out).parent_path();
+    if (!std::filesystem::is_directory(parent) || access(parent.c_str(), W_OK) != 0)
+      throw UsageError("--out " + out + ": cannot write there (" + parent.string() +
+                       " is not a writable folder)");
+  }
   EngineConfig knobs;
   if (!args.has(findKnob(knob::kBackend)->flag)) knobs.executor.backend = "cpu";  // auto would pick CUDA
   args.applyKnobs(knobs);

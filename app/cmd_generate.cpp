@@ -126,14 +126,18 @@ int generate(int argc, char** argv) {
   checkArguments(args);
   const bool json = args.has("json");
   const bool progress = isatty(fileno(stderr));
+  EngineConfig config;
+  args.applyKnobs(config);
+  if (config.executor.backend == "sim")  // before loading: a config-only folder has no weights
+    throw UsageError("--" + findKnob(knob::kBackend)->flag +
+                     " sim: generate needs text, and a simulated engine runs no weights (its tokens are stand-ins); "
+                     "simulate with bench or the window");
   const std::string dir = args.value("model") ? *args.value("model") : defaultModelDir();
   auto model = loadModel(dir, [&](double fraction, const std::string& stage) {
     if (progress) std::fprintf(stderr, "\rloading model: %3.0f%% %-40s", fraction * 100, stage.c_str());
   });
   if (progress) std::fprintf(stderr, "\r%-60s\r", "");
 
-  EngineConfig config;
-  args.applyKnobs(config);
   RequestInput input;
   input.sampling = samplingFrom(args, model->generationDefaults);
   input.promptTokenIds = promptFrom(args, *model);

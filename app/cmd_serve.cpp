@@ -115,6 +115,9 @@ int serve(const ServeOptions& o) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  if (o.engine.executor.backend == "sim")  // before loading: a config-only folder has no weights
+    throw UsageError("--" + findKnob(knob::kBackend)->flag +
+                     " sim: the API serves a real engine; a simulated one runs no weights (its tokens are stand-ins)");
   const std::string dir = o.modelDir.empty() ? defaultModelDir() : o.modelDir;
   logLine("loading " + dir);
   EngineLoop loop(loadModel(dir), o.engine);

@@ -12,5 +12,6 @@ int runTokenize(int argc, char** argv);  // app/cmd_tokenize.cpp
 int runGui(int argc, char** argv);       // app/cmd_gui.cpp (window; --demo, --model DIR)
 int runSimulateStep(int argc, char** argv);  // app/cmd_simulate_step.cpp (the simulator's cost model)
 int runCalibrate(int argc, char** argv);     // app/cmd_calibrate.cpp (a profile for the simulator)
+int runLesson(int argc, char** argv);        // app/cmd_lesson.cpp (the guided experiments, headless)
 
 }  // namespace lwb::app

@@ -22,6 +22,8 @@ const char* kUsage =
     "                                   one step's predicted time on simulated hardware (see simulate-step --help)\n"
     "  llm-workbench calibrate [OPTIONS] --out FILE\n"
     "                                   time this machine's engine and fit a simulator profile (see calibrate --help)\n"
+    "  llm-workbench lesson (--list | NAME [OPTIONS])\n"
+    "                                   run a guided experiment and print its finding (see lesson --help)\n"
     "  llm-workbench --version | --help\n"
     "\n"
     "A workbench that runs an LLM inference engine and shows what it does inside:\n"
@@ -47,9 +49,10 @@ int main(int argc, char** argv) {
     if (first == "tokenize") return lwb::app::runTokenize(argc - 1, argv + 1);
     if (first == "simulate-step") return lwb::app::runSimulateStep(argc - 1, argv + 1);
     if (first == "calibrate") return lwb::app::runCalibrate(argc - 1, argv + 1);
+    if (first == "lesson") return lwb::app::runLesson(argc - 1, argv + 1);
     if (first.rfind("--", 0) != 0) {
       std::fprintf(stderr,
-                   "llm-workbench: unknown command '%s' (expected generate, bench, serve, tokenize, simulate-step, calibrate or options; see --help)\n",
+                   "llm-workbench: unknown command '%s' (expected generate, bench, serve, tokenize, simulate-step, calibrate, lesson or options; see --help)\n",
                    argv[1]);
       return 2;
     }

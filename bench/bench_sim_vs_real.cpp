@@ -8,6 +8,7 @@
 // Usage: bench_sim_vs_real [--profile FILE] [--quick] [--threads N] [--model DIR]
 //   --profile: skip calibration and use this profile (written by calibrate or by a
 //   previous run, which leaves it in bench/sim-cpu-profile.json of the build tree).
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -122,9 +123,12 @@ int main(int argc, char** argv) {
     if (profilePath.empty()) {
       Engine engine(model, real);
       std::fprintf(stderr, "calibrating on %s ...\n", engine.deviceInfo().name.c_str());
+      const auto t0 = std::chrono::steady_clock::now();
       Calibration c = calibrateEngine(engine, defaultCalibrationGrid(engine, a.quick));
-      std::printf("Calibration: %d steps, fitted step-time error median %.1f %%, p90 %.1f %%\n", c.after.n,
-                  c.after.median * 100, c.after.p90 * 100);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("Calibration (llm-workbench calibrate's %s grid): %d steps in %.0f s, fitted step-time error "
+                  "median %.1f %%, p90 %.1f %%\n",
+                  a.quick ? "quick" : "full", c.after.n, seconds, c.after.median * 100, c.after.p90 * 100);
       c.profile.name = "sim-cpu-profile";
       c.profile.description = engine.deviceInfo().name;
       profilePath = std::string(LWB_BINARY_DIR) + "/bench/sim-cpu-profile.json";

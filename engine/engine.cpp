@@ -49,6 +49,7 @@ void Engine::Impl::buildKv() {
   executor->allocateKvCache(int(numBlocks), bs);
   auto kv = std::make_unique<KvCacheManager>(int(numBlocks), bs);
   kv->setEventLog(&kvEvents);
+  kv->setMissAccounting(prefixMissAccounting);
   if (scheduler) kvEvents.add(KvAllBlocksCleared{});  // the old pool's blocks are gone
   scheduler = std::make_unique<Scheduler>(inForce, std::move(kv));
   buildProposer();
@@ -171,6 +172,7 @@ StepRecord Engine::Impl::makeRecord(const SchedulerOutput& plan, double t0, doub
   rec.prefixQueryRequests = plan.prefixQueryRequests;
   rec.prefixQueryTokens = plan.prefixQueryTokens;
   rec.prefixHitTokens = plan.prefixHitTokens;
+  rec.prefixMissTokens = plan.prefixMissTokens;
   rec.numPreemptions = int(plan.preempted.size());
   rec.tokenBudget = plan.tokenBudget;
   rec.numSpecTokens = plan.numSpecTokens;
@@ -238,6 +240,7 @@ void Engine::Impl::addPlanTotals(const SchedulerOutput& plan) {
   totals.preemptedPrefixQueryTokens += plan.preemptedPrefixQueryTokens;
   totals.preemptedPrefixHitTokens += plan.preemptedPrefixHitTokens;
   totals.preemptions += int64_t(plan.preempted.size());
+  for (size_t i = 0; i < plan.prefixMissTokens.size(); ++i) totals.prefixMissTokens[i] += plan.prefixMissTokens[i];
   recentPrefix.observe(plan.prefixQueryRequests, plan.prefixQueryTokens, plan.prefixHitTokens);
   totals.recentPrefixHitRate = recentPrefix.hitRate();
 }
@@ -256,7 +259,25 @@ SchedulerOutput Engine::Impl::schedule(double t0, StepOutput& out) {
   for (const RejectedRequest& rej : plan.rejected)
     finish(*requests.at(rej.request->id), FinishReason::Rejected, out, rej.reason);
   addPlanTotals(plan);
+  describeDivergences(plan);
   return plan;
+}
+
+// The few token ids on each side of a divergence, as text, for the views and the API.
+// Only first admissions carry ids without text; a simulated run has no tokenizer.
+void Engine::Impl::describeDivergences(const SchedulerOutput& plan) const {
+  if (virtualClock || !model->tokenizer) return;
+  for (const ScheduledSeq& s : plan.seqs) {
+    PrefixMiss& m = s.request->timeline.prefixMiss;
+    if (m.divergedAtToken < 0 || !m.divergedOurText.empty() || !m.divergedTheirText.empty()) continue;
+    try {
+      m.divergedOurText = model->tokenizer->decode(m.divergedOurIds);
+      m.divergedTheirText = model->tokenizer->decode(m.divergedTheirIds);
+    } catch (const std::exception&) {  // ids the tokenizer cannot spell (a test model's): the ids stay
+      m.divergedOurText.clear();
+      m.divergedTheirText.clear();
+    }
+  }
 }
 
 // One forward pass over the plan. On failure the step's requests finish with "error"

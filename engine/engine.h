@@ -65,6 +65,8 @@ struct EngineTotals {
   int64_t prefixQueryRequests = 0, prefixQueryTokens = 0, prefixHitTokens = 0;
   int64_t preemptedPrefixQueryTokens = 0, preemptedPrefixHitTokens = 0;  // resumed requests
   double recentPrefixHitRate = 0;  // over the most recent 1000 requests (CachingMetrics)
+  // First admissions, caching on or off: prompt tokens missed, by reason (prefix_miss.h).
+  std::array<int64_t, kNumPrefixMissReasons> prefixMissTokens{};
   int64_t preemptions = 0;
   int64_t generatedTokens = 0;
   int64_t promptTokens = 0;        // counted at each request's first token

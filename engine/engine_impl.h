@@ -86,10 +86,19 @@ struct Engine::Impl {
     return virtualClock ? virtualNow : std::chrono::duration<double>(t - start).count();
   }
   void buildKv();
+  // A switch between a real and a simulated backend keeps the clock going from where it
+  // is (the charts' time axes never run backwards); a new engine's starts at 0.
   void createExecutorFor(const EngineConfig& c) {
+    const bool first = executor == nullptr;
+    const double t = now();
     executor = createExecutor(model, c.executor);
     device = executor->deviceInfo();
+    const bool wasVirtual = virtualClock;
     virtualClock = device.backend == "sim";
+    if (virtualClock && !wasVirtual) virtualNow = first ? 0 : t;
+    if (!virtualClock && wasVirtual)
+      start = std::chrono::steady_clock::now() -
+              std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(t));
   }
   // `config` with 0 in max_num_batched_tokens / max_num_seqs = vLLM's default for this
   // device (includes a live change not in force yet).
@@ -118,6 +127,8 @@ struct Engine::Impl {
   void checkSimulable(const EngineConfig& c) const;  // throws for what the sim backend cannot run
   void propose();
   void addPlanTotals(const SchedulerOutput& plan);
+  void describeDivergences(const SchedulerOutput& plan) const;
+  bool prefixMissAccounting = true;  // off only in bench_prefix_miss (EngineTesting)
   void failStep(const SchedulerOutput& plan, const std::string& what, StepOutput& out);
   // step() = schedule (drafts, plan) → execute → postprocess (sample or verify, append,
   // finish) → record.

@@ -32,6 +32,9 @@ void EngineLoop::Impl::swapModel(Command& c) {
   const EngineConfig old = engine->config();
   try {
     engine = std::make_unique<Engine>(c.model, c.config);
+    // Arrivals planned on the old engine's virtual clock mean nothing on the new one's.
+    for (const auto& [t, f] : future) finishOutside(f, FinishReason::Abort, {});
+    future.clear();
     engine->setKeepStepHistory(false);  // steps travel as events
     {
       std::lock_guard lock(mu);
@@ -139,7 +142,8 @@ void EngineLoop::Impl::apply(Command& c) {
 }
 
 void EngineLoop::Impl::releaseDue() {
-  while (!future.empty() && future.begin()->first <= engine->now()) {
+  // A nanosecond of slack: a clock advanced by exactly the gap may land an ulp short.
+  while (!future.empty() && future.begin()->first <= engine->now() + 1e-9) {
     Command c = std::move(future.begin()->second);
     future.erase(future.begin());
     if (drainFor) held.push_back(std::move(c));

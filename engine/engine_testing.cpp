@@ -12,4 +12,9 @@ void EngineTesting::setProposer(Engine& engine, std::unique_ptr<Proposer> propos
   engine.impl_->proposer = std::move(proposer);
 }
 
+void EngineTesting::setPrefixMissAccounting(Engine& engine, bool on) {
+  engine.impl_->prefixMissAccounting = on;
+  engine.impl_->buildKv();
+}
+
 }  // namespace lwb

@@ -18,6 +18,10 @@ struct EngineTesting {
   // Drafts come from `proposer` (scripted proposals) until the next config change
   // rebuilds the proposer from speculative_config.
   static void setProposer(Engine& engine, std::unique_ptr<Proposer> proposer);
+  // Prefix-miss accounting's memory of evicted blocks (KvCacheManager::setMissAccounting)
+  // on or off, for the pools built from now on; rebuilds the KV pool. Call before any
+  // request is added. bench_prefix_miss compares the two.
+  static void setPrefixMissAccounting(Engine& engine, bool on);
 };
 
 }  // namespace lwb

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/metrics/record_json.h"
 #include "engine/model/tokenizer.h"
 
 namespace lwb::server {
@@ -78,11 +79,15 @@ std::string finishReasonText(FinishReason r) {
   }
 }
 
+// OpenAI's usage, and in prompt_tokens_details why the other prompt tokens missed the
+// prefix cache (missed_by_reason, diverged_at_token: record_json.h).
 json usageJson(const RequestTimeline& t) {
+  json details = {{"cached_tokens", t.numCachedPromptTokens}};
+  if (t.prefixMiss.accounted) addPrefixMissJson(t.prefixMiss, details, false);
   return {{"prompt_tokens", t.numPromptTokens},
           {"completion_tokens", t.numOutputTokens},
           {"total_tokens", t.numPromptTokens + t.numOutputTokens},
-          {"prompt_tokens_details", {{"cached_tokens", t.numCachedPromptTokens}}}};
+          {"prompt_tokens_details", details}};
 }
 
 json logprobsJson(Endpoint endpoint, const Tokenizer& tok, const std::vector<TokenDelta>& deltas, bool wanted) {

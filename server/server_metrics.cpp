@@ -141,6 +141,12 @@ std::string ServerMetrics::render(const EngineSnapshot& s, const std::string& mo
             double(s.totals.prefixQueryTokens));
   w.counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
             double(s.totals.prefixHitTokens));
+  // Ours, not vLLM's: why prompt tokens missed, at each request's first admission.
+  w.header("lwb:prefix_cache_missed_tokens", "Prompt tokens that missed the prefix cache, by reason.", "counter");
+  for (int i = 0; i < kNumPrefixMissReasons; ++i)
+    w.sample("lwb:prefix_cache_missed_tokens_total",
+             ",reason=\"" + std::string(prefixMissReasonName(prefixMissReasonAt(i))) + "\"",
+             double(s.totals.prefixMissTokens[size_t(i)]));
   w.counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", double(s.totals.preemptions));
   w.counter("vllm:prompt_tokens", "Number of prefill tokens processed.", double(promptTokens_));
   w.counter("vllm:generation_tokens", "Number of generation tokens processed.", double(s.totals.generatedTokens));

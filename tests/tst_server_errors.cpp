@@ -16,6 +16,7 @@
 
 #include "common/server_harness.h"
 #include "engine/common/json.h"
+#include "engine/kv/prefix_miss.h"
 
 using namespace lwb;
 using namespace lwb::test;
@@ -91,6 +92,7 @@ class TestServerErrors : public QObject {
 
   void metricsMatchEngine() {
     int generated = 0, prompted = 0;
+    std::map<std::string, int> missed;  // summed over the answers' usage
     for (int i = 0; i < 5; ++i) {
       auto r = h_.post("/v1/completions", {{"prompt", "Pride " + std::to_string(i)}, {"max_tokens", 7 + i},
                                         {"ignore_eos", true}, {"temperature", 0}});
@@ -98,6 +100,13 @@ class TestServerErrors : public QObject {
       const json u = lwb::parseJson(r->body)["usage"];
       generated += u["completion_tokens"].get<int>();
       prompted += u["prompt_tokens"].get<int>();
+      // Every prompt token is cached or missed for one reason.
+      int sum = u["prompt_tokens_details"]["cached_tokens"].get<int>();
+      for (const auto& [reason, n] : u["prompt_tokens_details"]["missed_by_reason"].items()) {
+        missed[reason] += n.get<int>();
+        sum += n.get<int>();
+      }
+      QCOMPARE(sum, u["prompt_tokens"].get<int>());
     }
     QVERIFY(h_.waitIdle());
     QThread::msleep(300);  // the dispatcher has seen every finish
@@ -119,6 +128,13 @@ class TestServerErrors : public QObject {
     QCOMPARE(values["vllm:prefix_cache_queries_total" + labels], double(snap->totals.prefixQueryTokens));
     QCOMPARE(values["vllm:prefix_cache_hits_total" + labels], double(snap->totals.prefixHitTokens));
     QCOMPARE(values["vllm:num_preemptions_total" + labels], double(snap->totals.preemptions));
+    for (int i = 0; i < lwb::kNumPrefixMissReasons; ++i) {  // our counter agrees with the answers' usage
+      const std::string reason(lwb::prefixMissReasonName(lwb::prefixMissReasonAt(i)));
+      const std::string key = "lwb:prefix_cache_missed_tokens_total{model_name=\"austen\",engine=\"0\",reason=\"" +
+                              reason + "\"}";
+      QVERIFY2(values.count(key), key.c_str());
+      QCOMPARE(values[key], double(missed[reason]));
+    }
     QCOMPARE(values["vllm:request_success_total{model_name=\"austen\",engine=\"0\",finished_reason=\"length\"}"], 5.0);
     QCOMPARE(values["vllm:time_to_first_token_seconds_count" + labels], 5.0);
     QCOMPARE(values["vllm:e2e_request_latency_seconds_bucket{model_name=\"austen\",engine=\"0\",le=\"+Inf\"}"], 5.0);

@@ -59,7 +59,7 @@ class TestSimCostModel : public QObject {
 
 void TestSimCostModel::presetsLoadWithSources() {
   const std::vector<std::string> names = hardwarePresetNames();
-  for (const char* want : {"h100-sxm", "h200", "a100-80gb", "l40s", "l4", "rtx-4090"})
+  for (const char* want : {"h100-sxm", "h200", "a100-80gb", "l40s", "l4", "rtx-4090", "epyc-zen4-2t"})
     QVERIFY2(std::find(names.begin(), names.end(), want) != names.end(), want);
   for (const std::string& n : names) {
     const HardwareProfile p = loadHardwareProfile(n);
@@ -229,7 +229,7 @@ void TestSimCostModel::badInputNamesTheField() {
     }
     QFAIL(qPrintable("no error; wanted: " + want));
   };
-  expectError([] { loadHardwareProfile("b300"); }, "sim_hardware b300: not a preset (a100-80gb, h100-sxm");
+  expectError([] { loadHardwareProfile("b300"); }, "sim_hardware b300: not a preset (a100-80gb, epyc-zen4-2t, h100-sxm");
   expectError([] { parseHardwareProfile(R"({"name": "x", "memory_gib": 80})", "x.json"); },
               "x.json: missing field 'memory_bandwidth_gbs'");
   expectError(

@@ -128,6 +128,24 @@ class TestSimEngine : public QObject {
     QVERIFY(run.report.ttftMs.max < 1000);  // nothing queued: each ran alone on an idle engine
   }
 
+  // Idle jumps to arrivals at arbitrary offsets from the run's start: every one lands.
+  // This workload once waited for ever: a jump of exactly the wait landed an ulp short
+  // of the arrival, and the next jumps were too small to move the clock.
+  void everyIdleJumpLandsOnItsArrival() {
+    const auto model = loadModelConfigOnly(LWB_SOURCE_DIR "/resources/models/austen-chat-11m");
+    Engine engine(model, simConfig("epyc-zen4-2t"));
+    WorkloadOptions w;
+    w.numPrompts = 48;
+    w.requestRate = 1.5;
+    w.inputLen = 1024;
+    w.outputLen = 32;
+    w.ignoreEos = true;
+    std::vector<SyntheticRequest> workload = makeWorkloadFor(w, *model);
+    clampPromptLengths(workload, engine.maxModelLen() - w.outputLen);
+    const BenchRun run = runServingBenchmark(engine, workload);
+    QCOMPARE(run.report.completed, 48);
+  }
+
   // Same seed, same knobs: the same report, to the bit (no wall clock anywhere).
   void simulatedRunsAreDeterministic() {
     const auto model = shape("llama-3-70b");

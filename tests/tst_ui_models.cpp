@@ -9,6 +9,7 @@
 #include "engine/metrics/record_json.h"
 #include "ui/bridge/run_data.h"
 #include "ui/bridge/throttle.h"
+#include "ui/models/prefix_miss_text.h"
 #include "ui/models/requests_table_model.h"
 #include "ui/panels/kv_block_map.h"
 
@@ -53,6 +54,7 @@ class TestUiModels : public QObject {
   void runSummaryFollowsVllmDefinitions();
   void runSavedInVersion1Opens();
   void throttleCoalescesAndShowsTheLastState();
+  void prefixMissReadsTheSameEverywhere();
 };
 
 void TestUiModels::requestsModelPassesTester() {
@@ -261,4 +263,48 @@ void TestUiModels::throttleCoalescesAndShowsTheLastState() {
 }
 
 QTEST_MAIN(TestUiModels)
+// The example: 141 prompt tokens, 112 from the cache, 16 diverged at token 125
+// ('Thursday' vs 'Friday'), 13 in the partial block. The chat line, the table's cell and
+// tooltip, a saved run and a bench record read the same numbers.
+void TestUiModels::prefixMissReadsTheSameEverywhere() {
+  RequestTimeline t = timeline(1, true);
+  t.numPromptTokens = 141;
+  t.numCachedPromptTokens = 112;
+  t.prefixMiss.accounted = true;
+  t.prefixMiss[PrefixMissReason::Diverged] = 16;
+  t.prefixMiss[PrefixMissReason::PartialBlock] = 13;
+  t.prefixMiss.divergedAtToken = 125;
+  t.prefixMiss.divergedOurText = "Thursday";
+  t.prefixMiss.divergedTheirText = "Friday";
+  QCOMPARE(prefixMissSentence(t), QString("112 of 141 prompt tokens from cache; 29 computed: 13 partial block, "
+                                          "16 diverged at token 125 ('Thursday' vs 'Friday')"));
+  RequestsTableModel model;
+  EngineSnapshot snap;
+  model.update(&snap, {RequestFinishedEvent{t, {}}});
+  QCOMPARE(model.data(model.index(0, RequestsTableModel::Missed), Qt::DisplayRole).toString(),
+           QString("29: 13 partial block, 16 diverged"));
+  QVERIFY(model.data(model.index(0, RequestsTableModel::Missed), Qt::ToolTipRole).toString().startsWith(prefixMissSentence(t)));
+
+  RunData run;
+  run.requests = {t};
+  StepRecord s;
+  s.prefixMissTokens[size_t(PrefixMissReason::Diverged)] = 16;
+  run.steps.push_back(s);
+  const RunData back = runFromJson(lwb::parseJson(runToJson(run).dump()));
+  QCOMPARE(prefixMissSentence(back.requests[0]), prefixMissSentence(t));
+  QCOMPARE(back.steps[0].prefixMissTokens, s.prefixMissTokens);
+
+  nlohmann::json record = timelineToJson(t);
+  QCOMPARE(record["missed_by_reason"].dump(), std::string("{\"diverged\":16,\"partial_block\":13}"));
+  QCOMPARE(record["diverged_at_token"].get<int>(), 125);
+  record["missed_by_reason"]["stale"] = 3;
+  bool named = false;
+  try {
+    timelineFromJson(record);
+  } catch (const std::exception& e) {
+    named = QString(e.what()).contains("stale");
+  }
+  QVERIFY2(named, "an unknown reason must be refused with a message naming it");
+}
+
 #include "tst_ui_models.moc"

@@ -31,6 +31,7 @@
 #include "ui/panels/kv_block_map.h"
 #include "ui/panels/kv_panel.h"
 #include "ui/panels/latency_panel.h"
+#include "ui/panels/lessons_panel.h"
 #include "ui/panels/load_panel.h"
 #include "ui/panels/requests_panel.h"
 #include "ui/panels/runs_panel.h"
@@ -122,6 +123,8 @@ void MainWindow::buildDocks() {
   requests_ = new RequestsPanel(bridge_, this);
   runs_ = new RunsPanel(bridge_, this);
   spec_ = new SpecDecodePanel(this);
+  lessons_ = new LessonsPanel(bridge_, load_, runs_, this);
+  connect(lessons_, &LessonsPanel::resetRequested, this, &MainWindow::resetHistory);
   capacity_ = new CapacityPanel(bridge_, this);
   addDock(chat_, tr("Chat"), "dock.chat", Qt::LeftDockWidgetArea);
   addDock(knobs_, tr("Scheduler knobs"), "dock.knobs", Qt::LeftDockWidgetArea);
@@ -133,14 +136,15 @@ void MainWindow::buildDocks() {
   addDock(spec_, tr("Speculative decoding"), "dock.spec", Qt::RightDockWidgetArea);
   addDock(requests_, tr("Requests"), "dock.requests", Qt::RightDockWidgetArea);
   addDock(runs_, tr("Runs: compare"), "dock.runs", Qt::RightDockWidgetArea);
+  addDock(lessons_, tr("Lessons"), "dock.lessons", Qt::LeftDockWidgetArea);
   addDock(latency_->timeline(), tr("Request timeline"), "dock.timeline", Qt::RightDockWidgetArea);
   addDock(capacity_, tr("Capacity"), "dock.capacity", Qt::RightDockWidgetArea);
 }
 
-// Left: chat over knobs | load | runs (tabs). Right, a 2 × 2 grid: batch+capacity (tabs) |
-// KV map on top, latency+prefix cache+speculative decoding (tabs) | requests+request
-// timeline (tabs) below. Tabbing the less used views keeps every plot tall enough to read
-// at 1400 × 900.
+// Left: chat over knobs | load | runs | lessons (tabs). Right, a 2 × 2 grid:
+// batch+capacity (tabs) | KV map on top, latency+prefix cache+speculative decoding (tabs) |
+// requests+request timeline (tabs) below. Tabbing the less used views keeps every plot
+// tall enough to read at 1400 × 900.
 void MainWindow::defaultLayout() {
   auto dock = [this](const char* name) { return findChild<QDockWidget*>(QString::fromLatin1(name)); };
   for (auto* d : docks_) {
@@ -153,6 +157,7 @@ void MainWindow::defaultLayout() {
   splitDockWidget(dock("dock.chat"), dock("dock.knobs"), Qt::Vertical);
   tabifyDockWidget(dock("dock.knobs"), dock("dock.load"));
   tabifyDockWidget(dock("dock.load"), dock("dock.runs"));
+  tabifyDockWidget(dock("dock.runs"), dock("dock.lessons"));
   addDockWidget(Qt::RightDockWidgetArea, dock("dock.batch"));
   splitDockWidget(dock("dock.batch"), dock("dock.latency"), Qt::Vertical);
   splitDockWidget(dock("dock.batch"), dock("dock.kv"), Qt::Horizontal);
@@ -284,6 +289,17 @@ void MainWindow::onEngineAttached() {
   if (options_.demo) QTimer::singleShot(200, this, &MainWindow::startDemo);
 }
 
+void MainWindow::resetHistory() {
+  if (!bridge_->attached()) return;
+  bridge_->abortAll();
+  bridge_->clearHistory();
+  batch_->clear();
+  prefix_->clear();
+  latency_->chart()->clear();
+  latency_->timeline()->clear();
+  spec_->clear();
+}
+
 void MainWindow::startDemo() {
   WorkloadOptions w;
   w.numPrompts = 100000;  // keeps going while the window is open
@@ -370,6 +386,7 @@ QString weightsText(const DeviceInfo& d) {
 // and the speed of its virtual clock can be changed.
 void MainWindow::showSimulated() {
   const bool sim = simulated();
+  shownSimulated_ = sim;
   QString banner;
   if (sim) {
     const auto s = bridge_->lastSnapshot();
@@ -392,6 +409,8 @@ void MainWindow::showSimulated() {
 
 void MainWindow::updateStatus(const EngineSnapshot& s) {
   const double gib = 1024.0 * 1024.0 * 1024.0;
+  // Engine ▸ Backend or the knobs switched between a real backend and sim.
+  if ((s.device.backend == "sim") != shownSimulated_) showSimulated();
   if (s.device.backend == "sim")
     deviceLabel_->setText(tr("<b style=\"color:%1\">SIMULATED</b> · %2 (%3 GiB per device) · predicted times")
                               .arg(theme::htmlColor(theme::kMarker), QString::fromStdString(s.device.name))

@@ -30,6 +30,7 @@ class LatencyPanel;
 class RequestsPanel;
 class RunsPanel;
 class SpecDecodePanel;
+class LessonsPanel;
 class CapacityPanel;
 
 struct WindowOptions {
@@ -67,6 +68,9 @@ class MainWindow : public QMainWindow {
   RequestsPanel* requests() const { return requests_; }
   RunsPanel* runs() const { return runs_; }
   SpecDecodePanel* specDecode() const { return spec_; }
+  LessonsPanel* lessons() const { return lessons_; }
+  // Aborts every request and clears the history and the charts (Engine ▸ Reset).
+  void resetHistory();
   CapacityPanel* capacity() const { return capacity_; }
   QList<QDockWidget*> docks() const { return docks_; }
   QString lastError() const { return lastError_; }
@@ -74,9 +78,9 @@ class MainWindow : public QMainWindow {
   // saveState()/restoreState() version: bumped whenever the default layout changes, so a
   // layout persisted by an older version is ignored (restoreState fails) and the new
   // default applies. 1: the first layout; 2: tabbed docks, 2 × 2 chart grid; 3: the
-  // speculative-decoding dock, tabbed with the prefix cache; 4: the Capacity dock, tabbed
-  // with the batch composition.
-  static constexpr int kStateVersion = 4;
+  // speculative-decoding dock, tabbed with the prefix cache; 4: the Lessons dock; 5: the
+  // Capacity dock, tabbed with the batch composition.
+  static constexpr int kStateVersion = 5;
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -115,6 +119,7 @@ class MainWindow : public QMainWindow {
   RequestsPanel* requests_;
   RunsPanel* runs_;
   SpecDecodePanel* spec_;
+  LessonsPanel* lessons_;
   CapacityPanel* capacity_;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
@@ -126,6 +131,7 @@ class MainWindow : public QMainWindow {
   QActionGroup* speedGroup_ = nullptr;  // Engine ▸ Simulation speed
   QMenu* speedMenu_ = nullptr;
   double simSpeed_ = 1;                 // for the next simulated engine attached
+  bool shownSimulated_ = false;         // the SIMULATED marks are up
   void loadEngine(const QString& dir, const EngineConfig& config);
   void showSimulated();                 // the SIMULATED marks, chat and speed menu for the engine attached
   QString lastError_;

@@ -22,6 +22,9 @@
 #include "ui/charts/prefix_cache_chart.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/main_window.h"
+
+#include "lessons/lessons.h"
+#include "ui/panels/lessons_panel.h"
 #include "ui/models/recent_models.h"
 #include "ui/panels/capacity_panel.h"
 #include "ui/panels/knobs_panel.h"
@@ -132,13 +135,7 @@ void MainWindow::buildMenus() {
   speedMenu_->setEnabled(false);
   engine->addAction(tr("&Reset"), this, [this] {
     if (!bridge_->attached()) return;
-    bridge_->abortAll();
-    bridge_->clearHistory();
-    batch_->clear();
-    prefix_->clear();
-    latency_->chart()->clear();
-    latency_->timeline()->clear();
-    spec_->clear();
+    resetHistory();
     statusBar()->showMessage(tr("Aborted all requests and cleared the history"), 5000);
   });
   if (options_.serveController) {  // app/ gives one; the server is not ui/'s to own
@@ -147,6 +144,20 @@ void MainWindow::buildMenus() {
     engine->addAction(tr("Serve &API…"), serve, &ServeSwitch::showDialog);
     statusBar()->addPermanentWidget(serve->statusLabel());
   }
+
+  QMenu* lessonMenu = menuBar()->addMenu(tr("&Lessons"));
+  lessonMenu->setToolTipsVisible(true);
+  for (const Lesson& l : lwb::lessons()) {
+    const QString name = QString::fromStdString(l.name);
+    QAction* a = lessonMenu->addAction(name, this, [this, name] {
+      auto* d = findChild<QDockWidget*>(QStringLiteral("dock.lessons"));
+      d->show();
+      d->raise();
+      lessons_->selectLesson(name);
+    });
+    a->setToolTip(QString::fromStdString(l.question));
+  }
+  lessonMenu->actions().front()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, [this] {
@@ -157,6 +168,7 @@ void MainWindow::buildMenus() {
                                 "<tr><td><b>Ctrl+Space</b> / Pause</td><td>pause / resume the engine</td></tr>"
                                 "<tr><td><b>Ctrl+O</b></td><td>open a model folder</td></tr>"
                                 "<tr><td><b>Ctrl+Shift+M</b></td><td>simulate GPU-scale serving</td></tr>"
+                                "<tr><td><b>Ctrl+L</b></td><td>the lessons (guided experiments)</td></tr>"
                                 "<tr><td><b>Ctrl+S</b></td><td>save the run</td></tr>"
                                 "<tr><td><b>Ctrl+Shift+D</b></td><td>show the speculative-decoding view</td></tr>"
                                 "<tr><td><b>Ctrl+Shift+C</b></td><td>show the capacity view (goodput sweeps)</td></tr>"

@@ -46,7 +46,7 @@ json msOrNull(const std::optional<double>& seconds) { return seconds ? json(*sec
 
 json requestJson(const BenchRequestRecord& r) {
   const RequestTimeline& t = r.timeline;
-  return {{"arrival_time", t.arrivalTime}, {"prompt_len", t.numPromptTokens}, {"output_len", numOutputTokens(r)},
+  json j = {{"arrival_time", t.arrivalTime}, {"prompt_len", t.numPromptTokens}, {"output_len", numOutputTokens(r)},
           {"cached_tokens", t.numCachedPromptTokens}, {"queue_ms", msOrNull(t.queueTime())},
           {"ttft_ms", msOrNull(t.ttft())}, {"tpot_ms", msOrNull(t.tpot())}, {"e2el_ms", msOrNull(t.e2e())},
           {"itl_ms", toMs(t.itls())}, {"num_preemptions", t.numPreemptions},
@@ -54,6 +54,8 @@ json requestJson(const BenchRequestRecord& r) {
           {"spec_decode_num_accepted_tokens", t.specDecode.numAcceptedTokens},
           {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error},
           {"output_token_ids", r.outputTokenIds}};
+  if (t.prefixMiss.accounted) addPrefixMissJson(t.prefixMiss, j, false);
+  return j;
 }
 
 }  // namespace
@@ -107,6 +109,7 @@ void applyGoodput(BenchReport& r, const GoodputSlo& slo) {
 void addStep(BenchReport& r, const StepRecord& s) {
   r.prefixQueryTokens += s.prefixQueryTokens;
   r.prefixHitTokens += s.prefixHitTokens;
+  for (size_t i = 0; i < r.prefixMissTokens.size(); ++i) r.prefixMissTokens[i] += s.prefixMissTokens[i];
   r.numPreemptions += s.numPreemptions;
   r.maxKvCacheUsage = std::max(r.maxKvCacheUsage, kvCacheUsage(s));
   ++r.numSteps;
@@ -161,6 +164,11 @@ std::string formatBenchSummary(const BenchReport& r) {
   latency("----------------End-to-end Latency----------------", "E2EL", r.e2elMs);
   section("----------------------Engine----------------------");
   row("Prefix cache hit rate:", r.prefixCacheHitRate, 3);
+  for (int i = 0; i < kNumPrefixMissReasons; ++i) {  // the reasons with tokens, in precedence order
+    if (r.prefixMissTokens[size_t(i)] == 0) continue;
+    const std::string label = "Prompt tokens missed, " + std::string(prefixMissReasonName(prefixMissReasonAt(i))) + ":";
+    rowInt(label.c_str(), r.prefixMissTokens[size_t(i)]);
+  }
   rowInt("Preemptions:", r.numPreemptions);
   row("Max KV cache usage:", r.maxKvCacheUsage, 3);
   rowInt("Engine steps:", r.numSteps);
@@ -191,6 +199,10 @@ json benchReportJson(const BenchReport& r) {
             {"prefix_cache_queries", r.prefixQueryTokens}, {"prefix_cache_hits", r.prefixHitTokens},
             {"prefix_cache_hit_rate", r.prefixCacheHitRate}, {"num_preemptions", r.numPreemptions},
             {"max_kv_cache_usage", r.maxKvCacheUsage}, {"num_steps", r.numSteps}, {"config", r.config}};
+  json missed = json::object();
+  for (int i = 0; i < kNumPrefixMissReasons; ++i)
+    missed[std::string(prefixMissReasonName(prefixMissReasonAt(i)))] = r.prefixMissTokens[size_t(i)];
+  j["prefix_cache_missed_tokens"] = missed;
   addStats(j, "ttft", r.ttftMs);
   addStats(j, "tpot", r.tpotMs);
   addStats(j, "itl", r.itlMs);

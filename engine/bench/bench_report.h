@@ -31,6 +31,8 @@ struct BenchReport {
   Summary ttftMs, tpotMs, itlMs, e2elMs;  // over completed requests; ITL over all gaps
   int64_t prefixQueryTokens = 0, prefixHitTokens = 0;
   double prefixCacheHitRate = 0;    // hits / queried prompt tokens; 0 when nothing queried
+  // Prompt tokens that missed the prefix cache, by reason (prefix_miss.h), summed over steps.
+  std::array<int64_t, kNumPrefixMissReasons> prefixMissTokens{};
   int64_t numPreemptions = 0;
   double maxKvCacheUsage = 0;       // [0, 1]
   int64_t numSteps = 0;

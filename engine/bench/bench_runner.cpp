@@ -22,6 +22,8 @@ void warmUp(Engine& engine, const SyntheticRequest& sample) {
   while (engine.hasUnfinishedRequests()) engine.step();
 }
 
+constexpr double kClockSlack = 1e-9;  // seconds
+
 // Short sleeps: a request that arrives meanwhile is never added much later than due.
 void sleepFor(double seconds) {
   const double wait = std::min(seconds, 0.1);
@@ -47,7 +49,9 @@ BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BenchCancelled();
     const size_t heldBack = numDue;  // due before this iteration and not sent: waited for a slot
     const double now = engine.now() - t0;
-    numDue = pacer.takeDue(now).last;
+    // A virtual clock advanced by exactly the wait can land an ulp short of the arrival
+    // (now - t0 rounds): a nanosecond of slack, or it would wait for ever in ulp steps.
+    numDue = pacer.takeDue(engine.simulated() ? now + kClockSlack : now).last;
     while (ids.size() < numDue && (options.maxConcurrency <= 0 || inFlight() < options.maxConcurrency)) {
       const SyntheticRequest& r = workload[ids.size()];
       // A request that waited for a slot is timed from when it is sent, as vLLM's client does.
@@ -56,7 +60,7 @@ BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>
     }
     if (!engine.hasUnfinishedRequests()) {
       if (auto wait = pacer.timeUntilNext(engine.now() - t0)) {
-        if (engine.simulated()) engine.advanceClock(*wait);  // virtual time: jump to the next arrival
+        if (engine.simulated()) engine.advanceClock(std::max(*wait, kClockSlack));  // jump to the next arrival
         else sleepFor(*wait);
       }
       continue;

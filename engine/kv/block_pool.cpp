@@ -69,6 +69,9 @@ void BlockPool::unlink(int id) {
 
 void BlockPool::evict(KvBlock& b) {
   if (!b.hash) return;
+  // Only the last copy's eviction makes the hash unfindable.
+  if (history_ && numBlocksWithHash(*b.hash) == 1 && int(b.tokenIds.size()) > 0)
+    history_->onEvicted(*b.hash, b.parentHash, b.tokenIds.data());
   uncacheBlock(b.id);
 }
 
@@ -134,6 +137,7 @@ bool BlockPool::cacheBlock(int id, uint64_t hash, const int* tokens, int numToke
   b.tokenIds.assign(tokens, tokens + numTokens);
   b.firstTokenPos = firstTokenPos;
   b.parentHash = parentHash;
+  if (history_) history_->onStored(hash, parentHash, b.tokenIds.data());
   if (recording(eventLog_)) eventLog_->add(KvBlockStored{{hash}, parentHash, b.tokenIds, numTokens});
   return true;
 }

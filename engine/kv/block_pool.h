@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/kv/kv_events.h"
+#include "engine/kv/prefix_history.h"
 
 namespace lwb {
 
@@ -68,6 +69,9 @@ class BlockPool {
   // KV events (kv_events.h) go to `log` from now on (nullptr: nowhere). The log outlives
   // the pool (the engine rebuilds pools).
   void setEventLog(KvEventLog* log) { eventLog_ = log; }
+  // Registrations and evictions go to `history` from now on (nullptr: nowhere); it is
+  // the KvCacheManager's and outlives the pool.
+  void setHistory(PrefixHistory* history) { history_ = history; }
   // One BlockStored per block cached now: a reader that starts late learns the state.
   void announceCachedBlocks() const;
 
@@ -84,6 +88,7 @@ class BlockPool {
   int numCachedFree_ = 0;  // kept as blocks enter and leave the queue and gain and lose hashes
   std::unordered_map<uint64_t, std::vector<int>> cached_;  // hash → block ids, oldest first
   KvEventLog* eventLog_ = nullptr;
+  PrefixHistory* history_ = nullptr;
 };
 
 }  // namespace lwb

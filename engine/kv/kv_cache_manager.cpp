@@ -10,6 +10,15 @@ namespace lwb {
 KvCacheManager::KvCacheManager(int numBlocks, int blockSize, BlockHashFn hashFn)
     : pool_(numBlocks), blockSize_(blockSize), hashFn_(std::move(hashFn)) {
   check(blockSize >= 1, std::string(knob::kBlockSize) + ": " + std::to_string(blockSize) + "; expected at least 1");
+  setMissAccounting(true);
+}
+
+int KvCacheManager::historyCapacityFor(int numBlocks) { return std::clamp(2 * numBlocks, 4096, 131072); }
+
+void KvCacheManager::setMissAccounting(bool on) {
+  if (on == missAccounting()) return;
+  history_ = on ? std::make_unique<PrefixHistory>(historyCapacityFor(numBlocks()), blockSize_) : nullptr;
+  pool_.setHistory(history_.get());
 }
 
 uint64_t KvCacheManager::hash(uint64_t parent, const int* tokens) const {
@@ -34,6 +43,62 @@ PrefixHit KvCacheManager::findCachedPrefix(const std::vector<int>& tokens) const
   return hit;
 }
 
+namespace {
+constexpr int kNumDivergedIds = 6;  // token ids kept from each side of a divergence
+
+std::vector<int> idsFrom(const int* begin, const int* end) {
+  return {begin, begin + std::min<long>(end - begin, kNumDivergedIds)};
+}
+}  // namespace
+
+// Walks the prompt's full blocks past the hit, chaining hashes as findCachedPrefix does;
+// a block is classified by the first reason that applies (prefix_miss.h). Once a block is
+// unseen, every later block's chain hash is unseen too (it includes the parent's).
+PrefixMiss KvCacheManager::explainMiss(const std::vector<int>& tokens, int numPromptTokens, const PrefixHit& hit,
+                                       bool cachingOn) const {
+  PrefixMiss m;
+  m.accounted = true;
+  const int n = std::min(numPromptTokens, int(tokens.size()));
+  if (!cachingOn) {
+    m[PrefixMissReason::CachingOff] = n;
+    return m;
+  }
+  m[PrefixMissReason::PartialBlock] = n % blockSize_;
+  const int numFull = n / blockSize_;
+  const int lastTokenBlock = n % blockSize_ == 0 ? numFull - 1 : -1;
+  const int numHit = int(hit.blockIds.size());
+  std::optional<uint64_t> parent = numHit > 0 ? std::optional(hit.hashes.back()) : std::nullopt;
+  bool unseenFound = false;
+  for (int j = numHit; j < numFull; ++j) {
+    const int* t = tokens.data() + size_t(j) * size_t(blockSize_);
+    const uint64_t h = hash(parent.value_or(0), t);
+    const bool cachedNow = pool_.getCachedBlock(h, t, blockSize_) >= 0;
+    const PrefixHistory::Entry* e = history_ && !unseenFound ? history_->find(h) : nullptr;
+    PrefixMissReason reason = PrefixMissReason::Cold;
+    if (cachedNow) {
+      reason = j == lastTokenBlock && j == numHit ? PrefixMissReason::LastToken : PrefixMissReason::BehindMiss;
+    } else if (e && e->evicted) {
+      reason = PrefixMissReason::Evicted;
+      if (m.evictedTime < 0) m.evictedTime = e->evictedTime;
+      if (m.evictedBy.size() < 4 && std::find(m.evictedBy.begin(), m.evictedBy.end(), e->evictedBy) == m.evictedBy.end())
+        m.evictedBy.push_back(e->evictedBy);
+    } else if (!unseenFound && history_) {
+      unseenFound = true;
+      const PrefixHistory::Match match = history_->longestMatch(parent, t);
+      const int k = j * blockSize_ + match.numTokens;
+      if (k > 0) {
+        reason = PrefixMissReason::Diverged;
+        m.divergedAtToken = k;
+        m.divergedOurIds = idsFrom(tokens.data() + k, tokens.data() + n);
+        if (match.tokens) m.divergedTheirIds = idsFrom(match.tokens + match.numTokens, match.tokens + blockSize_);
+      }
+    }
+    m[reason] += blockSize_;
+    parent = h;
+  }
+  return m;
+}
+
 bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit,
                                    const std::vector<int>* tokens, int numFullSequenceTokens,
                                    int numLookaheadTokens) {
@@ -55,6 +120,7 @@ bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixH
         "KV cache: request " + std::to_string(id) + " allocates " + std::to_string(numTotalTokens) + " slots but has " +
             std::to_string(tokens ? tokens->size() : 0) + " tokens");
 
+  if (history_) history_->setActor(id);  // the evictions getNewBlocks makes are this request's
   ReqBlocks& r = reqs_[id];
   if (useHit) {
     for (int b : useHit->blockIds) pool_.touch(b);
@@ -97,6 +163,7 @@ int KvCacheManager::dropUnwritten(ReqBlocks& r) {
     const KvBlock& b = pool_.block(r.blocks[i]);
     if (b.hash && *b.hash == r.hashes[i]) {
       pool_.uncacheBlock(b.id);
+      if (history_ && pool_.numBlocksWithHash(r.hashes[i]) == 0) history_->onDropped(r.hashes[i]);
       ++n;
     }
   }

@@ -16,10 +16,13 @@
 // dropUnwrittenHashes() (a failed forward pass) and free() (preempted or failed before
 // its forward pass) drop them, so no hash ever points at garbage.
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/kv/block_pool.h"
+#include "engine/kv/prefix_history.h"
+#include "engine/kv/prefix_miss.h"
 
 namespace lwb {
 
@@ -89,6 +92,24 @@ class KvCacheManager {
   // The pool's KV events go to `log` (block_pool.h).
   void setEventLog(KvEventLog* log) { pool_.setEventLog(log); }
 
+  // Miss accounting (prefix_miss.h): on by default. Off, explainMiss() can still tell
+  // caching_off, partial_block, last_token and behind_miss apart, but every other
+  // missed block reads as cold (nothing is remembered). `bench_prefix_miss` measures it.
+  void setMissAccounting(bool on);
+  bool missAccounting() const { return history_ != nullptr; }
+  const PrefixHistory* history() const { return history_.get(); }
+  // The ring's size: 2 × the pool's blocks, within [4096, 131072] entries.
+  static int historyCapacityFor(int numBlocks);
+  // Stamps evictions from now on (engine clock seconds).
+  void setNow(double now) {
+    if (history_) history_->setNow(now);
+  }
+  // Why the prompt's tokens (the first numPromptTokens of `tokens`) that `hit` does not
+  // cover missed; call right after findCachedPrefix() (hit is its result; empty and
+  // `cachingOn` false when enable_prefix_caching is off), before allocating.
+  PrefixMiss explainMiss(const std::vector<int>& tokens, int numPromptTokens, const PrefixHit& hit,
+                         bool cachingOn) const;
+
  private:
   struct ReqBlocks {
     std::vector<int> blocks;
@@ -105,6 +126,7 @@ class KvCacheManager {
   int blockSize_;
   BlockHashFn hashFn_;
   std::unordered_map<int64_t, ReqBlocks> reqs_;
+  std::unique_ptr<PrefixHistory> history_;
 };
 
 }  // namespace lwb

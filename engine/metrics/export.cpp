@@ -67,7 +67,9 @@ std::vector<std::pair<std::string, json>> specDecodeColumns(const SpecDecodeCoun
 json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std::vector<StepRecord>& steps) {
   int64_t queries = 0, hits = 0, preemptions = 0, promptTokens = 0, generationTokens = 0;
   double maxUsage = 0;
+  std::array<int64_t, kNumPrefixMissReasons> missed{};
   for (const auto& s : steps) {
+    for (size_t i = 0; i < missed.size(); ++i) missed[i] += s.prefixMissTokens[i];
     queries += s.prefixQueryTokens;
     hits += s.prefixHitTokens;
     preemptions += s.numPreemptions;
@@ -113,6 +115,10 @@ json metricsSummaryJson(const std::vector<RequestTimeline>& timelines, const std
       {"lwb:prefix_cache_hit_rate", queries > 0 ? double(hits) / double(queries) : 0.0},
       {"lwb:num_steps", steps.size()},
   };
+  json byReason = json::object();  // every reason, so a reader finds 0 rather than nothing
+  for (int i = 0; i < kNumPrefixMissReasons; ++i)
+    byReason[std::string(prefixMissReasonName(prefixMissReasonAt(i)))] = missed[size_t(i)];
+  summary["lwb:prefix_cache_missed_tokens"] = byReason;
   summary.update(specDecodeJson(spec, "vllm:spec_decode_"));
   return summary;
 }
@@ -130,6 +136,8 @@ std::string requestsCsv(const std::vector<RequestTimeline>& timelines) {
         "arrival_time,first_scheduled_time,first_token_time,finish_time,queue_time,ttft,tpot,e2e,"
         "prefill_time,decode_time,finish_reason,error";
   for (const auto& [name, value] : specDecodeColumns({})) os << ',' << name;
+  for (int i = 0; i < kNumPrefixMissReasons; ++i) os << ",missed_" << prefixMissReasonName(prefixMissReasonAt(i));
+  os << ",diverged_at_token,recomputed_after_preemption";
   os << '\n';
   for (const auto& t : timelines) {
     os << t.id << ',' << t.priority << ',' << t.numPromptTokens << ',' << t.numOutputTokens << ','
@@ -139,6 +147,9 @@ std::string requestsCsv(const std::vector<RequestTimeline>& timelines) {
        << field(t.prefillTime()) << ',' << field(t.decodeTime()) << ',' << finishReasonName(t.finishReason) << ','
        << csvText(t.error);
     for (const auto& [name, value] : specDecodeColumns(t.specDecode)) os << ',' << value.dump();
+    for (int n : t.prefixMiss.numTokens) os << ',' << n;
+    os << ',' << (t.prefixMiss.divergedAtToken >= 0 ? std::to_string(t.prefixMiss.divergedAtToken) : std::string())
+       << ',' << t.prefixMiss.recomputedAfterPreemption;
     os << '\n';
   }
   return os.str();
@@ -149,14 +160,18 @@ std::string stepsCsv(const std::vector<StepRecord>& steps) {
   os << "step,start_time,duration,num_prefill_tokens,num_decode_tokens,num_scheduled_seqs,num_running,"
         "num_waiting,num_blocks_used,num_blocks_cached_free,num_blocks_free,kv_cache_usage,"
         "prefix_query_tokens,prefix_hit_tokens,num_preemptions,token_budget,num_spec_tokens,"
-        "num_accepted_spec_tokens,num_spec_drafts\n";
+        "num_accepted_spec_tokens,num_spec_drafts";
+  for (int i = 0; i < kNumPrefixMissReasons; ++i) os << ",missed_" << prefixMissReasonName(prefixMissReasonAt(i));
+  os << '\n';
   for (const auto& s : steps) {
     os << s.step << ',' << field(s.startTime) << ',' << field(s.duration) << ',' << s.numPrefillTokens << ','
        << s.numDecodeTokens << ',' << s.numScheduledSeqs << ',' << s.numRunning << ',' << s.numWaiting << ','
        << s.numBlocksUsed << ',' << s.numBlocksCachedFree << ',' << s.numBlocksFree << ','
        << field(kvCacheUsage(s)) << ',' << s.prefixQueryTokens << ',' << s.prefixHitTokens << ','
        << s.numPreemptions << ',' << s.tokenBudget << ',' << s.numSpecTokens << ',' << s.numAcceptedSpecTokens << ','
-       << s.numSpecDrafts << '\n';
+       << s.numSpecDrafts;
+    for (int64_t n : s.prefixMissTokens) os << ',' << n;
+    os << '\n';
   }
   return os.str();
 }

@@ -49,7 +49,63 @@ StepRecord stepFromArray(const json& j) {
   return s;
 }
 
+json missedTokensJson(const std::array<int64_t, kNumPrefixMissReasons>& n) {
+  json out = json::object();
+  for (int i = 0; i < kNumPrefixMissReasons; ++i)
+    if (n[size_t(i)] > 0) out[std::string(prefixMissReasonName(prefixMissReasonAt(i)))] = n[size_t(i)];
+  return out;
+}
+
+// {reason: tokens} → counts; names the record, the reason and the value when wrong.
+void missedTokensFrom(const json& j, const std::string& where, std::array<int64_t, kNumPrefixMissReasons>& out) {
+  check(j.is_object(), where + ": expected an object of reason: tokens, found " + j.dump());
+  for (const auto& [name, value] : j.items()) {
+    const int i = prefixMissReasonIndex(name);
+    check(i >= 0, where + ": unknown reason \"" + name + "\"");
+    check(value.is_number_integer() && value.get<int64_t>() >= 0,
+          where + "." + name + ": " + value.dump() + "; expected a token count >= 0");
+    out[size_t(i)] = value.get<int64_t>();
+  }
+}
+
 }  // namespace
+
+json missedByReasonJson(const PrefixMiss& m) {
+  std::array<int64_t, kNumPrefixMissReasons> n{};
+  for (size_t i = 0; i < n.size(); ++i) n[i] = m.numTokens[i];
+  return missedTokensJson(n);
+}
+
+void addPrefixMissJson(const PrefixMiss& m, json& record, bool details) {
+  record[kMissedByReasonKey] = missedByReasonJson(m);
+  if (m.divergedAtToken >= 0) record[kDivergedAtTokenKey] = m.divergedAtToken;
+  if (!details) return;
+  if (m.divergedAtToken >= 0) record["diverged_text"] = {{"ours", m.divergedOurText}, {"theirs", m.divergedTheirText}};
+  if (m.evictedTime >= 0) {
+    record["evicted_time"] = m.evictedTime;
+    record["evicted_by"] = m.evictedBy;
+  }
+  record["recomputed_after_preemption"] = m.recomputedAfterPreemption;
+}
+
+PrefixMiss prefixMissFromJson(const json& record) {
+  PrefixMiss m;
+  if (!record.contains(kMissedByReasonKey)) return m;  // runs saved before the reasons
+  const std::string where = "request record " + record.value("id", json(nullptr)).dump() + ": " + kMissedByReasonKey;
+  std::array<int64_t, kNumPrefixMissReasons> n{};
+  missedTokensFrom(record[kMissedByReasonKey], where, n);
+  for (size_t i = 0; i < n.size(); ++i) m.numTokens[i] = int(n[i]);
+  m.accounted = true;
+  m.divergedAtToken = record.value(kDivergedAtTokenKey, -1);
+  if (record.contains("diverged_text")) {
+    m.divergedOurText = record["diverged_text"].value("ours", std::string());
+    m.divergedTheirText = record["diverged_text"].value("theirs", std::string());
+  }
+  m.evictedTime = record.value("evicted_time", -1.0);
+  m.evictedBy = record.value("evicted_by", std::vector<int64_t>{});
+  m.recomputedAfterPreemption = record.value("recomputed_after_preemption", 0);
+  return m;
+}
 
 double kvCacheUsage(const StepRecord& s) {
   const int total = s.numBlocksUsed + s.numBlocksCachedFree + s.numBlocksFree;
@@ -76,11 +132,12 @@ json timelineToJson(const RequestTimeline& t) {
           {"inference_time", optional(t.inferenceTime())}, {"token_times", t.tokenTimes}, {"preemption_times", t.preemptionTimes},
           {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error}};
   j.update(specDecodeJson(t.specDecode, "spec_decode_"));
+  if (t.prefixMiss.accounted) addPrefixMissJson(t.prefixMiss, j, true);
   return j;
 }
 
 json stepToJson(const StepRecord& s) {
-  return {{"step", s.step}, {"start_time", s.startTime}, {"duration", s.duration},
+  json j = {{"step", s.step}, {"start_time", s.startTime}, {"duration", s.duration},
           {"num_prefill_tokens", s.numPrefillTokens}, {"num_decode_tokens", s.numDecodeTokens},
           {"num_scheduled_seqs", s.numScheduledSeqs}, {"num_running", s.numRunning}, {"num_waiting", s.numWaiting},
           {"num_blocks_used", s.numBlocksUsed}, {"num_blocks_cached_free", s.numBlocksCachedFree},
@@ -90,6 +147,8 @@ json stepToJson(const StepRecord& s) {
           {"num_preemptions", s.numPreemptions}, {"token_budget", s.tokenBudget},
           {"num_spec_tokens", s.numSpecTokens}, {"num_accepted_spec_tokens", s.numAcceptedSpecTokens},
           {"num_spec_drafts", s.numSpecDrafts}};
+  j["prefix_missed_tokens"] = missedTokensJson(s.prefixMissTokens);
+  return j;
 }
 
 RequestTimeline timelineFromJson(const json& j) {
@@ -114,6 +173,7 @@ RequestTimeline timelineFromJson(const json& j) {
     t.specDecode.numDraftTokens = j.value("spec_decode_num_draft_tokens", int64_t(0));
     t.specDecode.numAcceptedTokens = j.value("spec_decode_num_accepted_tokens", int64_t(0));
     t.specDecode.numAcceptedTokensPerPos = j.value("spec_decode_num_accepted_tokens_per_pos", std::vector<int64_t>{});
+    t.prefixMiss = prefixMissFromJson(j);  // absent before the reasons
   } catch (const json::exception& e) {
     throw Error("request record " + j["id"].dump() + ": malformed field: " + e.what());
   }
@@ -144,6 +204,9 @@ StepRecord stepFromJson(const json& j) {
     s.numSpecTokens = j.value("num_spec_tokens", 0);  // absent before speculation
     s.numAcceptedSpecTokens = j.value("num_accepted_spec_tokens", 0);
     s.numSpecDrafts = j.value("num_spec_drafts", 0);
+    if (j.contains("prefix_missed_tokens"))  // absent before the reasons
+      missedTokensFrom(j["prefix_missed_tokens"], "step record " + std::to_string(s.step) + ": prefix_missed_tokens",
+                       s.prefixMissTokens);
   } catch (const json::exception& e) {
     throw Error("step record " + j.value("step", json(nullptr)).dump() + ": malformed field: " + e.what());
   }

@@ -27,7 +27,21 @@ RequestTimeline timelineFromJson(const nlohmann::json& j);
 // bench, request and generate JSON.
 nlohmann::json specDecodeJson(const SpecDecodeCounts& c, const std::string& prefix);
 
-// An object with the StepRecord's fields under snake_case names, plus kv_cache_usage.
+// Why prompt tokens missed the prefix cache (prefix_miss.h), as the API's
+// usage.prompt_tokens_details and every per-request record carry it:
+// "missed_by_reason": {reason: tokens} for the reasons with tokens (a hit has no entry),
+// and "diverged_at_token": k, only when a prefix diverged.
+inline constexpr const char* kMissedByReasonKey = "missed_by_reason";
+inline constexpr const char* kDivergedAtTokenKey = "diverged_at_token";
+nlohmann::json missedByReasonJson(const PrefixMiss& m);
+// The two keys above into `record`; with `details`, also "diverged_text" ({"ours",
+// "theirs"}), "evicted_time", "evicted_by" and "recomputed_after_preemption".
+void addPrefixMissJson(const PrefixMiss& m, nlohmann::json& record, bool details);
+// Reads them back; an unknown reason or a negative count throws lwb::Error naming it.
+PrefixMiss prefixMissFromJson(const nlohmann::json& record);
+
+// An object with the StepRecord's fields under snake_case names, plus kv_cache_usage;
+// prefixMissTokens as "prefix_missed_tokens": {reason: tokens}, reasons with tokens only.
 nlohmann::json stepToJson(const StepRecord& s);
 // Reads stepToJson's object, and also the array of 15 or 16 numbers that runs saved by
 // workbench versions before the one encoding used.

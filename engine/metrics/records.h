@@ -1,6 +1,7 @@
 #pragma once
 // What the engine records: per-step records, beside each request's timeline (the
 // request's own header). Times are seconds on the engine's steady clock.
+#include <array>
 #include <cstdint>
 
 #include "engine/sched/request_timeline.h"
@@ -24,6 +25,9 @@ struct StepRecord {
   int64_t prefixQueryRequests = 0;
   int64_t prefixQueryTokens = 0;
   int64_t prefixHitTokens = 0;
+  // This step's first admissions, caching on or off: prompt tokens missed, by reason
+  // (index = PrefixMissReason).
+  std::array<int64_t, kNumPrefixMissReasons> prefixMissTokens{};
   int numPreemptions = 0;       // this step
   int tokenBudget = 0;          // max_num_batched_tokens in force
   // Speculative decoding: draft tokens verified (in the budget, beside prefill and

@@ -24,6 +24,7 @@ struct Request {
   RequestState state = RequestState::Waiting;
   RequestTimeline timeline;
   bool admittedOnce = false;      // numCachedPromptTokens recorded on first admission
+  int numComputedBeforePreemption = 0;  // the most computed before the last preemption(s)
   // Speculative decoding (vLLM's spec_token_ids): drafts proposed for the tokens after
   // tokenIds, verified by the next step; only while decoding, cleared on preemption.
   std::vector<int> specTokenIds;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/kv/prefix_miss.h"
+
 namespace lwb {
 
 using RequestId = int64_t;
@@ -37,6 +39,7 @@ struct RequestTimeline {
   int numPromptTokens = 0;
   int numOutputTokens = 0;
   int numCachedPromptTokens = 0;       // prefix-cache hit on (first) admission
+  PrefixMiss prefixMiss;               // why the other prompt tokens missed (first admission)
   int numPreemptions = 0;
   double arrivalTime = 0;
   std::optional<double> firstScheduledTime, firstTokenTime, finishTime;

@@ -52,6 +52,7 @@ int Scheduler::capChunk(int numNewTokens, int budget) const {
 SchedulerOutput Scheduler::schedule(double now) {
   SchedulerOutput out;
   out.tokenBudget = knobs().maxNumBatchedTokens;
+  kv_->setNow(now);
   budgetLeft_ = knobs().maxNumBatchedTokens;
   scheduleRunning(out, now);
   // As vLLM: no admissions in a step that had to preempt.
@@ -76,6 +77,7 @@ Request* Scheduler::pickVictim() const {
 void Scheduler::preempt(Request* victim, SchedulerOutput& out, double now) {
   running_.erase(std::find(running_.begin(), running_.end(), victim));
   kv_->free(victim->id);
+  victim->numComputedBeforePreemption = std::max(victim->numComputedBeforePreemption, victim->numComputedTokens);
   victim->numComputedTokens = 0;
   victim->specTokenIds.clear();
   victim->specDraftProbs.clear();
@@ -143,7 +145,8 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
       out.rejected.push_back({r, reason});
       continue;
     }
-    const PrefixHit hit = knobs().enablePrefixCaching ? kv_->findCachedPrefix(r->tokenIds) : PrefixHit{};
+    const bool caching = knobs().enablePrefixCaching;
+    const PrefixHit hit = caching ? kv_->findCachedPrefix(r->tokenIds) : PrefixHit{};
     const int numNewTotal = r->numTokens() - hit.numTokens;
     if (!knobs().enableChunkedPrefill && capChunk(numNewTotal, numNewTotal) > budgetLeft_) break;
     const int numNew = capChunk(numNewTotal, budgetLeft_);
@@ -151,6 +154,9 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
     // now, not just this chunk (else it is admitted and preempted again later).
     const int numFullSequence = knobs().schedulerReserveFullIsl ? r->numTokens() : 0;
     // Registers the blocks this step fills at once: a later admission of this step hits them.
+    // Explained before allocating: the allocation registers this request's own blocks.
+    PrefixMiss miss;
+    if (!r->admittedOnce) miss = kv_->explainMiss(r->tokenIds, r->numPromptTokens, hit, caching);
     if (!kv_->allocateSlots(r->id, hit.numTokens + numNew, &hit, hashable(*r), numFullSequence)) break;
 
     waiting_.erase(it);
@@ -158,12 +164,24 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
     r->state = RequestState::Running;
     r->numComputedTokens = hit.numTokens;
     if (!r->timeline.firstScheduledTime) r->timeline.firstScheduledTime = now;
-    if (!r->admittedOnce) r->timeline.numCachedPromptTokens = hit.numTokens;
+    if (!r->admittedOnce) {
+      r->timeline.numCachedPromptTokens = hit.numTokens;
+      recordPrefixMiss(*r, std::move(miss), out);
+    } else {
+      r->timeline.prefixMiss.recomputedAfterPreemption += std::max(0, r->numComputedBeforePreemption - hit.numTokens);
+      r->numComputedBeforePreemption = 0;
+    }
     r->admittedOnce = true;
     recordPrefixLookup(*r, hit.numTokens, out);
     out.seqs.push_back({r, numNew, hit.numTokens, hit.numTokens + numNew == r->numTokens()});
     budgetLeft_ -= numNew;
   }
+}
+
+// Every first admission, caching on or off: hits + missed tokens = prompt tokens.
+void Scheduler::recordPrefixMiss(Request& r, PrefixMiss miss, SchedulerOutput& out) {
+  for (int i = 0; i < kNumPrefixMissReasons; ++i) out.prefixMissTokens[size_t(i)] += miss.numTokens[size_t(i)];
+  r.timeline.prefixMiss = std::move(miss);
 }
 
 // vLLM's PrefixCacheStats: only with caching on; a resumed request mostly hits its own

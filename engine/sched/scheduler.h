@@ -65,6 +65,7 @@ class Scheduler {
  private:
   std::string neverSchedulableReason(const Request& r) const;
   void recordPrefixLookup(const Request& r, int numHitTokens, SchedulerOutput& out);
+  void recordPrefixMiss(Request& r, PrefixMiss miss, SchedulerOutput& out);
   void scheduleRunning(SchedulerOutput& out, double now);
   void scheduleWaiting(SchedulerOutput& out, double now);
   int capChunk(int numNewTokens, int budget) const;

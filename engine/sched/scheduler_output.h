@@ -2,6 +2,7 @@
 // The batch plan of one step: which requests run, how many tokens each computes, what
 // was preempted or rejected. The engine root turns it into the executor's ForwardBatch
 // (forward_batch_builder.h): the scheduler includes no executor header.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +42,8 @@ struct SchedulerOutput {
   int64_t prefixHitTokens = 0;
   int64_t preemptedPrefixQueryTokens = 0;    // resumed requests' lookups, kept apart
   int64_t preemptedPrefixHitTokens = 0;
+  // First admissions this step, caching on or off: prompt tokens missed, by reason.
+  std::array<int64_t, kNumPrefixMissReasons> prefixMissTokens{};
   int tokenBudget = 0;
 
   bool empty() const { return seqs.empty(); }

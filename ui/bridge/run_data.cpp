@@ -119,6 +119,7 @@ RequestTimeline benchRequestTimeline(const json& r, RequestId id) {
   t.numPromptTokens = r.value("prompt_len", 0);
   t.numOutputTokens = r.value("output_len", 0);
   t.numCachedPromptTokens = r.value("cached_tokens", 0);
+  t.prefixMiss = prefixMissFromJson(r);  // bench records carry missed_by_reason since the reasons
   t.numPreemptions = r.value("num_preemptions", 0);
   t.finishReason = finishReasonNamed(r.value("finish_reason", std::string()));
   t.error = r.value("error", std::string());

@@ -1,7 +1,9 @@
 #include "ui/charts/timeline_chart.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "ui/models/prefix_miss_text.h"
 #include "ui/theme.h"
 
 namespace lwb::ui {
@@ -39,6 +41,18 @@ TimelineChart::TimelineChart(QWidget* parent)
   highlight_->setBrush(Qt::NoBrush);
   highlight_->setVisible(false);
   highlight_->setClipToAxisRect(true);
+  connect(p, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+    const int row = int(std::lround(plot()->yAxis->pixelToCoord(e->position().y())));
+    plot()->setToolTip(rowToolTip(row));
+  });
+}
+
+QString TimelineChart::rowToolTip(int row) const {
+  if (row < 0 || row >= int(rows_.size())) return {};
+  const RequestTimeline& t = rows_[size_t(row)];
+  QString s = tr("request %1").arg(t.id);
+  if (t.prefixMiss.accounted) s += QStringLiteral(": ") + prefixMissTooltip(t);
+  return s;
 }
 
 void TimelineChart::clear() {

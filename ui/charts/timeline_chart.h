@@ -1,7 +1,8 @@
 #pragma once
 // Gantt view of the newest requests: one row each, spans for queued (grey), prefill
 // (amber) and decode (blue) on the engine time axis; live requests grow to "now".
-// The selected request's row is outlined.
+// The selected request's row is outlined; hovering a row tells why its prompt tokens
+// missed the prefix cache.
 #include <deque>
 #include <map>
 
@@ -22,6 +23,9 @@ class TimelineChart : public TimeChart {
   // Requests seen from a client (the remote window): it cannot tell queueing from
   // prefill, so a row is "until first token" (amber) then "streaming" (blue).
   void setClientSide(bool clientSide);
+  // What hovering row `row` shows: the request and why its prompt missed the prefix
+  // cache (ui/models/prefix_miss_text.h); empty outside the rows.
+  QString rowToolTip(int row) const;
 
  private:
   void rebuild(double now);

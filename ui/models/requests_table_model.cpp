@@ -4,6 +4,7 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "ui/models/prefix_miss_text.h"
 #include "ui/theme.h"
 
 namespace lwb::ui {
@@ -31,7 +32,7 @@ int RequestsTableModel::columnCount(const QModelIndex& parent) const { return pa
 QVariant RequestsTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal) return {};
   static const char* names[] = {"id", "state", "prio", "prompt", "cached", "output", "TTFT (ms)",
-                                "ITL (ms)", "e2e (ms)", "finish", "tag", "drafts"};
+                                "ITL (ms)", "e2e (ms)", "finish", "tag", "drafts", "missed (why)"};
   static const char* tips[] = {
       "Request id, in arrival order",
       "waiting (queued), running (holds KV blocks), preempted (blocks taken back; recomputed later), finished; "
@@ -47,7 +48,11 @@ QVariant RequestsTableModel::headerData(int section, Qt::Orientation o, int role
       "Origin: a chat tab or the load generator",
       "Speculative decoding: draft tokens accepted / proposed for this request, and the mean acceptance length "
       "(1 + accepted / verifications: tokens gained per target step; near 1 speculation is pure cost). Empty "
-      "when no draft was verified"};
+      "when no draft was verified",
+      "Prompt tokens computed rather than found in the prefix cache, and why: caching off, partial block (the "
+      "trailing incomplete block is never cached), last token (a cached last block dropped because the last "
+      "prompt token must be computed), evicted, behind miss (cached, but after a missed block), diverged "
+      "(at the first token that differs from an earlier prompt), cold (never seen). Hover a row for details"};
   if (section < 0 || section >= NumColumns) return {};
   if (role == Qt::DisplayRole) return QString::fromLatin1(names[section]);
   if (role == Qt::ToolTipRole) return QString::fromLatin1(tips[section]);
@@ -84,6 +89,7 @@ QVariant RequestsTableModel::display(const Row& r, int column) const {
       return QStringLiteral("%1/%2 (%3)").arg(d.numAcceptedTokens).arg(d.numDraftTokens)
           .arg(d.meanAcceptanceLength(), 0, 'f', 2);
     }
+    case Missed: return prefixMissCell(t);
   }
   return {};
 }
@@ -95,7 +101,7 @@ QVariant RequestsTableModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole: return display(r, index.column());
     case kIdRole: return qlonglong(r.timeline.id);
     case Qt::TextAlignmentRole:
-      return index.column() == State || index.column() == Finish || index.column() == Tag
+      return index.column() == State || index.column() == Finish || index.column() == Tag || index.column() == Missed
                  ? QVariant(int(Qt::AlignLeft | Qt::AlignVCenter))
                  : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
     case Qt::ForegroundRole:
@@ -109,6 +115,8 @@ QVariant RequestsTableModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ToolTipRole:
       if (!r.timeline.error.empty()) return QString::fromStdString(r.timeline.error);
+      if (index.column() == Missed || index.column() == Cached || index.column() == PromptTokens)
+        return r.timeline.prefixMiss.accounted ? prefixMissTooltip(r.timeline) : QVariant();
       return {};
   }
   return {};

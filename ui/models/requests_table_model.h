@@ -14,7 +14,7 @@ namespace lwb::ui {
 class RequestsTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Id, State, Priority, PromptTokens, Cached, OutputTokens, Ttft, Itl, E2e, Finish, Tag, Drafts, NumColumns };
+  enum Column { Id, State, Priority, PromptTokens, Cached, OutputTokens, Ttft, Itl, E2e, Finish, Tag, Drafts, Missed, NumColumns };
   static constexpr int kMaxRows = 5000;  // oldest finished rows are dropped first
   static constexpr int kIdRole = Qt::UserRole + 1;
 

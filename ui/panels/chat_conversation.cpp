@@ -20,6 +20,7 @@
 #include "engine/common/error.h"
 #include "engine/model/model.h"
 #include "ui/bridge/engine_bridge.h"
+#include "ui/models/prefix_miss_text.h"
 #include "ui/theme.h"
 
 namespace lwb::ui {
@@ -261,7 +262,7 @@ void ChatConversation::finish(const RequestFinishedEvent& e) {
     parts << tr("ITL %1 ms").arg(1000 * std::accumulate(gaps.begin(), gaps.end(), 0.0) / double(gaps.size()), 0, 'f', 1);
   if (auto d = t.decodeTime(); d && *d > 0 && t.numOutputTokens > 1)
     parts << tr("%1 tok/s").arg((t.numOutputTokens - 1) / *d, 0, 'f', 1);
-  parts << tr("prompt %1 tokens (%2 from prefix cache)").arg(t.numPromptTokens).arg(t.numCachedPromptTokens);
+  parts << prefixMissSentence(t);
   parts << tr("%1 output tokens").arg(t.numOutputTokens);
   parts << tr("finish: %1").arg(QString::fromStdString(finishReasonName(t.finishReason)));
   if (!t.error.empty()) parts << QString::fromStdString(t.error);

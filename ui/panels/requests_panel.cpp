@@ -24,7 +24,7 @@ RequestsPanel::RequestsPanel(RunSource* source, QWidget* parent)
   view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 4);
   view_->horizontalHeader()->setStretchLastSection(true);
   view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-  const int widths[RequestsTableModel::NumColumns] = {44, 72, 40, 54, 54, 54, 70, 62, 66, 54, 60, 84};
+  const int widths[RequestsTableModel::NumColumns] = {44, 72, 40, 54, 54, 54, 70, 62, 66, 54, 60, 84, 200};
   for (int c = 0; c < RequestsTableModel::NumColumns; ++c) view_->setColumnWidth(c, widths[c]);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

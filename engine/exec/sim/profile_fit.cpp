@@ -91,7 +91,7 @@ double coordinateDescent(const std::function<double(const std::vector<double>&)>
                          const std::vector<double>& lo, const std::vector<double>& hi, double span) {
   constexpr double kGolden = 0.6180339887498949;
   double fx = f(x);
-  for (int round = 0; round < 40; ++round) {
+  for (int round = 0; round < 12; ++round) {
     const double before = fx;
     for (size_t k = 0; k < x.size(); ++k) {
       double a = std::max(lo[k], x[k] - span), b = std::min(hi[k], x[k] + span);
@@ -102,7 +102,7 @@ double coordinateDescent(const std::function<double(const std::vector<double>&)>
       };
       double c = b - kGolden * (b - a), d = a + kGolden * (b - a);
       double fc = at(c), fd = at(d);
-      for (int it = 0; it < 30; ++it) {
+      for (int it = 0; it < 24; ++it) {
         if (fc < fd) b = d, d = c, fd = fc, c = b - kGolden * (b - a), fc = at(c);
         else a = c, c = d, fc = fd, d = a + kGolden * (b - a), fd = at(d);
       }
@@ -183,14 +183,21 @@ HardwareProfile fitProfile(const SimModel& m, const HardwareProfile& start, cons
   double best = starts[0].first;
   std::vector<double> lo(params.size()), hi(params.size());
   for (size_t k = 0; k < params.size(); ++k) lo[k] = std::log(params[k].lo), hi[k] = std::log(params[k].hi);
+  auto clampToBox = [&](std::vector<double> z) {
+    for (size_t k = 0; k < z.size(); ++k) z[k] = std::clamp(z[k], lo[k], hi[k]);
+    return z;
+  };
   for (auto& [fy, y] : starts) {
     for (double scale : {1.0, 0.25}) {
-      std::vector<double> z = nelderMead(f, y, scale, 300);
-      for (size_t k = 0; k < z.size(); ++k) z[k] = std::clamp(z[k], lo[k], hi[k]);
-      if (const double fz = coordinateDescent(f, z, lo, hi, 3.0); fz < fy) fy = fz, y = z;
+      const std::vector<double> z = clampToBox(nelderMead(f, y, scale, 300));
+      if (const double fz = f(z); fz < fy) fy = fz, y = z;
     }
     if (fy <= best) best = fy, bestX = y;
   }
+  // The best start polished: coordinate descent, then a last small simplex.
+  coordinateDescent(f, bestX, lo, hi, 3.0);
+  const std::vector<double> z = clampToBox(nelderMead(f, bestX, 0.1, 300));
+  if (f(z) < f(bestX)) bestX = z;
   return space.at(bestX);
 }
 
