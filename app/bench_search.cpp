@@ -34,6 +34,9 @@ bool ranksAbove(const BenchReport& a, const BenchReport& b) {
 
 // Why `loser` ranked below `winner`: its goodput and the SLO it missed most often.
 std::string lossReason(const BenchReport& winner, const BenchReport& loser) {
+  if (loser.requestGoodput == winner.requestGoodput && loser.requestThroughput == winner.requestThroughput)
+    return "a tie: the same goodput and throughput, so the values that differ did not bind at this load; the "
+           "grid's order decided";
   const GoodputSlo& slo = *loser.goodput;
   struct Miss {
     const char* name;

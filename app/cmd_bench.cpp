@@ -3,11 +3,9 @@
 // with --endpoint against a running OpenAI-compatible server (see engine/remote/).
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +14,8 @@
 #include "app/cli/remote_options.h"
 #include "app/commands.h"
 #include "engine/bench/bench_runner.h"
+#include "engine/bench/bench_setting.h"
+#include "engine/bench/sweep.h"
 #include "engine/config/knobs.h"
 #include "engine/engine.h"
 #include "engine/exec/sim/kv_pool.h"
@@ -60,17 +60,6 @@ class ProgressPrinter {
   int lastTenth_ = 0;
 };
 
-// Prompts must leave room for the output inside max_model_len.
-void fitToModelLen(std::vector<SyntheticRequest>& workload, const WorkloadOptions& w, int maxModelLen) {
-  if (w.outputLen >= maxModelLen)
-    throw UsageError("--output-len " + std::to_string(w.outputLen) + ": must be below " +
-                     std::string(knob::kMaxModelLen) + " " + std::to_string(maxModelLen));
-  const int maxPrompt = maxModelLen - w.outputLen;
-  if (const int n = clampPromptLengths(workload, maxPrompt))
-    std::fprintf(stderr, "bench: warning: %d prompt(s) clamped to %d tokens (%s %d - output_len %d)\n", n, maxPrompt,
-                 std::string(knob::kMaxModelLen).c_str(), maxModelLen, w.outputLen);
-}
-
 void writeOutputs(const BenchOptions& o, const BenchRun& run) {
   std::vector<RequestTimeline> timelines;
   for (const auto& r : run.report.requests) timelines.push_back(r.timeline);
@@ -96,8 +85,18 @@ void reportFailures(const BenchReport& report) {
 // One run of `o` on a loaded model: a fresh engine with o's knobs.
 BenchRun runOnModel(const std::shared_ptr<const Model>& model, const std::string& dir, const BenchOptions& o) {
   Engine engine(model, o.engine);
-  auto workload = makeWorkloadFor(o.workload, *model);
-  fitToModelLen(workload, o.workload, engine.maxModelLen());
+  const BenchSetting setting = benchSetting(o);
+  int numClamped = 0;
+  std::vector<SyntheticRequest> workload;
+  try {
+    workload = workloadFor(setting, *model, engine.maxModelLen(), &numClamped);
+  } catch (const Error& e) {
+    throw UsageError(e.what());  // names --output-len
+  }
+  if (numClamped > 0)
+    std::fprintf(stderr, "bench: warning: %d prompt(s) clamped to %d tokens (%s %d - output_len %d)\n", numClamped,
+                 engine.maxModelLen() - o.workload.outputLen, std::string(knob::kMaxModelLen).c_str(),
+                 engine.maxModelLen(), o.workload.outputLen);
   const DeviceInfo device = engine.deviceInfo();
   if (!o.quiet) {
     std::fprintf(stderr, "bench: %d requests on %s (%s), %d KV blocks of %d tokens\n", o.workload.numPrompts,
@@ -107,102 +106,47 @@ BenchRun runOnModel(const std::shared_ptr<const Model>& model, const std::string
                    sim::describeKvPool(engine.numKvBlocks(), o.engine.blockSize, engine.maxModelLen()).c_str());
   }
   ProgressPrinter progress(!o.quiet);
-  BenchRun run = runServingBenchmark(engine, workload, std::ref(progress), {o.maxConcurrency});
-  run.report.config = benchConfigJson(o.workload, o.engine);
-  run.report.config["model"] = dir;
-  run.report.config["device"] = device.backend + ": " + device.name;
-  run.report.config["num_kv_blocks"] = engine.numKvBlocks();
-  if (engine.simulated()) {  // every figure of the report is predicted, not measured
-    run.report.simHardware = o.engine.executor.simHardware;
-    run.report.simulatedDevice = device.name;
-  }
-  if (o.maxConcurrency > 0) run.report.config["max_concurrency"] = o.maxConcurrency;
-  const std::string effectiveKey = "effective_";
-  run.report.config[effectiveKey + std::string(knob::kMaxModelLen)] = engine.maxModelLen();
-  const EngineConfig effective = engine.effectiveConfig();  // vLLM's defaults for the device filled in
-  run.report.config[effectiveKey + std::string(knob::kMaxNumBatchedTokens)] = effective.maxNumBatchedTokens;
-  run.report.config[effectiveKey + std::string(knob::kMaxNumSeqs)] = effective.maxNumSeqs;
-  if (o.goodput) applyGoodput(run.report, *o.goodput);
-  return run;
+  return runBenchSetting(engine, workload, setting, dir, std::ref(progress));
 }
 
-// A swept value as JSON: a number when it reads as one ("inf" stays a string).
-nlohmann::json sweepValueJson(const std::string& v) {
-  size_t used = 0;
-  try {
-    const double x = std::stod(v, &used);
-    if (used == v.size() && std::isfinite(x)) return x;
-  } catch (const std::exception&) {
-  }
-  return v;
-}
-
-// The largest swept request_rate at which >= 90 % of the completed requests met every
-// SLO (DistServe's SLO attainment); null unless request_rate is swept with --goodput.
-nlohmann::json saturationRate(const BenchOptions& o, const std::vector<BenchReport>& rows) {
-  if (!o.sweep->sweepsRequestRate() || !o.goodput) return nullptr;
-  std::optional<size_t> best;
-  double bestRate = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const double rate = sweepRunOptions(o, o.sweep->values[i]).workload.requestRate;  // inf for "inf"
-    if (rows[i].completed > 0 && rows[i].requestGoodputFraction >= 0.9 && (!best || rate > bestRate)) {
-      best = i;
-      bestRate = rate;
-    }
-  }
-  return best ? sweepValueJson(o.sweep->values[*best]) : nlohmann::json(nullptr);
-}
-
-std::string sweepTable(const BenchOptions& o, const std::vector<BenchReport>& rows, const nlohmann::json& saturation) {
-  std::string out = "================ Sweep of " + o.sweep->key + " ================\n";
+std::string sweepTable(const BenchOptions& o, const Sweep& sweep) {
+  std::string out = "================ Sweep of " + sweep.key + " ================\n";
   char line[200];
-  std::snprintf(line, sizeof line, "%-14s %9s %9s %9s %8s %12s %11s\n", o.sweep->key.c_str(), "completed", "req/s",
+  std::snprintf(line, sizeof line, "%-14s %9s %9s %9s %8s %12s %11s\n", sweep.key.c_str(), "completed", "req/s",
                 "goodput", "in SLO", "p99 TTFT ms", "p99 ITL ms");
   out += line;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const BenchReport& r = rows[i];
+  for (const SweepPoint& p : sweep.points) {
     char good[32] = "-", share[32] = "-";
-    if (r.goodput) {
-      std::snprintf(good, sizeof good, "%.2f", r.requestGoodput);
-      std::snprintf(share, sizeof share, "%.0f %%", 100.0 * r.requestGoodputFraction);
+    if (p.requestGoodput) {
+      std::snprintf(good, sizeof good, "%.2f", *p.requestGoodput);
+      std::snprintf(share, sizeof share, "%.1f %%", 100.0 * p.goodputFraction.value_or(0));
     }
-    std::snprintf(line, sizeof line, "%-14s %9d %9.2f %9s %8s %12.1f %11.1f\n", o.sweep->values[i].c_str(), r.completed,
-                  r.requestThroughput, good, share, r.ttftMs.p99, r.itlMs.p99);
+    std::snprintf(line, sizeof line, "%-14s %9d %9.2f %9s %8s %12.1f %11.1f\n", p.value.c_str(), p.completed,
+                  p.requestThroughput, good, share, p.ttft.p99, p.itl.p99);
     out += line;
   }
-  if (!o.sweep->sweepsRequestRate()) return out;
-  if (!o.goodput) return out + "Saturation: give --goodput ttft:MS tpot:MS to find the largest rate served within SLOs.\n";
-  if (saturation.is_null())
-    return out + "Saturation: at no swept rate did 90 % of the completed requests meet every SLO (" +
-           o.goodput->describe() + ").\n";
-  return out + "Saturation: up to " + (saturation.is_string() ? saturation.get<std::string>() : saturation.dump()) +
-         " req/s, at least 90 % of the completed requests met every SLO (" + o.goodput->describe() + ").\n";
+  if (!o.goodput) {
+    if (!o.sweep->sweepsRequestRate()) return out;
+    return out + "Saturation: give --goodput ttft:MS tpot:MS to find the largest rate served within SLOs.\n";
+  }
+  return out + sweepLesson(sweep) + "\n";
 }
 
 // Runs `runOne` for every swept value, prints each report and the sweep's table, writes
 // --json as {"sweep": {"knob", "values"}, "rows": [...], "saturation_request_rate"}.
 int runSweep(const BenchOptions& o, const std::function<BenchReport(const BenchOptions&)>& runOne) {
-  std::vector<BenchReport> reports;
-  nlohmann::json rows = nlohmann::json::array(), values = nlohmann::json::array();
+  Sweep sweep;
+  sweep.key = o.sweep->key;
   for (const std::string& v : o.sweep->values) {
     if (!o.quiet) std::fprintf(stderr, "bench: sweep %s = %s\n", o.sweep->key.c_str(), v.c_str());
-    BenchReport report = runOne(sweepRunOptions(o, v));
+    const BenchReport report = runOne(sweepRunOptions(o, v));
     std::printf("== %s = %s ==\n%s", o.sweep->key.c_str(), v.c_str(), formatBenchSummary(report).c_str());
     std::fflush(stdout);
     reportFailures(report);
-    rows.push_back(benchReportJson(report));
-    values.push_back(sweepValueJson(v));
-    report.requests.clear();
-    reports.push_back(std::move(report));
+    addSweepRow(sweep, v, report, true);
   }
-  const nlohmann::json saturation = saturationRate(o, reports);
-  std::fputs(sweepTable(o, reports, saturation).c_str(), stdout);
-  if (!o.jsonPath.empty()) {
-    const nlohmann::json j = {{"sweep", {{"knob", o.sweep->key}, {"values", values}}},
-                              {"rows", rows},
-                              {"saturation_request_rate", saturation}};
-    writeTextFile(o.jsonPath, j.dump(2) + "\n");
-  }
+  std::fputs(sweepTable(o, sweep).c_str(), stdout);
+  if (!o.jsonPath.empty()) writeTextFile(o.jsonPath, sweepJson(sweep).dump(2) + "\n");
   return 0;
 }
 

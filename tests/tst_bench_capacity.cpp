@@ -1,8 +1,9 @@
 // Capacity under SLOs in `bench`: goodput with vLLM's arithmetic (engine/bench/goodput.h)
 // on hand-computed request sets, --goodput's syntax and errors, `bench --goodput`,
-// `--sweep` (one row per value, the saturation point consistent with the rows, bad keys
-// and values refused before any run), `--max-concurrency` and `--search` (the grid
-// ranked by goodput, default candidates), on the bundled model.
+// `--sweep` (one row per value, the saturation point consistent with the rows, the file
+// as the window reopens it, bad keys and values refused before any run),
+// `--max-concurrency` and `--search` (the grid ranked by goodput, default candidates), on
+// the bundled model.
 #include <QtTest>
 
 #include <QJsonArray>
@@ -13,6 +14,8 @@
 #include "common/cli_runner.h"
 #include "engine/bench/bench_report.h"
 #include "engine/bench/goodput.h"
+#include "engine/bench/sweep.h"
+#include "engine/common/json.h"
 #include "engine/common/error.h"
 
 using namespace lwb;
@@ -209,6 +212,15 @@ void TestBenchCapacity::sweepWritesOneRowPerValue() {
     if (row["request_goodput_fraction"].toDouble() >= 0.9) expected = values[i];
   }
   QCOMPARE(o["saturation_request_rate"], expected);
+  // The window's Capacity view opens the same file (engine/bench/sweep.h), to the same point.
+  const Sweep back = sweepFromJson(readJsonFile(json.toStdString()));
+  QCOMPARE(int(back.points.size()), 3);
+  QCOMPARE(back.goodput->describe(), std::string("ttft:40"));
+  const auto sat = back.saturation();
+  QCOMPARE(sat.has_value(), !expected.isNull());
+  if (sat)
+    QCOMPARE(QString::fromStdString(back.points[*sat].value),
+             expected.isString() ? expected.toString() : QString::number(expected.toDouble()));
 }
 
 void TestBenchCapacity::sweepOfAKnobSetsIt() {

@@ -106,6 +106,27 @@ class TestBenchRunner : public QObject {
     QCOMPARE(r.prefixCacheHitRate, 0.0);
   }
 
+  // The cancel flag, raised once the first request finished, ends the run between two
+  // steps with BenchCancelled; the engine stays usable.
+  void cancelStopsTheRun() {
+    EngineConfig config;
+    config.executor.backend = "cpu";
+    config.executor.numThreads = 1;
+    Engine engine(model_, config);
+    const auto workload = makeWorkload(sharedPrefixWorkload(), model_->tokenizer->ordinaryIds(),
+                                       model_->tokenizer->bosId());
+    std::atomic<bool> cancel{false};
+    int lastDone = 0;
+    auto raise = [&](int done, int) {
+      lastDone = done;
+      cancel = true;
+    };
+    QVERIFY_THROWS_EXCEPTION(BenchCancelled, runServingBenchmark(engine, workload, raise, {0, &cancel}));
+    QVERIFY(lastDone >= 1 && lastDone < 12);
+    cancel = false;
+    QCOMPARE(runServingBenchmark(engine, workload, {}, {0, &cancel}).report.completed, 12);
+  }
+
   // Greedy outputs do not depend on the schedule: the same workload under a tiny token
   // budget and a single sequence at a time produces the same tokens.
   void outputsIndependentOfKnobs() {

@@ -119,6 +119,7 @@ void TestUiWindow::defaultLayoutKeepsPlotsReadable() {
   QVERIFY(tabbedTogether("dock.prefix", "dock.spec"));
   QVERIFY(tabbedTogether("dock.requests", "dock.timeline"));
   QVERIFY(tabbedTogether("dock.knobs", "dock.runs"));
+  QVERIFY(tabbedTogether("dock.batch", "dock.capacity"));
   for (QCustomPlot* plot : {window_->batch()->plot(), window_->latency()->chart()->plot()}) {
     QVERIFY(plot->isVisible());
     QVERIFY2(plot->height() >= plot->minimumHeight() && plot->minimumHeight() >= 2 * TimeChart::kMinRectHeight,

@@ -24,6 +24,7 @@
 #include "ui/charts/simulated_banner.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/models/recent_models.h"
+#include "ui/panels/capacity_panel.h"
 #include "ui/panels/chat_conversation.h"
 #include "ui/panels/chat_panel.h"
 #include "ui/panels/knobs_panel.h"
@@ -124,6 +125,7 @@ void MainWindow::buildDocks() {
   spec_ = new SpecDecodePanel(this);
   lessons_ = new LessonsPanel(bridge_, load_, runs_, this);
   connect(lessons_, &LessonsPanel::resetRequested, this, &MainWindow::resetHistory);
+  capacity_ = new CapacityPanel(bridge_, this);
   addDock(chat_, tr("Chat"), "dock.chat", Qt::LeftDockWidgetArea);
   addDock(knobs_, tr("Scheduler knobs"), "dock.knobs", Qt::LeftDockWidgetArea);
   addDock(load_, tr("Load generator"), "dock.load", Qt::LeftDockWidgetArea);
@@ -136,11 +138,13 @@ void MainWindow::buildDocks() {
   addDock(runs_, tr("Runs: compare"), "dock.runs", Qt::RightDockWidgetArea);
   addDock(lessons_, tr("Lessons"), "dock.lessons", Qt::LeftDockWidgetArea);
   addDock(latency_->timeline(), tr("Request timeline"), "dock.timeline", Qt::RightDockWidgetArea);
+  addDock(capacity_, tr("Capacity"), "dock.capacity", Qt::RightDockWidgetArea);
 }
 
-// Left: chat over knobs | load | runs (tabs). Right, a 2 × 2 grid: batch | KV map on top,
-// latency+prefix cache+speculative decoding (tabs) | requests+request timeline (tabs)
-// below. Tabbing the less used views keeps every plot tall enough to read at 1400 × 900.
+// Left: chat over knobs | load | runs (tabs). Right, a 2 × 2 grid: batch+capacity (tabs) |
+// KV map on top, latency+prefix cache+speculative decoding (tabs) | requests+request
+// timeline (tabs) below. Tabbing the less used views keeps every plot tall enough to read
+// at 1400 × 900.
 void MainWindow::defaultLayout() {
   auto dock = [this](const char* name) { return findChild<QDockWidget*>(QString::fromLatin1(name)); };
   for (auto* d : docks_) {
@@ -161,6 +165,8 @@ void MainWindow::defaultLayout() {
   tabifyDockWidget(dock("dock.latency"), dock("dock.prefix"));
   tabifyDockWidget(dock("dock.prefix"), dock("dock.spec"));
   tabifyDockWidget(dock("dock.requests"), dock("dock.timeline"));
+  tabifyDockWidget(dock("dock.batch"), dock("dock.capacity"));
+  dock("dock.batch")->raise();
   dock("dock.latency")->raise();
   dock("dock.requests")->raise();
   dock("dock.load")->raise();
@@ -391,6 +397,7 @@ void MainWindow::showSimulated() {
     for (auto* a : speedGroup_->actions()) a->setChecked(a->data().toDouble() == simSpeed_);
   }
   setSimulatedBanner(this, banner);
+  capacity_->engineChanged(sim);  // its sweeps carry their own mark
   kv_->setSimulatedNote(banner);
   speedMenu_->setEnabled(sim);
   chat_->setEnabled(!sim);

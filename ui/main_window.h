@@ -31,6 +31,7 @@ class RequestsPanel;
 class RunsPanel;
 class SpecDecodePanel;
 class LessonsPanel;
+class CapacityPanel;
 
 struct WindowOptions {
   QString modelDir;          // empty: the default model
@@ -70,14 +71,16 @@ class MainWindow : public QMainWindow {
   LessonsPanel* lessons() const { return lessons_; }
   // Aborts every request and clears the history and the charts (Engine ▸ Reset).
   void resetHistory();
+  CapacityPanel* capacity() const { return capacity_; }
   QList<QDockWidget*> docks() const { return docks_; }
   QString lastError() const { return lastError_; }
   void resetLayout();
   // saveState()/restoreState() version: bumped whenever the default layout changes, so a
   // layout persisted by an older version is ignored (restoreState fails) and the new
   // default applies. 1: the first layout; 2: tabbed docks, 2 × 2 chart grid; 3: the
-  // speculative-decoding dock, tabbed with the prefix cache; 4: the Lessons dock.
-  static constexpr int kStateVersion = 4;
+  // speculative-decoding dock, tabbed with the prefix cache; 4: the Capacity dock, tabbed
+  // with the batch composition; 5: the Lessons dock, tabbed with the runs.
+  static constexpr int kStateVersion = 5;
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -117,6 +120,7 @@ class MainWindow : public QMainWindow {
   RunsPanel* runs_;
   SpecDecodePanel* spec_;
   LessonsPanel* lessons_;
+  CapacityPanel* capacity_;
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
   QLabel *modelLabel_, *deviceLabel_, *speedLabel_, *kvLabel_, *queueLabel_;

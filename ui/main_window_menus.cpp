@@ -15,7 +15,9 @@
 #include "engine/model/model.h"
 #include "ui/bridge/engine_bridge.h"
 #include "ui/bridge/run_export.h"
+#include "ui/bridge/sweep_export.h"
 #include "ui/charts/batch_chart.h"
+#include "ui/charts/capacity_chart.h"
 #include "ui/charts/latency_chart.h"
 #include "ui/charts/prefix_cache_chart.h"
 #include "ui/charts/timeline_chart.h"
@@ -24,6 +26,7 @@
 #include "lessons/lessons.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/models/recent_models.h"
+#include "ui/panels/capacity_panel.h"
 #include "ui/panels/knobs_panel.h"
 #include "ui/panels/kv_panel.h"
 #include "ui/panels/latency_panel.h"
@@ -58,7 +61,7 @@ void MainWindow::buildMenus() {
       {tr("Batch composition"), batch_},       {tr("KV block map"), kv_},
       {tr("Prefix cache"), prefix_},           {tr("Latency over time"), latency_->chart()},
       {tr("Request timeline"), latency_->timeline()}, {tr("Run comparison"), runs_},
-      {tr("Speculative decoding"), spec_},
+      {tr("Speculative decoding"), spec_},   {tr("Capacity"), capacity_->chart()},
       {tr("Whole window"), this}};
   for (const auto& [name, widget] : charts) {
     QWidget* w = widget;
@@ -75,13 +78,20 @@ void MainWindow::buildMenus() {
   view->setToolTipsVisible(true);
   for (auto* d : docks_) view->addAction(d->toggleViewAction());
   view->addSeparator();
-  // The one dock with a shortcut: it sits behind a tab, and its warning points here.
+  // Docks with a shortcut: they sit behind a tab (the speculative-decoding warning points here).
   QAction* goSpec = view->addAction(tr("Show &speculative decoding"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, [this] {
     auto* d = findChild<QDockWidget*>(QStringLiteral("dock.spec"));
     d->show();
     d->raise();
   });
   goSpec->setToolTip(tr("Acceptance rate over time and per draft position (speculative_config)"));
+  QAction* goCapacity = view->addAction(tr("Show &capacity"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
+    auto* d = findChild<QDockWidget*>(QStringLiteral("dock.capacity"));
+    d->show();
+    d->raise();
+  });
+  goCapacity->setToolTip(tr("How many requests per second this engine serves within SLOs: sweep the request rate "
+                            "(or a knob) for p99 TTFT and ITL, goodput and the saturation point"));
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
   QMenu* engine = menuBar()->addMenu(tr("&Engine"));
@@ -161,6 +171,7 @@ void MainWindow::buildMenus() {
                                 "<tr><td><b>Ctrl+L</b></td><td>the lessons (guided experiments)</td></tr>"
                                 "<tr><td><b>Ctrl+S</b></td><td>save the run</td></tr>"
                                 "<tr><td><b>Ctrl+Shift+D</b></td><td>show the speculative-decoding view</td></tr>"
+                                "<tr><td><b>Ctrl+Shift+C</b></td><td>show the capacity view (goodput sweeps)</td></tr>"
                                 "<tr><td><b>Ctrl+Q</b></td><td>quit</td></tr>"
                                 "<tr><td>drag / wheel</td><td>pan / zoom a chart's time axis</td></tr>"
                                 "<tr><td>double-click</td><td>follow live data again</td></tr></table>"));
@@ -216,13 +227,14 @@ void MainWindow::saveRun() {
 }
 
 void MainWindow::openRun() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open run"), {}, tr("Workbench runs (*.json)"));
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open run"), {}, tr("Workbench runs and sweeps (*.json)"));
   if (path.isEmpty()) return;
-  if (QString err = runs_->openRun(1, path); !err.isEmpty()) {
+  const bool sweep = isSweepFile(path);  // a Capacity sweep opens there, as B
+  if (QString err = sweep ? capacity_->openSweep(1, path) : runs_->openRun(1, path); !err.isEmpty()) {
     showError(tr("Open failed"), err);
     return;
   }
-  if (auto* d = findChild<QDockWidget*>(QStringLiteral("dock.runs"))) {
+  if (auto* d = findChild<QDockWidget*>(sweep ? QStringLiteral("dock.capacity") : QStringLiteral("dock.runs"))) {
     d->show();
     d->raise();
   }

@@ -1,10 +1,7 @@
 #include "app/cli/bench_options.h"
 
-#include <algorithm>
-#include <cmath>
 #include <sstream>
 
-#include "engine/config/config_json.h"
 #include "engine/config/knobs.h"
 #include "engine/exec/sim/hardware_profile.h"
 
@@ -96,40 +93,17 @@ std::vector<std::string> joinGoodputWords(const std::vector<std::string>& args) 
   return out;
 }
 
-constexpr std::string_view kRequestRate = "request_rate";
-constexpr std::string_view kMaxConcurrency = "max_concurrency";
-
 // Sets `key` to `value` in `o`; throws UsageError naming both and the expected range.
 void applySweepValue(BenchOptions& o, const std::string& key, const std::string& value) {
-  const std::string where = "--sweep " + key + "=" + value;
-  if (key == kMaxConcurrency) {
-    size_t used = 0;
-    int n = 0;
-    try {
-      n = std::stoi(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != value.size() || n < 1) throw UsageError(where + ": expected a whole number >= 1");
-    o.maxConcurrency = n;
-    return;
-  }
+  BenchSetting s = benchSetting(o);
   try {
-    if (key == kRequestRate) {
-      std::string flag(kRequestRate);
-      std::replace(flag.begin(), flag.end(), '_', '-');
-      parseWorkloadOption(flag, value, &o.workload);
-      o.workload.validate();
-      return;
-    }
-    const Knob* k = findKnob(key);
-    const KnobValue parsed = k->parse(value);
-    k->check(parsed);
-    k->set(o.engine, parsed);
-    o.engine.validate();
+    applySetting(s, key, value);
   } catch (const Error& e) {
-    throw UsageError(where + ": " + e.what());
+    throw UsageError("--sweep " + key + "=" + value + ": " + e.what());
   }
+  o.workload = s.workload;
+  o.engine = s.engine;
+  o.maxConcurrency = s.maxConcurrency;
 }
 
 // "max_num_batched_tokens=512,1024 max_num_seqs" or "max_num_batched_tokens,max_num_seqs".
@@ -158,7 +132,7 @@ BenchSweep parseSweep(const std::string& spec) {
     throw UsageError("--sweep " + spec + ": expected KEY=V1,V2,... (a knob's vLLM name, request_rate or max_concurrency)");
   BenchSweep s;
   s.key = spec.substr(0, eq);
-  if (s.key != kRequestRate && s.key != kMaxConcurrency && !findKnob(s.key))
+  if (!isSettingKey(s.key))
     throw UsageError("--sweep " + s.key + ": not a knob (see --help for their vLLM names), request_rate or max_concurrency");
   std::string rest = spec.substr(eq + 1);
   size_t start = 0;
@@ -175,9 +149,11 @@ BenchSweep parseSweep(const std::string& spec) {
 
 }  // namespace
 
-bool BenchSweep::sweepsKnob() const { return key != kRequestRate && key != kMaxConcurrency; }
+bool BenchSweep::sweepsKnob() const { return isKnobKey(key); }
 
-bool BenchSweep::sweepsRequestRate() const { return key == kRequestRate; }
+bool BenchSweep::sweepsRequestRate() const { return key == bench_key::kRequestRate; }
+
+BenchSetting benchSetting(const BenchOptions& o) { return {o.workload, o.engine, o.maxConcurrency, o.goodput}; }
 
 BenchOptions withSetting(const BenchOptions& o, const std::string& key, const std::string& value) {
   BenchOptions run = o;
@@ -234,11 +210,5 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
 }
 
 std::string benchUsage() { return makeBenchParser().helpText(); }
-
-nlohmann::json benchConfigJson(const WorkloadOptions& w, const EngineConfig& e) {
-  nlohmann::json j = workloadJson(w);
-  j.update(configToJson(e));
-  return j;
-}
 
 }  // namespace lwb::app

@@ -11,6 +11,7 @@
 
 #include "app/cli/args.h"
 #include "engine/config/engine_config.h"
+#include "engine/bench/bench_setting.h"
 #include "engine/bench/goodput.h"
 #include "engine/bench/workload.h"
 
@@ -56,7 +57,9 @@ BenchOptions sweepRunOptions(const BenchOptions& o, const std::string& value);
 BenchOptions parseBenchArgs(const std::vector<std::string>& args);
 std::string benchUsage();
 
-// The knobs and workload of a run under vLLM's names, for the saved JSON.
-nlohmann::json benchConfigJson(const WorkloadOptions& workload, const EngineConfig& engine);
+// The setting of one run: o's workload, knobs, max_concurrency and SLOs.
+BenchSetting benchSetting(const BenchOptions& o);
+
+using lwb::benchConfigJson;  // the knobs and workload of a run under vLLM's names
 
 }  // namespace lwb::app

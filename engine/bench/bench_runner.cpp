@@ -46,6 +46,7 @@ BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>
   int numFinished = 0;
   auto inFlight = [&] { return static_cast<int>(ids.size()) - numFinished; };
   while (!pacer.allTaken() || ids.size() < numDue || engine.hasUnfinishedRequests()) {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw BenchCancelled();
     const size_t heldBack = numDue;  // due before this iteration and not sent: waited for a slot
     const double now = engine.now() - t0;
     // A virtual clock advanced by exactly the wait can land an ulp short of the arrival

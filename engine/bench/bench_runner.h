@@ -3,11 +3,13 @@
 // engine.step() in a loop and adds each request once its arrival time has passed (no
 // EngineLoop thread, so no hand-off overhead in the numbers). Shared by
 // `llm-workbench bench` and bench/bench_serving; arrivals paced by ArrivalPacer.
+#include <atomic>
 #include <functional>
 #include <vector>
 
 #include "engine/bench/bench_report.h"
 #include "engine/bench/workload.h"
+#include "engine/common/error.h"
 
 namespace lwb {
 
@@ -26,6 +28,13 @@ using BenchProgress = std::function<void(int numFinished, int numTotal)>;
 // count from when it is sent.
 struct BenchRunOptions {
   int maxConcurrency = 0;
+  // Checked between steps: once it reads true the run stops and throws BenchCancelled
+  // (the window's Capacity view cancels a sweep through it; the engine is the caller's).
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct BenchCancelled : Error {
+  BenchCancelled() : Error("the benchmark was cancelled") {}
 };
 
 // Before timing, one short warm-up request (its own prompt, so it seeds no prefix the
@@ -33,7 +42,7 @@ struct BenchRunOptions {
 // Times are measured from each request's scheduled arrival (a server would have
 // received it then, and queued it until the current step ended). A simulated engine
 // never waits: its virtual clock jumps to the next arrival. Throws lwb::Error
-// when the engine refuses a request.
+// when the engine refuses a request, BenchCancelled when options.cancel is set.
 BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
                              const BenchProgress& progress = {}, const BenchRunOptions& options = {});
 

@@ -36,6 +36,7 @@ class EngineBridge : public RunSource {
   EngineLoop* loop() const { return loop_.get(); }
   std::shared_ptr<EngineLoop> sharedLoop() const { return loop_; }  // for a second front-end (the API)
   const Model* model() const { return model_.get(); }
+  std::shared_ptr<const Model> sharedModel() const { return model_; }  // for work off the GUI thread (a sweep)
   std::shared_ptr<const EngineSnapshot> lastSnapshot() const { return lastSnapshot_; }
 
   // Throws lwb::Error when no engine is attached or the request is invalid.

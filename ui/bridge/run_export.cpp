@@ -7,18 +7,16 @@
 
 namespace lwb::ui {
 
-namespace {
-QString writeAtomically(const QString& path, const QByteArray& bytes) {
+QString writeFileAtomically(const QString& path, const QByteArray& bytes) {
   QSaveFile f(path);
   if (!f.open(QIODevice::WriteOnly)) return QObject::tr("Cannot write %1: %2").arg(path, f.errorString());
   f.write(bytes);
   if (!f.commit()) return QObject::tr("Cannot write %1: %2").arg(path, f.errorString());
   return {};
 }
-}  // namespace
 
 QString saveRunJson(const RunData& run, const QString& path) {
-  return writeAtomically(path, QByteArray::fromStdString(runToJson(run).dump(1)));
+  return writeFileAtomically(path, QByteArray::fromStdString(runToJson(run).dump(1)));
 }
 
 QString openRunJson(const QString& path, RunData* run) {

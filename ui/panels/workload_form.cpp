@@ -84,6 +84,14 @@ void WorkloadForm::setRunning(bool running) {
   stop_->setEnabled(running);
 }
 
+void WorkloadForm::setButtonTexts(const QString& start, const QString& startToolTip, const QString& stop) {
+  start_->setText(start);
+  start_->setToolTip(startToolTip);
+  stop_->setText(stop);
+}
+
+void WorkloadForm::setRateEnabled(bool enabled) { rate_->setEnabled(enabled); }
+
 bool WorkloadForm::showsRunning() const { return stop_->isEnabled(); }
 
 WorkloadOptions WorkloadForm::options() const {

@@ -26,6 +26,9 @@ class WorkloadForm : public QWidget {
 
   // Start enabled while idle, Stop while running (Stop starts disabled).
   void setRunning(bool running);
+  // For a form that starts something else than a load (the Capacity view's sweep).
+  void setButtonTexts(const QString& start, const QString& startToolTip, const QString& stop);
+  void setRateEnabled(bool enabled);  // off while something else sets the rate (a request_rate sweep)
   bool showsRunning() const;
 
  signals:
