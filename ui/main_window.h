@@ -78,8 +78,8 @@ class MainWindow : public QMainWindow {
   // saveState()/restoreState() version: bumped whenever the default layout changes, so a
   // layout persisted by an older version is ignored (restoreState fails) and the new
   // default applies. 1: the first layout; 2: tabbed docks, 2 × 2 chart grid; 3: the
-  // speculative-decoding dock, tabbed with the prefix cache; 4: the Lessons dock; 5: the
-  // Capacity dock, tabbed with the batch composition.
+  // speculative-decoding dock, tabbed with the prefix cache; 4: the Capacity dock, tabbed
+  // with the batch composition; 5: the Lessons dock, tabbed with the runs.
   static constexpr int kStateVersion = 5;
 
  protected:
