@@ -1,9 +1,12 @@
 // What explaining prefix-cache misses costs (engine/kv/prefix_miss.h): the bookkeeping
 // remembers every registered block in a bounded ring (PrefixHistory) and walks each
 // first admission's missed blocks. Two measurements, each with the accounting off and on
-// in alternating rounds of the same run, so that machine load hits both alike:
-//   1. engine: the default model's engine steps (schedule, forward, sample, record) on a
-//      shared-prefix workload in a small KV pool (mean step time);
+// in alternating rounds of the same run, so that machine load hits both alike, and each
+// on two workloads: "shared" (a few prefixes that stay cached) and "evict" (more prefixes
+// than the pool holds, so that blocks are evicted and their prompts come back: the
+// evicted path, a history lookup that finds the evicted hash):
+//   1. engine: the default model's engine steps (schedule, forward, sample, record) in a
+//      small KV pool (mean step time);
 //   2. books: the scheduler and KV books alone, with a fake forward pass (no weights):
 //      the bookkeeping's share of a step without a forward pass to hide it.
 // Prints the ratios on / off against the bound (1.02: at most 2 % slower), and the
@@ -67,50 +70,61 @@ EngineConfig engineConfig() {
   return e;
 }
 
-WorkloadOptions engineWorkload(bool quick) {
+// "shared": 6 prefixes of 13 blocks stay cached; "evict": 16 prefixes of 16 blocks (256
+// blocks) in the 160-block pool are evicted and asked for again.
+WorkloadOptions engineWorkload(bool quick, bool evict) {
   WorkloadOptions w;
   w.numPrompts = quick ? 48 : 128;
-  w.inputLen = 48;
+  w.inputLen = evict ? 32 : 48;
   w.rangeRatio = 0.5;
   w.outputLen = 8;
-  w.sharedPrefixLen = 200;
-  w.numPrefixGroups = 6;
+  w.sharedPrefixLen = evict ? 256 : 200;
+  w.numPrefixGroups = evict ? 16 : 6;
   w.ignoreEos = true;
   w.seed = 44;
   return w;
 }
 
-// Mean engine step time (seconds) of one run, and the prompt tokens it explained.
-std::pair<double, int64_t> engineRun(const std::shared_ptr<const Model>& model, bool accounting, bool quick) {
+struct RunCost {
+  double seconds = 0;      // mean per step
+  int64_t numMissed = 0;   // prompt tokens explained
+  int64_t numEvicted = 0;  // of which evicted
+};
+
+RunCost engineRun(const std::shared_ptr<const Model>& model, bool accounting, const WorkloadOptions& w) {
   Engine engine(model, engineConfig());
   EngineTesting::setPrefixMissAccounting(engine, accounting);
-  const auto workload = makeWorkloadFor(engineWorkload(quick), *model);
-  runServingBenchmark(engine, workload);
-  double sum = 0;
-  for (const StepRecord& s : engine.steps()) sum += s.duration;
-  int64_t missed = 0;
-  for (int64_t n : engine.totals().prefixMissTokens) missed += n;
-  return {sum / double(std::max<size_t>(1, engine.steps().size())), missed};
+  runServingBenchmark(engine, makeWorkloadFor(w, *model));
+  RunCost c;
+  for (const StepRecord& s : engine.steps()) c.seconds += s.duration;
+  c.seconds /= double(std::max<size_t>(1, engine.steps().size()));
+  const auto missed = engine.totals().prefixMissTokens;
+  for (int64_t n : missed) c.numMissed += n;
+  c.numEvicted = missed[size_t(PrefixMissReason::Evicted)];
+  return c;
 }
 
 void engineSection(const Args& a) {
   const std::string dir = a.modelDir.empty() ? defaultModelDir() : a.modelDir;
   const auto model = loadModel(dir);
-  std::printf("\n== 1. engine steps: %s, cpu, %d blocks, %d prompts in %d groups x %d-token prefix ==\n",
-              dir.c_str(), engineConfig().numGpuBlocksOverride, engineWorkload(a.quick).numPrompts,
-              engineWorkload(a.quick).numPrefixGroups, engineWorkload(a.quick).sharedPrefixLen);
-  std::vector<double> off, on;
-  int64_t missed = 0;
-  for (int round = 0; round < a.rounds; ++round) {
-    off.push_back(engineRun(model, false, a.quick).first);
-    const auto r = engineRun(model, true, a.quick);
-    on.push_back(r.first);
-    missed = r.second;
+  std::printf("\n== 1. engine steps: %s, cpu, %d blocks ==\n", dir.c_str(), engineConfig().numGpuBlocksOverride);
+  for (bool evict : {false, true}) {
+    const WorkloadOptions w = engineWorkload(a.quick, evict);
+    std::vector<double> off, on;
+    RunCost last;
+    for (int round = 0; round < a.rounds; ++round) {
+      off.push_back(engineRun(model, false, w).seconds);
+      last = engineRun(model, true, w);
+      on.push_back(last.seconds);
+    }
+    const double ratio = median(on) / median(off);
+    std::printf("  %s: %d prompts in %d groups x %d-token prefix; mean step, median of %d rounds: off %.3f ms, "
+                "on %.3f ms; on / off %.3f (bound %.2f) %s\n",
+                evict ? "evict " : "shared", w.numPrompts, w.numPrefixGroups, w.sharedPrefixLen, a.rounds,
+                1e3 * median(off), 1e3 * median(on), ratio, kBound, ratio <= kBound ? "PASS" : "MISS");
+    std::printf("    (each run explained %lld missed prompt tokens, %lld of them evicted)\n",
+                static_cast<long long>(last.numMissed), static_cast<long long>(last.numEvicted));
   }
-  const double ratio = median(on) / median(off);
-  std::printf("  mean step, median of %d rounds: off %.3f ms, on %.3f ms; on / off %.3f (bound %.2f) %s\n", a.rounds,
-              1e3 * median(off), 1e3 * median(on), ratio, kBound, ratio <= kBound ? "PASS" : "MISS");
-  std::printf("  (each run explained %lld missed prompt tokens)\n", static_cast<long long>(missed));
 }
 
 // --- 2. the books alone ------------------------------------------------------------------
@@ -129,14 +143,16 @@ struct Books {
 };
 
 // Seconds spent in schedule() + commitStep() over a fixed random workload: prompts of a
-// shared head (one of 8, 512 tokens) with a changed token somewhere and an own tail.
-double booksRun(bool accounting, int numSteps, size_t* historyBytes) {
+// shared head (one of `numHeads`, 512 tokens = 32 blocks) with a changed token somewhere
+// and an own tail. 8 heads stay cached in the 1024 blocks; 64 heads (2048 blocks) do not,
+// so heads are evicted and asked for again. *numEvicted: prompt tokens missed as evicted.
+double booksRun(bool accounting, int numHeads, int numSteps, size_t* historyBytes, int64_t* numEvicted) {
   EngineConfig c;
   c.maxNumBatchedTokens = 2048;
   c.maxNumSeqs = 64;
   Books b(c, 1024, accounting);
   std::mt19937 rng(44);
-  std::vector<std::vector<int>> heads(8);
+  std::vector<std::vector<int>> heads(size_t(numHeads), std::vector<int>{});
   for (auto& h : heads)
     for (int i = 0; i < 512; ++i) h.push_back(int(rng() % 30000));
   double seconds = 0;
@@ -164,20 +180,29 @@ double booksRun(bool accounting, int numSteps, size_t* historyBytes) {
         b.sched.finishRequest(s.request, RequestState::Finished);
   }
   if (historyBytes && b.sched.kv().history()) *historyBytes = b.sched.kv().history()->approxBytes();
+  if (numEvicted) {
+    *numEvicted = 0;
+    for (const auto& r : b.reqs) *numEvicted += r->timeline.prefixMiss[PrefixMissReason::Evicted];
+  }
   return seconds / numSteps;
 }
 
 void booksSection(const Args& a) {
   const int numSteps = a.quick ? 2000 : 8000;
   std::printf("\n== 2. scheduler + KV books alone (fake forward), 1024 blocks of 16, %d steps ==\n", numSteps);
-  std::vector<double> off, on;
   size_t bytes = 0;
-  for (int round = 0; round < a.rounds; ++round) {
-    off.push_back(booksRun(false, numSteps, nullptr));
-    on.push_back(booksRun(true, numSteps, &bytes));
+  for (int numHeads : {8, 64}) {
+    std::vector<double> off, on;
+    int64_t evicted = 0;
+    for (int round = 0; round < a.rounds; ++round) {
+      off.push_back(booksRun(false, numHeads, numSteps, nullptr, nullptr));
+      on.push_back(booksRun(true, numHeads, numSteps, &bytes, &evicted));
+    }
+    std::printf("  %s (%d heads of 512 tokens): mean schedule + commit, median of %d rounds: off %.2f us, on %.2f us; "
+                "on / off %.3f; %lld prompt tokens missed as evicted\n",
+                numHeads > 8 ? "evict " : "shared", numHeads, a.rounds, 1e6 * median(off), 1e6 * median(on),
+                median(on) / median(off), static_cast<long long>(evicted));
   }
-  std::printf("  mean schedule + commit, median of %d rounds: off %.2f us, on %.2f us; on / off %.3f\n", a.rounds,
-              1e6 * median(off), 1e6 * median(on), median(on) / median(off));
   std::printf("  history: %d entries (2 x blocks, within [4096, 131072]), about %.1f MiB at most\n",
               KvCacheManager::historyCapacityFor(1024), double(bytes) / (1024.0 * 1024.0));
 }

@@ -146,8 +146,14 @@ void KvEventSubscriber::applyPayload(int64_t seq, const std::vector<uint8_t>& pa
     return;
   }
   map_.apply(batch);
+  index_.apply(batch);
   ++stats_.numBatches;
   stats_.numReplayed += replayed ? 1 : 0;
+}
+
+RemotePromptLookup KvEventSubscriber::lookupPrompt(const std::vector<int>& promptIds) const {
+  std::lock_guard lock(mu_);
+  return index_.lookup(promptIds);
 }
 
 void KvEventSubscriber::noteError(const std::string& message, bool malformed) {

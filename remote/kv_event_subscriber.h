@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "remote/remote_block_map.h"
+#include "remote/remote_prefix_miss.h"
 #include "wire/zmq_socket.h"
 
 namespace lwb::remote {
@@ -50,6 +51,8 @@ class KvEventSubscriber {
 
   RemoteBlockMap blockMap() const;  // a copy, consistent with stats().lastSeq
   KvEventSubscriberStats stats() const;
+  // What the events received so far say about the full blocks of a prompt about to be sent.
+  RemotePromptLookup lookupPrompt(const std::vector<int>& promptIds) const;
 
  private:
   struct Sockets;
@@ -63,8 +66,9 @@ class KvEventSubscriber {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::string boundEndpoint_;
-  mutable std::mutex mu_;  // map_ and stats_
+  mutable std::mutex mu_;  // map_, index_ and stats_
   RemoteBlockMap map_;
+  RemotePrefixIndex index_;
   KvEventSubscriberStats stats_;
 };
 

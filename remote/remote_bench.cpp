@@ -96,6 +96,7 @@ RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& o, const std::vector
   const int total = static_cast<int>(workload.size());
   std::vector<BenchRequestRecord> records(workload.size());
   std::vector<char> sent(workload.size(), 0);  // [request]: 1 once its stream began
+  std::vector<RemotePrefixMiss> explained(workload.size());
   std::atomic<int> next{0};
   std::mutex progressMu;
   int numFinished = 0;
@@ -105,8 +106,12 @@ RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& o, const std::vector
       if (!waitUntil(start + workload[i].arrivalTime, now, hooks.cancel)) return;
       sent[i] = 1;
       if (hooks.onSent) hooks.onSent(i, now());
+      std::optional<RemotePromptLookup> atSend;
+      if (o.kvEvents) atSend = o.kvEvents->lookupPrompt(workload[i].promptTokenIds);
       const StreamResult s = client.streamCompletion(completionBody(workload[i], o.model), now, hooks.cancel);
       records[i] = toRequestRecord(s, static_cast<int>(workload[i].promptTokenIds.size()), i);
+      if (atSend) explained[i] = explainRemoteMiss(*atSend, s.cachedTokens);
+      if (explained[i].known) records[i].timeline.prefixMiss = explained[i].miss;
       if (hooks.onFinished) hooks.onFinished(i, records[i]);
       std::lock_guard lock(progressMu);
       ++numFinished;
@@ -120,9 +125,18 @@ RemoteBenchRun runRemoteBenchmark(const RemoteBenchOptions& o, const std::vector
 
   scraper.stop();
   std::vector<BenchRequestRecord> kept;  // all of them unless canceled
-  for (size_t i = 0; i < records.size(); ++i)
-    if (sent[i]) kept.push_back(std::move(records[i]));
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!sent[i]) continue;
+    kept.push_back(std::move(records[i]));
+    if (!o.kvEvents) continue;
+    run.numPrefixUnexplained += explained[i].known ? 0 : 1;
+    run.prefixHeldWhenSentTokens += explained[i].heldWhenSent;
+  }
   run.report = makeBenchReport(std::move(kept), {}, duration);
+  run.prefixMissExplained = o.kvEvents != nullptr;
+  for (const BenchRequestRecord& r : run.report.requests)
+    for (size_t k = 0; k < r.timeline.prefixMiss.numTokens.size(); ++k)
+      run.report.prefixMissTokens[k] += r.timeline.prefixMiss.numTokens[k];
   run.server = scraper.observation();
   return run;
 }

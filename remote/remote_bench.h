@@ -16,6 +16,7 @@
 #include "engine/bench/bench_report.h"
 #include "engine/bench/bench_runner.h"
 #include "engine/bench/workload.h"
+#include "remote/kv_event_subscriber.h"
 #include "remote/metrics_scraper.h"
 #include "remote/openai_client.h"
 #include "remote/server_config.h"
@@ -31,6 +32,9 @@ struct RemoteBenchOptions {
   double scrapeIntervalSeconds = 1.0;
   bool warmUp = true;                // one short request first; its failure aborts the run
   OpenAiClient::Clock clock;         // the run's times on this clock; unset = seconds since the run started
+  // The server's KV events: each request's missed prompt tokens are then explained by
+  // reason as far as the events allow (remote_prefix_miss.h); nullptr = not explained.
+  const KvEventSubscriber* kvEvents = nullptr;
 };
 
 // What a front-end watching a run live hears (the window's load generator), called on
@@ -47,6 +51,12 @@ struct RemoteBenchRun {
   BenchReport report;
   ServerObservation server;
   RemoteServerConfig serverConfig;  // read before the run
+  // With kvEvents: prompt tokens the events showed cached when sent that the server
+  // computed anyway (outside the reasons), and the requests whose miss could not be
+  // explained (no usage cached_tokens, or no block stored yet when sent).
+  bool prefixMissExplained = false;  // kvEvents was given
+  int64_t prefixHeldWhenSentTokens = 0;
+  int numPrefixUnexplained = 0;
 };
 
 // The body of one request: model, token-id prompt, max_tokens, temperature, ignore_eos, seed.

@@ -79,6 +79,13 @@ json remoteBenchJson(const RemoteBenchRun& run) {
   j["max_kv_cache_usage"] = orNull(f.maxKvCacheUsage);
   j["num_steps"] = orNull(f.numSteps);
   j["server"] = serverJson(run.server, f, run.serverConfig);
+  // Missed tokens by reason only as far as the server's KV events explain them.
+  if (!run.prefixMissExplained) {
+    j["prefix_cache_missed_tokens"] = nullptr;
+  } else {
+    j["prefix_cache_missed_held_when_sent_tokens"] = run.prefixHeldWhenSentTokens;
+    j["num_prefix_miss_unexplained_requests"] = run.numPrefixUnexplained;
+  }
   return j;
 }
 
@@ -102,6 +109,20 @@ std::string formatRemoteSummary(const RemoteBenchRun& run) {
   row("Preemptions:", f.numPreemptions, 0);
   row("Max KV cache usage:", f.maxKvCacheUsage, 3);
   row("Engine steps:", f.numSteps, 0);
+  if (run.prefixMissExplained) {  // from the KV events (remote_prefix_miss.h)
+    for (int i = 0; i < kNumPrefixMissReasons; ++i) {
+      if (run.report.prefixMissTokens[size_t(i)] == 0) continue;
+      const std::string label = "Prompt tokens missed, " + std::string(prefixMissReasonName(prefixMissReasonAt(i))) + ":";
+      std::snprintf(line, sizeof line, "%-40s%lld\n", label.c_str(), (long long)run.report.prefixMissTokens[size_t(i)]);
+      out += line;
+    }
+    std::snprintf(line, sizeof line, "%-40s%lld\n", "Missed, though cached when sent:", (long long)run.prefixHeldWhenSentTokens);
+    out += line;
+    if (run.numPrefixUnexplained > 0) {
+      std::snprintf(line, sizeof line, "%-40s%d\n", "Requests with misses not explained:", run.numPrefixUnexplained);
+      out += line;
+    }
+  }
   if (!run.serverConfig.entries.empty()) {
     std::string flags;  // the server's start-up flags, as far as it reports them
     for (const auto& e : run.serverConfig.entries)

@@ -108,8 +108,12 @@ class TestKvCacheManager : public QObject {
     PrefixHit hit = kv.findCachedPrefix(seq(9));
     QCOMPARE(hit.numTokens, 8);
     // 3 blocks needed: 2 hits (taken out of the free queue) + 1 new; 4 free in all.
+    QVERIFY(kv.canAllocateSlots(2, 9, &hit));
+    QVERIFY(!kv.canAllocateSlots(2, 9, &hit, 17));  // the full sequence would not fit
+    QCOMPARE(kv.usage().numCachedFree, 2);          // asking took nothing
     QVERIFY(kv.allocateSlots(2, 9, &hit));
     QCOMPARE(kv.usage().numUsed, 3);
+    QVERIFY(!kv.canAllocateSlots(3, 8));
     QVERIFY(!kv.allocateSlots(3, 8));
   }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <thread>
 
@@ -21,6 +22,8 @@
 #include "wire/kv_event_codec.h"
 #include "remote/kv_event_subscriber.h"
 #include "remote/remote_bench.h"
+#include "remote/remote_prefix_miss.h"
+#include "remote/remote_report.h"
 #include "wire/zmq_socket.h"
 #include "server/api_server.h"
 #include "server/kv_event_publisher.h"
@@ -165,6 +168,8 @@ class TestRemoteKvEvents : public QObject {
   }
 
   void endToEndBlockMapEqualsServerTable();
+  void explainsMissesFromEvents();
+  void explainsRemoteMissesAgainstServe();
   void malformedFramesAreReported();
   void serveRejectsBadConfig() {
     const auto r = test::runWorkbench({"serve", "--port", "0", "--kv-events-config", R"({"enable_kv_cache_events": 1})"});
@@ -250,6 +255,171 @@ void TestRemoteKvEvents::endToEndBlockMapEqualsServerTable() {
   second.start();
   QVERIFY(waitFor([&] { return mapTable(second.blockMap()) == serverTable(*loop.snapshot()); }));
   QVERIFY(second.stats().numReplayed > 0);
+}
+
+// Hand-made events, block size 2: what each stored and removed block makes of a prompt.
+void TestRemoteKvEvents::explainsMissesFromEvents() {
+  RemotePrefixIndex idx(4);
+  QCOMPARE(explainRemoteMiss(idx.lookup({1, 2, 3}), 0).known, false);  // no block size yet
+  RemoteKvBatch b;
+  auto stored = [](std::vector<BlockHashText> h, std::optional<BlockHashText> parent, std::vector<int> ids) {
+    RemoteKvEvent e;
+    e.kind = RemoteKvEvent::Kind::BlockStored;
+    e.blockHashes = std::move(h);
+    e.parentBlockHash = std::move(parent);
+    e.tokenIds = std::move(ids);
+    e.blockSize = 2;
+    return e;
+  };
+  RemoteKvEvent removed;
+  removed.kind = RemoteKvEvent::Kind::BlockRemoved;
+  removed.blockHashes = {"b"};
+  b.events = {stored({"a", "b"}, std::nullopt, {1, 2, 3, 4}), stored({"c"}, "b", {5, 6}), removed};
+  idx.apply(b);
+  // [1 2][3 4][5 6][7]: a held, b removed, c held behind it; 1 partial token.
+  RemotePromptLookup l = idx.lookup({1, 2, 3, 4, 5, 6, 7});
+  QCOMPARE(l.blocks, (std::vector<RemoteBlockSeen>{RemoteBlockSeen::Held, RemoteBlockSeen::Removed, RemoteBlockSeen::Held}));
+  RemotePrefixMiss m = explainRemoteMiss(l, 2);
+  QVERIFY(m.known);
+  QCOMPARE(m.miss[PrefixMissReason::PartialBlock], 1);
+  QCOMPARE(m.miss[PrefixMissReason::Evicted], 2);
+  QCOMPARE(m.miss[PrefixMissReason::BehindMiss], 2);
+  QCOMPARE(2 + m.miss.numMissed() + m.heldWhenSent, 7);
+  // [1 2][3 9][8 8]: diverges at token 3 (a sibling [3 4] was seen), then cold.
+  m = explainRemoteMiss(idx.lookup({1, 2, 3, 9, 8, 8}), 2);
+  QCOMPARE(m.miss[PrefixMissReason::Diverged], 2);
+  QCOMPARE(m.miss.divergedAtToken, 3);
+  QCOMPARE(m.miss[PrefixMissReason::Cold], 2);
+  // [1 2]: a held last block the server must compute for its logits.
+  m = explainRemoteMiss(idx.lookup({1, 2}), 0);
+  QCOMPARE(m.miss[PrefixMissReason::LastToken], 2);
+  // Held when sent, missed all the same: apart from the reasons.
+  m = explainRemoteMiss(idx.lookup({1, 2, 7}), 0);
+  QCOMPARE(m.heldWhenSent, 2);
+  QCOMPARE(m.miss.numMissed(), 1);
+  QVERIFY(!explainRemoteMiss(l, std::nullopt).known);
+  // The ring forgets the oldest removed blocks beyond 4; a cleared cache is all removed.
+  b.events = {stored({"x1", "x2", "x3", "x4", "x5"}, std::nullopt, {9, 9, 9, 9, 9, 9, 9, 9, 9, 9}), {}};
+  b.events[1].kind = RemoteKvEvent::Kind::AllBlocksCleared;
+  idx.apply(b);
+  QCOMPARE(idx.numRemembered(), size_t(4));
+  QVERIFY(idx.lookup({1, 2}).blocks.at(0) != RemoteBlockSeen::Held);
+}
+
+// Against `serve` on 127.0.0.1 with KV events on, block size 16, a 12-block pool, one
+// output token each: a prompt evicted by the load of others, a cold one, one that
+// diverges inside its second block and one whose last block is held, every count by hand.
+void TestRemoteKvEvents::explainsRemoteMissesAgainstServe() {
+  EngineConfig config = test::cpuTestConfig();
+  config.numGpuBlocksOverride = 12;
+  EngineLoop loop(test::bundledModel(), config);
+  server::ServerOptions so;
+  so.port = 0;
+  so.servedModelName = "austen";
+  server::ApiServer api(loop, so);
+  const std::string url = "http://127.0.0.1:" + std::to_string(api.start());
+  server::KvEventPublisher publisher(
+      loop, server::parseKvEventsConfig(json{{"enable_kv_cache_events", true}, {"endpoint", "tcp://127.0.0.1:*"},
+                                             {"replay_endpoint", "tcp://127.0.0.1:*"}}
+                                            .dump()));
+  publisher.start();
+  KvEventSubscriber sub({publisher.endpoint(), publisher.replayEndpoint(), ""});
+  sub.start();
+  ClientOptions co;
+  co.url = url;
+  co.readTimeoutSeconds = 20;
+  OpenAiClient client(co);
+  const std::vector<int> ids = test::bundledModel()->tokenizer->ordinaryIds();
+  auto slice = [&](int from, int n) { return std::vector<int>(ids.begin() + from, ids.begin() + from + n); };
+  int numBadSums = 0;    // requests whose cached + missed tokens are not the prompt's length
+  int numUnsettled = 0;  // requests that failed or whose events did not all arrive
+  auto send = [&](const std::vector<int>& prompt) -> RemotePrefixMiss {
+    const RemotePromptLookup atSend = sub.lookupPrompt(prompt);
+    const StreamResult r = client.streamCompletion(
+        json{{"model", "austen"}, {"prompt", prompt}, {"max_tokens", 1}, {"temperature", 0}}, [] { return 0.0; });
+    // Settled: the prompt's own full blocks reached the subscriber (nothing else runs to
+    // evict them), every batch was received and the map is the server's table.
+    bool settled = waitFor([&] {
+      const auto s = loop.snapshot();
+      const RemotePromptLookup own = sub.lookupPrompt(prompt);
+      const bool ownHeld = own.blockSize > 0 && int(own.blocks.size()) == int(prompt.size()) / own.blockSize &&
+                           std::all_of(own.blocks.begin(), own.blocks.end(),
+                                       [](RemoteBlockSeen b) { return b == RemoteBlockSeen::Held; });
+      return ownHeld && s->numRunning == 0 && s->numWaiting == 0 &&
+             sub.stats().lastSeq == publisher.numPublished() - 1 && serverTable(*s) == mapTable(sub.blockMap());
+    });
+    if (!r.error.empty() || !settled) ++numUnsettled;
+    const RemotePrefixMiss m = explainRemoteMiss(atSend, r.cachedTokens);
+    if (m.known && r.cachedTokens.value() + m.miss.numMissed() + m.heldWhenSent != int(prompt.size())) ++numBadSums;
+    return m;
+  };
+  using R = PrefixMissReason;
+  const std::vector<int> p = slice(0, 69), q = slice(300, 69);
+  // ZeroMQ drops what is published before the subscription is up: warm up with distinct
+  // one-block prompts until a BlockStored arrives (the block size is learnt from it).
+  QVERIFY(!explainRemoteMiss(sub.lookupPrompt(slice(2000, 20)), 0).known);
+  int numWarmUps = 0;
+  QVERIFY(waitFor([&] {
+    client.streamCompletion(json{{"model", "austen"}, {"prompt", slice(2000 + 20 * numWarmUps++, 20)}, {"max_tokens", 1}},
+                            [] { return 0.0; });
+    return sub.lookupPrompt({}).blockSize == 16;
+  }));
+  RemotePrefixMiss m = send(p);  // 4 full blocks never seen, 5 tokens in the partial block
+  QVERIFY2(m.known, m.why.c_str());
+  QCOMPARE(m.miss[R::Cold], 64);
+  QCOMPARE(m.miss[R::PartialBlock], 5);
+  for (int j = 0; j < 4; ++j) send(slice(1000 + 100 * j, 69));  // 16 blocks to cache in 12: p goes
+  QCOMPARE(sub.lookupPrompt(p).blocks, std::vector<RemoteBlockSeen>(4, RemoteBlockSeen::Removed));
+  m = send(p);
+  QCOMPARE(m.miss[R::Evicted], 64);
+  QCOMPARE(m.miss[R::PartialBlock], 5);
+  QCOMPARE(m.miss.numMissed(), 69);
+  m = send(q);
+  QCOMPARE(m.miss[R::Cold], 64);
+  QCOMPARE(m.miss.numMissed(), 69);
+  // q's first 21 tokens, then others: block 0 hits, block 1 diverges at token 21.
+  std::vector<int> d = slice(300, 21);
+  for (int id : slice(500, 48)) d.push_back(id);
+  m = send(d);
+  QCOMPARE(m.miss[R::Diverged], 16);
+  QCOMPARE(m.miss.divergedAtToken, 21);
+  QCOMPARE(m.miss[R::Cold], 32);
+  QCOMPARE(m.miss[R::PartialBlock], 5);
+  QCOMPARE(m.miss.numMissed(), 69 - 16);
+  m = send(slice(300, 32));  // q's two first blocks: the second is computed for its logits
+  QCOMPARE(m.miss[R::LastToken], 16);
+  QCOMPARE(m.miss.numMissed(), 16);
+  QCOMPARE(m.heldWhenSent, 0);
+  QCOMPARE(numBadSums, 0);
+  QCOMPARE(numUnsettled, 0);
+
+  // The same through the remote bench: every request explained, the sum holds.
+  WorkloadOptions w;
+  w.numPrompts = 8;
+  w.requestRate = std::numeric_limits<double>::infinity();
+  w.inputLen = 40;
+  w.outputLen = 2;
+  w.sharedPrefixLen = 16;
+  w.ignoreEos = true;
+  RemoteBenchOptions ro;
+  ro.client.url = url;
+  ro.model = "austen";
+  ro.maxConcurrency = 1;
+  ro.scrapeIntervalSeconds = 0.2;
+  ro.kvEvents = &sub;
+  const Tokenizer& tok = *test::bundledModel()->tokenizer;
+  const RemoteBenchRun run = runRemoteBenchmark(ro, makeWorkload(w, tok.ordinaryIds(), tok.bosId()));
+  QCOMPARE(run.report.completed, 8);
+  QCOMPARE(run.numPrefixUnexplained, 0);
+  for (const BenchRequestRecord& r : run.report.requests) {
+    const RequestTimeline& t = r.timeline;
+    QVERIFY(t.prefixMiss.accounted);
+    QCOMPARE(t.numCachedPromptTokens + t.prefixMiss.numMissed() <= t.numPromptTokens, true);
+  }
+  const json j = remoteBenchJson(run);
+  QVERIFY(j["prefix_cache_missed_tokens"].is_object());
+  QVERIFY(j.contains("prefix_cache_missed_held_when_sent_tokens"));
+  QVERIFY(QString::fromStdString(formatRemoteSummary(run)).contains("Prompt tokens missed, partial_block:"));
 }
 
 // A hand-made publisher sends broken messages; the subscriber counts and describes them

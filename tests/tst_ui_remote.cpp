@@ -19,7 +19,10 @@
 #include "wire/kv_event_codec.h"
 #include "server/api_server.h"
 #include "server/kv_event_publisher.h"
+#include "ui/remote/remote_load.h"
+#include "ui/remote/remote_load_panel.h"
 #include "ui/remote/remote_metrics_chart.h"
+#include "ui/remote/remote_run_views.h"
 #include "ui/remote/remote_window.h"
 
 using namespace lwb;
@@ -163,6 +166,25 @@ class TestUiRemote : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(
         w.kvEventsText().contains(QStringLiteral("%1 cached blocks").arg(w.kvEvents()->stats().numBlocks)), kTimeoutMs);
     QCOMPARE(w.kvEvents()->stats().numMalformed, int64_t(0));
+
+    // A load run then has each request's missed prompt tokens explained by the events.
+    RemoteLoadOptions lo;
+    lo.workload.numPrompts = 4;
+    lo.workload.inputLen = 40;
+    lo.workload.outputLen = 2;
+    lo.workload.sharedPrefixLen = 16;
+    lo.workload.ignoreEos = true;
+    RemoteLoad* load = w.runViews()->load();
+    QVERIFY2(load->start(lo), qPrintable(load->error()));
+    QTRY_VERIFY_WITH_TIMEOUT(!load->running(), kTimeoutMs);
+    QVERIFY(load->lastRun() && load->lastRun()->prefixMissExplained);
+    QCOMPARE(load->lastRun()->numPrefixUnexplained, 0);
+    for (const BenchRequestRecord& r : load->lastRun()->report.requests) {
+      QVERIFY(r.timeline.prefixMiss.accounted);
+      QVERIFY(r.timeline.numCachedPromptTokens + r.timeline.prefixMiss.numMissed() <= r.timeline.numPromptTokens);
+    }
+    QVERIFY2(w.runViews()->loadPanel()->statusText().contains("reconstructed from the server's KV events"),
+             qPrintable(w.runViews()->loadPanel()->statusText()));
   }
 
   void refusedConnection() {

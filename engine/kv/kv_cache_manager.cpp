@@ -99,23 +99,37 @@ PrefixMiss KvCacheManager::explainMiss(const std::vector<int>& tokens, int numPr
   return m;
 }
 
-bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit,
-                                   const std::vector<int>* tokens, int numFullSequenceTokens,
-                                   int numLookaheadTokens) {
+KvCacheManager::SlotPlan KvCacheManager::planSlots(int64_t id, int numTotalTokens, const PrefixHit* hit,
+                                                   int numFullSequenceTokens, int numLookaheadTokens) const {
+  SlotPlan p;
   auto it = reqs_.find(id);
   const bool fresh = it == reqs_.end() || it->second.blocks.empty();
-  const PrefixHit* useHit = fresh && hit && !hit->blockIds.empty() ? hit : nullptr;
+  p.hit = fresh && hit && !hit->blockIds.empty() ? hit : nullptr;
   const int have = fresh ? 0 : int(it->second.blocks.size());
-  const int numHit = useHit ? int(useHit->blockIds.size()) : 0;
+  const int numHit = p.hit ? int(p.hit->blockIds.size()) : 0;
   auto numNewFor = [&](int numTokens) { return std::max(0, blocksFor(numTokens) - have - numHit); };
   // Hit blocks sitting in the free queue leave it when touched.
   int numHitFree = 0;
-  if (useHit)
-    for (int b : useHit->blockIds) numHitFree += pool_.block(b).refCount == 0 ? 1 : 0;
+  if (p.hit)
+    for (int b : p.hit->blockIds) numHitFree += pool_.block(b).refCount == 0 ? 1 : 0;
   const int available = pool_.numFreeBlocks() - numHitFree;
-  if (numFullSequenceTokens > 0 && numNewFor(numFullSequenceTokens) > available) return false;
-  const int numNew = numNewFor(numTotalTokens + numLookaheadTokens);
-  if (numNew > available) return false;
+  p.numNew = numNewFor(numTotalTokens + numLookaheadTokens);
+  p.fits = !(numFullSequenceTokens > 0 && numNewFor(numFullSequenceTokens) > available) && p.numNew <= available;
+  return p;
+}
+
+bool KvCacheManager::canAllocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit, int numFullSequenceTokens,
+                                      int numLookaheadTokens) const {
+  return planSlots(id, numTotalTokens, hit, numFullSequenceTokens, numLookaheadTokens).fits;
+}
+
+bool KvCacheManager::allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit,
+                                   const std::vector<int>* tokens, int numFullSequenceTokens,
+                                   int numLookaheadTokens) {
+  const SlotPlan plan = planSlots(id, numTotalTokens, hit, numFullSequenceTokens, numLookaheadTokens);
+  if (!plan.fits) return false;
+  const PrefixHit* useHit = plan.hit;
+  const int numNew = plan.numNew;
   check(!tokens || int(tokens->size()) >= numTotalTokens,
         "KV cache: request " + std::to_string(id) + " allocates " + std::to_string(numTotalTokens) + " slots but has " +
             std::to_string(tokens ? tokens->size() : 0) + " tokens");

@@ -65,6 +65,9 @@ class KvCacheManager {
   bool allocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit = nullptr,
                      const std::vector<int>* tokens = nullptr, int numFullSequenceTokens = 0,
                      int numLookaheadTokens = 0);
+  // Whether allocateSlots() with the same arguments would succeed now (it changes nothing).
+  bool canAllocateSlots(int64_t id, int numTotalTokens, const PrefixHit* hit = nullptr,
+                        int numFullSequenceTokens = 0, int numLookaheadTokens = 0) const;
   // Speculative rollback: frees the request's blocks past those `numTokens` tokens need
   // (lookahead slots of rejected drafts), tail first. Such blocks never carry a hash.
   void trimTo(int64_t id, int numTokens);
@@ -118,6 +121,15 @@ class KvCacheManager {
     int numComputed = 0;
   };
   uint64_t hash(uint64_t parent, const int* tokens) const;
+  // What allocateSlots() would do: the hit it would take (a fresh request's only), the
+  // new blocks it would take, and whether the free blocks suffice.
+  struct SlotPlan {
+    const PrefixHit* hit = nullptr;
+    int numNew = 0;
+    bool fits = false;
+  };
+  SlotPlan planSlots(int64_t id, int numTotalTokens, const PrefixHit* hit, int numFullSequenceTokens,
+                     int numLookaheadTokens) const;
   // Hashes (and registers where free) r's blocks that the first numTokens tokens fill.
   void registerFullBlocks(ReqBlocks& r, const std::vector<int>& tokens, int numTokens);
   int dropUnwritten(ReqBlocks& r);

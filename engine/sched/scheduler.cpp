@@ -153,10 +153,13 @@ void Scheduler::scheduleWaiting(SchedulerOutput& out, double now) {
     // vLLM's scheduler_reserve_full_isl: admit only if the whole current sequence fits
     // now, not just this chunk (else it is admitted and preempted again later).
     const int numFullSequence = knobs().schedulerReserveFullIsl ? r->numTokens() : 0;
-    // Registers the blocks this step fills at once: a later admission of this step hits them.
+    // Checked first so that a request blocked at the head of the queue for want of
+    // blocks is not explained again at every step it waits.
+    if (!kv_->canAllocateSlots(r->id, hit.numTokens + numNew, &hit, numFullSequence)) break;
     // Explained before allocating: the allocation registers this request's own blocks.
     PrefixMiss miss;
     if (!r->admittedOnce) miss = kv_->explainMiss(r->tokenIds, r->numPromptTokens, hit, caching);
+    // Registers the blocks this step fills at once: a later admission of this step hits them.
     if (!kv_->allocateSlots(r->id, hit.numTokens + numNew, &hit, hashable(*r), numFullSequence)) break;
 
     waiting_.erase(it);

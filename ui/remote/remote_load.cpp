@@ -125,7 +125,11 @@ bool RemoteLoad::start(const RemoteLoadOptions& options) {
   o.clock = [t0 = t0_] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   active_ = std::make_shared<Shared>();
   ++numThreads;
-  std::thread([d = active_, o, options] { runLoad(d, o, options); }).detach();
+  o.kvEvents = kvEvents_.get();  // the thread holds kvEvents_ while it runs
+  std::thread([d = active_, o, options, events = kvEvents_] {
+    (void)events;
+    runLoad(d, o, options);
+  }).detach();
   run_.hasWorkload = true;
   run_.workload = options.workload;
   run_.modelDir = o.model;

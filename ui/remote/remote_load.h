@@ -35,6 +35,9 @@ class RemoteLoad : public RunSource {
   // Another server (or the first): stops a run and clears the session's run.
   void setServer(const remote::ClientOptions& client);
   void setModel(const QString& servedModelName) { model_ = servedModelName; }
+  // The server's KV events (nullptr: none): the next runs explain each request's missed
+  // prompt tokens by reason as far as the events allow (remote/remote_prefix_miss.h).
+  void setKvEvents(std::shared_ptr<const remote::KvEventSubscriber> kvEvents) { kvEvents_ = std::move(kvEvents); }
   QString model() const { return model_; }
 
   // false with error() set when no server or model is known yet, or a run is going.
@@ -68,6 +71,7 @@ class RemoteLoad : public RunSource {
 
   remote::ClientOptions client_;
   QString model_;
+  std::shared_ptr<const remote::KvEventSubscriber> kvEvents_;
   std::shared_ptr<Shared> active_;  // the run going on, if any
   RequestId idBase_ = 0;            // ids of earlier runs come first
   std::map<RequestId, RequestTimeline> live_;

@@ -83,7 +83,24 @@ void RemoteLoadPanel::onRunningChanged(bool running) {
   else if (load_->lastRun())
     status_->setText(tr("Done: %1 of %2 requests completed.")
                          .arg(load_->lastRun()->report.completed)
-                         .arg(load_->lastRun()->report.numRequests));
+                         .arg(load_->lastRun()->report.numRequests) +
+                     missText(*load_->lastRun()));
+}
+
+// What the Requests table's "why missed" column rests on in a remote run.
+QString RemoteLoadPanel::missText(const remote::RemoteBenchRun& run) {
+  if (!run.prefixMissExplained)
+    return tr(" Why prompt tokens missed the prefix cache: not known (no KV-event address given).");
+  QString text = tr(" Why prompt tokens missed: reconstructed from the server's KV events and its cached_tokens; "
+                    "caching_off and who evicted a block cannot be known from outside.");
+  if (run.prefixHeldWhenSentTokens > 0)
+    text += tr(" %1 missed tokens were in blocks the events showed cached when sent (removed before the "
+               "server's lookup, or hashed differently: cache_salt, LoRA).")
+                .arg(run.prefixHeldWhenSentTokens);
+  if (run.numPrefixUnexplained > 0)
+    text += tr(" %1 requests not explained (no usage cached_tokens, or no block stored yet when sent).")
+                .arg(run.numPrefixUnexplained);
+  return text;
 }
 
 }  // namespace lwb::ui

@@ -9,6 +9,10 @@ class QLineEdit;
 class QProgressBar;
 class QSpinBox;
 
+namespace lwb::remote {
+struct RemoteBenchRun;
+}
+
 namespace lwb::ui {
 
 class RemoteLoad;
@@ -26,6 +30,7 @@ class RemoteLoadPanel : public QWidget {
  private:
   void onProgress(int numSent, int numFinished, int numPlanned);
   void onRunningChanged(bool running);
+  static QString missText(const remote::RemoteBenchRun& run);
 
   RemoteLoad* load_;
   WorkloadForm* form_;

@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "engine/common/error.h"
+#include "ui/remote/remote_load.h"
 #include "ui/remote/remote_metrics_chart.h"
 #include "ui/remote/remote_server_views.h"
 #include "ui/remote/remote_run_views.h"
@@ -103,13 +104,14 @@ void RemoteWindow::buildUi() {
 
 void RemoteWindow::startKvEvents(const RemoteOptions& options) {
   kvEvents_.reset();
+  runViews_->load()->setKvEvents(nullptr);
   kvEventsLabel_->setVisible(!options.kvEventsEndpoint.isEmpty());
   if (options.kvEventsEndpoint.isEmpty()) return;
   remote::KvEventSubscriberOptions o;
   o.endpoint = options.kvEventsEndpoint.toStdString();
   o.replayEndpoint = options.kvEventsReplayEndpoint.toStdString();
   o.replayTimeoutMs = 500;  // stopping the subscriber (GUI thread) waits for a replay at most this long
-  auto sub = std::make_unique<remote::KvEventSubscriber>(o);
+  auto sub = std::make_shared<remote::KvEventSubscriber>(o);
   try {
     sub->start();  // connects without waiting for the publisher (ZeroMQ connects lazily)
   } catch (const Error& e) {
@@ -117,6 +119,7 @@ void RemoteWindow::startKvEvents(const RemoteOptions& options) {
     return;
   }
   kvEvents_ = std::move(sub);
+  runViews_->load()->setKvEvents(kvEvents_);  // its runs' misses are explained by the events
   showKvEvents();
 }
 
@@ -131,6 +134,12 @@ void RemoteWindow::showKvEvents() {
     text += tr("; %1 malformed, %2 missed").arg(s.numMalformed).arg(s.numMissed);
   if (!s.lastError.empty()) text += tr(" — %1").arg(QString::fromStdString(s.lastError));
   kvEventsLabel_->setText(text);
+  kvEventsLabel_->setToolTip(
+      tr("The events also explain, for the load runs' prompts, why their tokens missed the prefix cache "
+         "(the Requests table): blocks stored then removed are evicted, blocks never stored are cold, "
+         "matched by the token ids BlockStored carries. Not known from outside: whether caching is off, "
+         "which request's allocation evicted a block, and anything before the subscription or in a "
+         "missed batch (counted as cold)."));
 }
 
 void RemoteWindow::buildMenus() {

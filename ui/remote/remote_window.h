@@ -87,7 +87,7 @@ class RemoteWindow : public QMainWindow {
   RemoteRunViews* runViews_;
   QLabel* kvEventsLabel_;
   RemoteServerViews* serverViews_;
-  std::unique_ptr<remote::KvEventSubscriber> kvEvents_;
+  std::shared_ptr<remote::KvEventSubscriber> kvEvents_;  // shared with a load run going on
   nlohmann::json messages_ = nlohmann::json::array();
   int activeChat_ = 0;
   QString answer_;
