@@ -75,3 +75,19 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
 }
 
 }  // namespace lwb
+
+namespace lwb {
+
+void Executor::readKvBlock(int blockId, char* out) const {
+  (void)blockId;
+  (void)out;
+  throw Error("KV transfer: the " + deviceInfo().backend + " backend cannot read a KV block (P/D runs on cpu or sim)");
+}
+
+void Executor::writeKvBlock(int blockId, const char* data) {
+  (void)blockId;
+  (void)data;
+  throw Error("KV transfer: the " + deviceInfo().backend + " backend cannot write a KV block (P/D runs on cpu or sim)");
+}
+
+}  // namespace lwb

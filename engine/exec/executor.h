@@ -92,6 +92,14 @@ class Executor {
   virtual void runHostTasks(int n, const std::function<void(int i)>& fn) {
     for (int i = 0; i < n; ++i) fn(i);
   }
+  // P/D disaggregation (engine/pd_engine.h): one block's K and V over all layers,
+  // kvBytesPerBlock(kvBlockSize()) bytes in the executor's own layout (two instances of
+  // one model and kv_cache_dtype share it). An executor whose pool holds no data (the
+  // simulator) reads and writes nothing: holdsKvData() is false and the caller prices the
+  // transfer instead. Default: throws, naming the backend (the CUDA plugin has no copy).
+  virtual bool holdsKvData() const { return true; }
+  virtual void readKvBlock(int blockId, char* out) const;
+  virtual void writeKvBlock(int blockId, const char* data);
 };
 
 // "q8_0" → Q8_0, "q4_k" → Q4_K, "" or "none" → F32 (unquantized); throws lwb::Error
