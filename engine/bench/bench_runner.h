@@ -12,6 +12,7 @@
 namespace lwb {
 
 class Engine;
+class PdEngine;
 
 struct BenchRun {
   BenchReport report;
@@ -35,6 +36,10 @@ struct BenchRunOptions {
 // never waits: its virtual clock jumps to the next arrival. Throws lwb::Error
 // when the engine refuses a request.
 BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
+                             const BenchProgress& progress = {}, const BenchRunOptions& options = {});
+// The same workload on a prefill/decode pair (pd_engine.h): records in workload order,
+// each with its KV transfer; `steps` are the decode instance's.
+BenchRun runServingBenchmark(PdEngine& engine, const std::vector<SyntheticRequest>& workload,
                              const BenchProgress& progress = {}, const BenchRunOptions& options = {});
 
 }  // namespace lwb
