@@ -96,6 +96,7 @@ class TestBenchCli : public QObject {
     QVERIFY(usageError({"--pd", "0:1"}).contains("--pd 0:1"));
     QVERIFY(usageError({"--pd", "2:1", "--backend", "sim"}).contains("1:1"));
     QCOMPARE(parse({"--pd", "1:3"}).pd->decode, 3);
+    QVERIFY(usageError({"--kv-transfer-config", R"({"kv_connector": "PdInProcessConnector"})"}).contains("--pd"));
   }
 
   // --pd 1:1 on the CPU: the same greedy tokens as the colocated run, request by request

@@ -238,6 +238,9 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   o.maxConcurrency = int(p.integer("max-concurrency", 0, 1, 1 << 20));
   p.applyKnobs(o.engine);
   if (p.has("pd")) o.pd = parsePdSplit(p.stringOr("pd", ""), o.engine.executor.backend);
+  if (o.engine.kvTransfer.enabled() && !o.pd)
+    throw UsageError("--" + findKnob(knob::kKvTransferConfig)->flag +
+                     " sets the connector of a prefill/decode pair: give --pd P:D too");
   applyWorkload(p, o.workload);
   try {
     o.workload.validate();
