@@ -1,4 +1,4 @@
-// The product's four serving lessons, measured on the default model, each side by side
+// The product's five serving lessons, measured on the default model, each side by side
 // in one run with a fixed seed, with ratios against stated targets (never a test):
 //   1. prefix caching on a shared system prompt: hit rate, mean TTFT on vs off;
 //   2. chunked prefill: p99 ITL of steady decodes while long prompts arrive;
