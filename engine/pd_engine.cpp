@@ -381,7 +381,14 @@ StepOutput PdEngine::step() {
       if (m.d->hasUnfinishedRequests()) m.report(m.d->step(), out);
       m.releaseAdmitted();
     }
+    // An idle instance's clock follows the busy one's, so that now() (the earlier of the
+    // two) lets the runner add each request when it is due, not when the idle clock moves.
     if (!m.p->hasUnfinishedRequests() && m.p->now() < m.d->now()) m.p->advanceClock(m.d->now() - m.p->now());
+    if (!m.d->hasUnfinishedRequests()) {
+      double to = m.p->now();
+      if (!m.transfers.empty()) to = std::min(to, m.transfers.front().readyTime);
+      if (m.d->now() < to) m.d->advanceClock(to - m.d->now());
+    }
     m.finishFailed(out);
     return out;
   }
