@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "engine/common/error.h"
@@ -58,7 +59,8 @@ struct PdEngine::Impl {
   std::condition_variable wake;     // P's inbox or the transfer queue changed
   std::deque<std::pair<RequestId, RequestInput>> inbox;
   std::deque<Transfer> transfers;   // in the order P finished them
-  std::vector<RequestTimeline> failed;  // finished on P without a transfer (rejected, error)
+  std::vector<RequestTimeline> failed;  // finished on P without a transfer (rejected, error, abort)
+  std::set<RequestId> abortedOnPrefill;  // to end when P finishes them
   bool stop = false;
   std::thread prefillThread;
   std::map<RequestId, RequestId> prefillIds;  // P's id → ours; P's thread (or step() on the sim) only
@@ -182,6 +184,28 @@ RequestId PdEngine::addRequest(RequestInput input) {
   return id;
 }
 
+void PdEngine::abortRequest(RequestId id) {
+  Impl& m = *impl_;
+  auto it = m.requests.find(id);
+  if (it == m.requests.end() || it->second.finished) return;
+  if (it->second.decodeId != 0) {
+    m.d->abortRequest(it->second.decodeId);
+    return;
+  }
+  m.shared([&] {
+    auto x = std::find_if(m.transfers.begin(), m.transfers.end(), [&](const Transfer& t) { return t.id == id; });
+    if (x == m.transfers.end()) {
+      m.abortedOnPrefill.insert(id);
+      return;
+    }
+    RequestTimeline f = x->prefill;
+    f.id = id;
+    f.finishReason = FinishReason::Abort;
+    m.failed.push_back(std::move(f));
+    m.transfers.erase(x);
+  });
+}
+
 // The prompt's blocks that D will find as a prefix hit: full blocks, the last token left
 // out (D computes it, and P sampled from it).
 Transfer PdEngine::Impl::makeTransfer(RequestId id, const RequestTimeline& t, RequestInput input) {
@@ -219,12 +243,15 @@ void PdEngine::Impl::stepPrefill() {
       input = std::move(in->second);
       inbox.erase(in);
     });
-    if (t.completed()) {
+    bool aborted = false;
+    shared([&] { aborted = abortedOnPrefill.erase(id) > 0; });
+    if (t.completed() && !aborted) {
       Transfer x = makeTransfer(id, t, std::move(input));  // before P's next step may evict the blocks
       shared([&] { transfers.push_back(std::move(x)); });
     } else {
       RequestTimeline f = t;
       f.id = id;
+      if (aborted) f.finishReason = FinishReason::Abort;
       shared([&] { failed.push_back(std::move(f)); });
     }
   }

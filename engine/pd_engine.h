@@ -45,6 +45,10 @@ class PdEngine {
 
   // The same contract as Engine's; ids are this engine's own, in submission order.
   RequestId addRequest(RequestInput input);
+  // Wherever the request is: on D it is aborted there; waiting for D, it leaves the
+  // transfer queue; on P, it ends when P finishes its prefill. Reported by a later step
+  // (finish_reason abort); its blocks are released on both sides.
+  void abortRequest(RequestId id);
   bool hasUnfinishedRequests() const;
   // One step of D (CPU: P steps meanwhile on its own thread), or on the simulator one
   // step of whichever instance's next event comes first. Deltas and finishes carry this

@@ -144,6 +144,50 @@ class TestPdEngine : public QObject {
     checkIdle(engine);
   }
 
+  // Aborts wherever the requests are (on P, waiting for D's pool, on D): every one is
+  // reported once, the others complete with the colocated tokens, nothing leaks.
+  void abortsEndRequestsOnEitherSide() {
+    int longest = 0;
+    for (const auto& p : fx_.prompts) longest = std::max(longest, int(p.size()) + kMaxTokens);
+    PdEngine engine(fx_.model, pairOf(knobs(2048, true, true), (longest + 15) / 16 + 1));
+    for (const auto& p : fx_.prompts) engine.addRequest(greedy(p));
+    engine.abortRequest(1);  // on P
+    std::map<RequestId, int> numReports;
+    std::map<RequestId, FinishReason> reasons;
+    Outputs tokens;
+    bool abortedMore = false;
+    while (engine.hasUnfinishedRequests()) {
+      const StepOutput out = engine.step();
+      for (const TokenDelta& d : out.deltas) tokens[d.id].insert(tokens[d.id].end(), d.newTokenIds.begin(), d.newTokenIds.end());
+      for (RequestId id : out.newlyFinished) {
+        ++numReports[id];
+        reasons[id] = engine.timeline(id)->finishReason;
+      }
+      if (!abortedMore && engine.numWaitingTransfers() > 0) {  // one on D, one or more waiting
+        for (RequestId id = 2; id <= 6; ++id) {
+          if (!engine.timeline(id)) {
+            engine.abortRequest(id);
+            if (id == 3) break;
+          }
+        }
+        abortedMore = true;
+      }
+    }
+    QCOMPARE(int(numReports.size()), int(fx_.prompts.size()));
+    for (const auto& [id, n] : numReports) QCOMPARE(n, 1);
+    QCOMPARE(reasons.at(1), FinishReason::Abort);
+    QVERIFY(abortedMore);
+    int numAborted = 0;
+    for (const auto& [id, reason] : reasons) numAborted += reason == FinishReason::Abort ? 1 : 0;
+    QVERIFY(numAborted >= 2);
+    QVERIFY(numAborted < int(fx_.prompts.size()));
+    for (const auto& [id, reason] : reasons) {
+      if (reason == FinishReason::Length) QCOMPARE(tokens.at(id), fx_.baseline.tokens.at(id));
+      else QCOMPARE(reason, FinishReason::Abort);
+    }
+    checkIdle(engine);
+  }
+
   // A decode pool smaller than a prompt fails that request cleanly, not for ever.
   void aDecodePoolTooSmallForThePromptFailsTheRequest() {
     PdEngine engine(fx_.model, pairOf(knobs(2048, true, true), 1));
