@@ -24,6 +24,7 @@
 #include "engine/model/model.h"
 #include "engine/model/tokenizer.h"
 #include "engine/model/tokenizer_files.h"
+#include "engine/pd_engine.h"
 #include "remote/remote_bench.h"
 #include "remote/remote_report.h"
 
@@ -82,21 +83,67 @@ void reportFailures(const BenchReport& report) {
   std::fprintf(stderr, "bench: warning: %d request(s) failed\n", report.numFailed);
 }
 
-// One run of `o` on a loaded model: a fresh engine with o's knobs.
-BenchRun runOnModel(const std::shared_ptr<const Model>& model, const std::string& dir, const BenchOptions& o) {
-  Engine engine(model, o.engine);
-  const BenchSetting setting = benchSetting(o);
+// The workload of `o` with its prompts cut to leave room for the output in max_model_len
+// (a warning says how many); an output that does not fit is a usage error.
+std::vector<SyntheticRequest> workloadWithin(const BenchOptions& o, const Model& model, int maxModelLen) {
   int numClamped = 0;
   std::vector<SyntheticRequest> workload;
   try {
-    workload = workloadFor(setting, *model, engine.maxModelLen(), &numClamped);
+    workload = workloadFor(benchSetting(o), model, maxModelLen, &numClamped);
   } catch (const Error& e) {
     throw UsageError(e.what());  // names --output-len
   }
   if (numClamped > 0)
     std::fprintf(stderr, "bench: warning: %d prompt(s) clamped to %d tokens (%s %d - output_len %d)\n", numClamped,
-                 engine.maxModelLen() - o.workload.outputLen, std::string(knob::kMaxModelLen).c_str(),
-                 engine.maxModelLen(), o.workload.outputLen);
+                 maxModelLen - o.workload.outputLen, std::string(knob::kMaxModelLen).c_str(), maxModelLen,
+                 o.workload.outputLen);
+  return workload;
+}
+
+// --pd P:D: the same workload on a prefill and a decode instance (engine/pd_engine.h);
+// on the CPU backend P and D are each instance's threads.
+BenchRun runOnPair(const std::shared_ptr<const Model>& model, const std::string& dir, const BenchOptions& o) {
+  PdConfig pd;
+  pd.prefill = pd.decode = o.engine;
+  for (EngineConfig* c : {&pd.prefill, &pd.decode}) {
+    if (c->executor.backend == "auto") c->executor.backend = "cpu";  // P/D copies blocks on cpu or sim only
+  }
+  if (pd.prefill.executor.backend != "sim") {
+    pd.prefill.executor.numThreads = o.pd->prefill;
+    pd.decode.executor.numThreads = o.pd->decode;
+  }
+  pd.transfer = o.engine.kvTransfer.enabled() ? o.engine.kvTransfer : parseKvTransferConfig(kDefaultKvTransfer);
+  PdEngine engine(model, pd);
+  Engine& d = engine.decodeEngine();
+  const std::vector<SyntheticRequest> workload = workloadWithin(o, *model, d.maxModelLen());
+  const DeviceInfo device = d.deviceInfo();
+  if (!o.quiet)
+    std::fprintf(stderr, "bench: %d requests on P/D %d:%d, %s (%s), KV blocks P %d, D %d, link %s\n",
+                 o.workload.numPrompts, o.pd->prefill, o.pd->decode, device.backend.c_str(), device.name.c_str(),
+                 engine.prefillEngine().numKvBlocks(), d.numKvBlocks(), pd.transfer.link.c_str());
+  ProgressPrinter progress(!o.quiet);
+  BenchRun run = runServingBenchmark(engine, workload, std::ref(progress), {o.maxConcurrency});
+  run.report.config = benchConfigJson(o.workload, o.engine);
+  run.report.config["model"] = dir;
+  run.report.config["device"] = device.backend + ": " + device.name;
+  run.report.config["pd"] = std::to_string(o.pd->prefill) + ":" + std::to_string(o.pd->decode);
+  run.report.config[std::string(knob::kKvTransferConfig)] = pd.transfer.toJson();
+  run.report.config["num_kv_blocks"] = d.numKvBlocks();
+  run.report.config["num_kv_blocks_prefill"] = engine.prefillEngine().numKvBlocks();
+  if (engine.simulated()) {
+    run.report.simHardware = o.engine.executor.simHardware;
+    run.report.simulatedDevice = device.name;
+  }
+  if (o.goodput) applyGoodput(run.report, *o.goodput);
+  return run;
+}
+
+// One run of `o` on a loaded model: a fresh engine with o's knobs.
+BenchRun runOnModel(const std::shared_ptr<const Model>& model, const std::string& dir, const BenchOptions& o) {
+  if (o.pd) return runOnPair(model, dir, o);
+  Engine engine(model, o.engine);
+  const BenchSetting setting = benchSetting(o);
+  const std::vector<SyntheticRequest> workload = workloadWithin(o, *model, engine.maxModelLen());
   const DeviceInfo device = engine.deviceInfo();
   if (!o.quiet) {
     std::fprintf(stderr, "bench: %d requests on %s (%s), %d KV blocks of %d tokens\n", o.workload.numPrompts,

@@ -1,15 +1,20 @@
-// The product's four serving lessons, measured on the default model, each side by side
+// The product's five serving lessons, measured on the default model, each side by side
 // in one run with a fixed seed, with ratios against stated targets (never a test):
 //   1. prefix caching on a shared system prompt: hit rate, mean TTFT on vs off;
 //   2. chunked prefill: p99 ITL of steady decodes while long prompts arrive;
 //   3. batching: total tok/s rises with max_num_seqs, per-request tok/s does not;
 //   4. speculative decoding: n-gram drafts raise one request's decode tok/s when the
 //      output repeats its prompt, and lower total throughput once many requests share
-//      the step (the crossing load is printed); a draft model with --draft-model DIR.
+//      the step (the crossing load is printed); a draft model with --draft-model DIR;
+//   5. prefill/decode disaggregation: a prefill and a decode instance (half the threads
+//      each) against one colocated instance with chunked prefill on all of them, long
+//      prompts arriving while others decode: p99 ITL, TTFT with the transfer, total
+//      tok/s. Ratios only, no target: neither design is declared the winner.
 // Usage: bench_serving [--quick] [--model DIR] [--backend auto|cpu|cuda] [--threads N]
-//        [--draft-model DIR] [--only 1|2|3|4]
+//        [--draft-model DIR] [--only 1|2|3|4|5]
 // Each configuration is also reproducible with `llm-workbench bench` (printed below each
 // table; see bench/README.md).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +30,7 @@
 #include "engine/metrics/stats.h"
 #include "engine/model/model.h"
 #include "engine/model/tokenizer.h"
+#include "engine/pd_engine.h"
 
 using namespace lwb;
 
@@ -57,7 +63,7 @@ Args parseArgs(int argc, char** argv) {
     else if (f == "--only" && hasValue) a.only = std::atoi(argv[++i]);
     else throw lwb::Error("bench_serving: unknown or incomplete option '" + f +
                      "' (expected --quick, --model DIR, --backend auto|cpu|cuda, --threads N, --draft-model DIR, "
-                     "--only 1..4)");
+                     "--only 1..5)");
   }
   return a;
 }
@@ -344,6 +350,61 @@ void speculative(const std::shared_ptr<const Model>& model, const Args& a) {
               "  (bench prompts are random tokens: outputs repeat them less than these passages)\n", ngram.c_str());
 }
 
+double medianTransferMs(const BenchReport& r) {
+  std::vector<double> ms;
+  for (const auto& q : r.requests)
+    if (q.timeline.kvTransferTime) ms.push_back(*q.timeline.kvTransferTime * 1000);
+  if (ms.empty()) return 0;
+  std::nth_element(ms.begin(), ms.begin() + long(ms.size() / 2), ms.end());
+  return ms[ms.size() / 2];
+}
+
+void disaggregation(const std::shared_ptr<const Model>& model, const Args& a) {
+  Case c{"colocated, chunked prefill, budget 256", {}, baseConfig(a)};
+  if (c.engine.executor.backend == "auto") c.engine.executor.backend = "cpu";  // P/D copies blocks on the CPU
+  const int threads = a.threads > 1 ? a.threads : 2;
+  c.engine.executor.numThreads = threads;
+  c.engine.maxNumBatchedTokens = 256;
+  c.workload.numPrompts = a.quick ? 16 : 40;
+  c.workload.requestRate = 1.5;
+  c.workload.inputLen = 512;
+  c.workload.outputLen = 96;
+  c.workload.ignoreEos = true;
+  c.workload.seed = 1;
+  std::printf("\n== Lesson 5: prefill/decode disaggregation against chunked prefill ==\n"
+              "   %d prompts of %d tokens at %.1f req/s, output %d; colocated on %d threads, P/D on %d + %d\n",
+              c.workload.numPrompts, c.workload.inputLen, c.workload.requestRate, c.workload.outputLen, threads,
+              threads / 2, threads - threads / 2);
+  std::printf("  %-40s %12s %12s %16s %10s %13s\n", "config", "p99 ITL (ms)", "p99 TTFT", "median TTFT (ms)",
+              "tok/s", "transfer (ms)");
+  const BenchReport colocated = run(model, c);
+  auto row = [](const std::string& label, const BenchReport& r) {
+    std::printf("  %-40s %12.1f %12.1f %16.1f %10.0f %13.2f\n", label.c_str(), r.itlMs.p99, r.ttftMs.p99,
+                r.ttftMs.median, r.totalTokenThroughput, medianTransferMs(r));
+  };
+  row(c.label, colocated);
+  std::printf("  reproduce: %s\n", command(c).c_str());
+  PdConfig pd;
+  pd.prefill = pd.decode = c.engine;
+  pd.prefill.maxNumBatchedTokens = pd.decode.maxNumBatchedTokens = 0;  // vLLM's default on each instance
+  pd.prefill.executor.numThreads = threads / 2;
+  pd.decode.executor.numThreads = threads - threads / 2;
+  pd.transfer = parseKvTransferConfig(R"({"kv_connector": "PdInProcessConnector"})");
+  PdEngine engine(model, pd);
+  auto workload = makeWorkload(c.workload, model->tokenizer->ordinaryIds(), model->tokenizer->bosId());
+  for (SyntheticRequest& r : workload)
+    clampPromptLengths(r, std::max(1, engine.decodeEngine().maxModelLen() - r.sampling.maxTokens));
+  std::fprintf(stderr, "  running: P/D ...\n");
+  const BenchReport split = runServingBenchmark(engine, workload).report;
+  row("P/D " + std::to_string(threads / 2) + ":" + std::to_string(threads - threads / 2), split);
+  std::printf("  reproduce: llm-workbench bench --num-prompts %d --request-rate 1.5 --input-len 512 --output-len 96 "
+              "--ignore-eos --seed 1 --pd %d:%d\n",
+              c.workload.numPrompts, threads / 2, threads - threads / 2);
+  std::printf("  P/D / colocated: p99 ITL %.3fx, median TTFT %.3fx, total tok/s %.3fx\n",
+              split.itlMs.p99 / colocated.itlMs.p99, split.ttftMs.median / colocated.ttftMs.median,
+              split.totalTokenThroughput / colocated.totalTokenThroughput);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -361,6 +422,7 @@ int main(int argc, char** argv) {
     if (a.only == 0 || a.only == 2) chunkedPrefill(model, a);
     if (a.only == 0 || a.only == 3) batching(model, a);
     if (a.only == 0 || a.only == 4) speculative(model, a);
+    if (a.only == 0 || a.only == 5) disaggregation(model, a);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_serving: %s\n", e.what());

@@ -450,6 +450,19 @@ void Engine::releaseRequest(RequestId id) {
   check(it->second->req.isFinished(), "releaseRequest: request " + std::to_string(id) + " has not finished");
   impl_->requests.erase(it);
 }
+std::vector<int> Engine::cachedPrefixBlockIds(const std::vector<int>& tokens) const {
+  return impl_->scheduler->kv().findCachedPrefix(tokens).blockIds;
+}
+
+std::optional<KvImport> Engine::importKvPrefix(int64_t holdId, const std::vector<int>& tokens, int numBlocks) {
+  return impl_->scheduler->kvForTransfer().importPrefix(holdId, tokens, numBlocks);
+}
+
+void Engine::releaseKvHold(int64_t holdId) { impl_->scheduler->kvForTransfer().free(holdId); }
+int Engine::numFreeKvBlocks() const { return impl_->scheduler->kv().pool().numFreeBlocks(); }
+int Engine::kvBlockSize() const { return impl_->scheduler->kv().blockSize(); }
+Executor& Engine::executor() { return *impl_->executor; }
+
 int Engine::numKvBlocks() const { return impl_->scheduler->kv().numBlocks(); }
 
 const RequestTimeline* Engine::timeline(RequestId id) const {

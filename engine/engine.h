@@ -18,6 +18,8 @@
 namespace lwb {
 
 struct Model;
+class Executor;
+struct KvImport;
 namespace sim {
 struct StepShape;
 }
@@ -142,6 +144,17 @@ class Engine {
   int maxModelLen() const;  // effective, of config(): computed once per change
   std::vector<RequestTimeline> liveTimelines() const;  // waiting, running, preempted
   EngineTotals totals() const;
+
+  // The KV connector's side of P/D disaggregation (pd_engine.h); between steps only.
+  // Blocks of the prefix cache holding `tokens`' full blocks, as an admission's lookup
+  // would find them (it leaves the last token out).
+  std::vector<int> cachedPrefixBlockIds(const std::vector<int>& tokens) const;
+  // KvCacheManager::importPrefix on this engine's pool; nullopt when it has no room.
+  std::optional<KvImport> importKvPrefix(int64_t holdId, const std::vector<int>& tokens, int numBlocks);
+  void releaseKvHold(int64_t holdId);
+  int numFreeKvBlocks() const;
+  int kvBlockSize() const;
+  Executor& executor();
 
  private:
   friend struct EngineTesting;  // test hooks (engine_testing.h)

@@ -92,6 +92,40 @@ class TestBenchCli : public QObject {
     QVERIFY(usageError({"--request-rate", "-1"}).contains("--request-rate"));
     QVERIFY(usageError({"--ignore-eos=yes"}).contains("--ignore-eos"));
     QVERIFY(usageError({"--range-ratio", "1.5"}).contains("--range-ratio 1.5"));
+    QVERIFY(usageError({"--pd", "2x"}).contains("--pd 2x: expected P:D"));
+    QVERIFY(usageError({"--pd", "0:1"}).contains("--pd 0:1"));
+    QVERIFY(usageError({"--pd", "2:1", "--backend", "sim"}).contains("1:1"));
+    QCOMPARE(parse({"--pd", "1:3"}).pd->decode, 3);
+    QVERIFY(usageError({"--kv-transfer-config", R"({"kv_connector": "PdInProcessConnector"})"}).contains("--pd"));
+  }
+
+  // --pd 1:1 on the CPU: the same greedy tokens as the colocated run, request by request
+  // in workload order, each with the bytes of its prompt's full blocks.
+  void pdRunMatchesTheColocatedRun() {
+    if (const QString why = whyNotRunnable(); !why.isEmpty()) QSKIP(qPrintable(why));
+    QTemporaryDir dir;
+    auto run = [&](const QStringList& extra, const QString& name) {
+      QStringList args = {"bench", "--model", test::defaultModelInBuildTree(), "--num-prompts", "6", "--request-rate",
+                          "inf", "--input-len", "40", "--output-len", "6", "--ignore-eos", "--seed", "5",
+                          "--backend", "cpu", "--json", dir.filePath(name), "--quiet"};
+      const test::CliResult r = test::runWorkbench(args + extra);
+      QFile f(dir.filePath(name));
+      if (r.exitCode != 0 || !f.open(QIODevice::ReadOnly)) qWarning("%s", r.err.constData());
+      return lwb::parseJson(f.readAll().toStdString());
+    };
+    const auto colocated = run({"--threads", "2"}, "colocated.json");
+    const auto pd = run({"--pd", "1:1"}, "pd.json");
+    QCOMPARE(pd["completed"].get<int>(), 6);
+    QCOMPARE(pd["config"]["pd"].get<std::string>(), std::string("1:1"));
+    for (size_t i = 0; i < 6; ++i) {
+      const auto& a = colocated["requests"][i];
+      const auto& b = pd["requests"][i];
+      QCOMPARE(b["prompt_len"], a["prompt_len"]);
+      QCOMPARE(b["output_token_ids"], a["output_token_ids"]);
+      QCOMPARE(a["kv_transfer_bytes"].get<int64_t>(), int64_t(0));
+      QVERIFY(b["kv_transfer_bytes"].get<int64_t>() > 0);
+      QVERIFY(b["kv_transfer_ms"].is_number());
+    }
   }
 
   void configJsonUsesVllmNames() {

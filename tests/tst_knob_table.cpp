@@ -32,7 +32,10 @@ KnobValue otherValue(const Knob& k) {
       break;
     case KnobKind::Json: {  // the canonical text, as the getter writes it
       EngineConfig c;
-      k.set(c, std::string(R"({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4})"));
+      if (k.name == knob::kKvTransferConfig)
+        k.set(c, std::string(R"({"kv_connector": "PdInProcessConnector", "kv_connector_extra_config": {"link": "roce"}})"));
+      else
+        k.set(c, std::string(R"({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4})"));
       return k.get(c);
     }
     case KnobKind::Text:
@@ -48,7 +51,11 @@ KnobValue otherValue(const Knob& k) {
 // Values the table must refuse.
 std::vector<KnobValue> outOfRange(const Knob& k) {
   std::vector<KnobValue> v;  // pushed one by one: GCC 12 warns about a braced list of variants
-  if (k.kind == KnobKind::Json) {
+  if (k.name == knob::kKvTransferConfig) {
+    v.push_back(std::string(R"({"kv_connector": "PdInProcessConnector", "bogus": 1})"));
+    v.push_back(std::string(R"({"kv_connector": "PdInProcessConnector", "kv_role": "kv_99"})"));
+    v.push_back(std::string("[1, 2]"));
+  } else if (k.kind == KnobKind::Json) {
     v.push_back(std::string(R"({"method": "ngram", "num_speculative_tokens": 99})"));
     v.push_back(std::string(R"({"method": "ngram", "num_speculative_tokens": 2, "bogus": 1})"));
     v.push_back(std::string("[1, 2]"));
@@ -81,6 +88,7 @@ QString expectedIn(const Knob& k, const KnobValue& bad) {
   if (k.kind != KnobKind::Json) return QString::fromStdString(k.expectation());
   const std::string& text = std::get<std::string>(bad);
   if (text.find("bogus") != std::string::npos) return "unknown key \"bogus\"";
+  if (text.find("kv_99") != std::string::npos) return "kv_role \"kv_99\"; expected kv_producer";
   if (text.find("99") != std::string::npos) return "num_speculative_tokens is 99; expected 1..16";
   return "is not a JSON object";
 }
@@ -118,9 +126,10 @@ class TestKnobTable : public QObject {
                           "long_prefill_token_threshold", "scheduling_policy", "max_model_len",
                           "scheduler_reserve_full_isl", "block_size", "kv_cache_memory_bytes",
                           "num_gpu_blocks_override", "backend", "threads", "gpu_memory_utilization", "quantization",
-                          "kv_cache_dtype", "speculative_config", "sim_hardware", "tensor_parallel_size"})
+                          "kv_cache_dtype", "speculative_config", "sim_hardware", "tensor_parallel_size",
+                          "kv_transfer_config"})
       QVERIFY2(findKnob(n) != nullptr, n);
-    QCOMPARE(int(knobTable().size()), 19);
+    QCOMPARE(int(knobTable().size()), 20);
     EngineConfig{}.validate();
   }
 
@@ -144,7 +153,9 @@ class TestKnobTable : public QObject {
   void everyKnobRoundTripsTheCommandLine() {
     for (const Knob& k : knobTable()) {
       const KnobValue v = otherValue(k);
-      const app::BenchOptions o = app::parseBenchArgs(words(k, v));
+      std::vector<std::string> benchWords = words(k, v);
+      if (k.name == knob::kKvTransferConfig) benchWords.insert(benchWords.end(), {"--pd", "1:1"});  // a pair's knob
+      const app::BenchOptions o = app::parseBenchArgs(benchWords);
       QVERIFY2(k.get(o.engine) == v, k.flag.c_str());
       // Every other knob kept its default.
       for (const Knob& other : knobTable())

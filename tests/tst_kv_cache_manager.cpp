@@ -45,6 +45,29 @@ class TestKvCacheManager : public QObject {
   Q_OBJECT
 
  private slots:
+  // P/D: imported blocks are findable under the producer's hashes; blocks cached here
+  // already are shared, not taken again; no room changes nothing; free lets them go.
+  void importedPrefixIsAHitAndReusesCachedBlocks() {
+    KvCacheManager kv(6, 4);
+    fill(kv, 1, seq(8));  // blocks of tokens 0..7 cached here
+    kv.free(1);
+    const std::vector<int> prompt = seq(17);
+    const std::optional<KvImport> got = kv.importPrefix(-7, prompt, 4);
+    QVERIFY(got.has_value());
+    QCOMPARE(got->isNew, (std::vector<bool>{false, false, true, true}));
+    QCOMPARE(got->numNew(), 2);
+    const PrefixHit hit = kv.findCachedPrefix(prompt);
+    QCOMPARE(hit.numTokens, 16);
+    QCOMPARE(hit.blockIds, got->blockIds);
+    QCOMPARE(kv.pool().numFreeBlocks(), 2);
+    QVERIFY(!kv.importPrefix(-8, sharedHead(0, 16, 3), 4).has_value());  // 4 new blocks, 2 free
+    QCOMPARE(kv.pool().numFreeBlocks(), 2);
+    QVERIFY(!kv.holds(-8));
+    kv.free(-7);
+    QCOMPARE(kv.pool().numFreeBlocks(), 6);
+    QCOMPARE(kv.findCachedPrefix(prompt).numTokens, 16);  // still cached, now free
+  }
+
   void sharedPrefixHitsWholeBlocks() {
     KvCacheManager kv(16, 4);
     fill(kv, 1, seq(10));  // 2 full blocks hashed, 1 partial

@@ -37,7 +37,10 @@ KnobValue otherValue(const Knob& k) {
       return std::get<std::string>(d) + "-other";
     case KnobKind::Json: {  // the canonical text, as the getter writes it
       EngineConfig c;
-      k.set(c, std::string(R"({"model": "/m/draft", "num_speculative_tokens": 3})"));
+      if (k.name == knob::kKvTransferConfig)
+        k.set(c, std::string(R"({"kv_connector": "PdInProcessConnector", "kv_connector_extra_config": {"link": "roce"}})"));
+      else
+        k.set(c, std::string(R"({"model": "/m/draft", "num_speculative_tokens": 3})"));
       return k.get(c);
     }
     case KnobKind::Int:

@@ -1,6 +1,7 @@
 #include "app/cli/bench_options.h"
 
 #include <sstream>
+#include <stdexcept>
 
 #include "engine/config/knobs.h"
 #include "engine/exec/sim/hardware_profile.h"
@@ -43,6 +44,8 @@ ArgParser makeBenchParser() {
   p.option("csv", "PREFIX", "PREFIX_requests.csv and PREFIX_steps.csv");
   p.flag("quiet", "no progress output");
   p.option("max-concurrency", "N", "at most N requests in flight, as vllm bench serve's flag (default: no limit)");
+  p.option("pd", "P:D", "prefill/decode disaggregation: a prefill and a decode instance, the KV blocks copied\n"
+                        "between them (CPU: P and D threads each; sim: 1:1 simulated devices)");
   p.option("sweep", "KEY=V1,V2,...", "one run per value of a knob (vLLM name), request_rate or max_concurrency, with\n"
                                      "the same seeded workload; --json writes every run's report as a row");
   p.option("search", "KNOB[=V1,V2]...", "a grid over knobs (vLLM names; without values, candidates around the engine's\n"
@@ -165,6 +168,31 @@ BenchOptions sweepRunOptions(const BenchOptions& o, const std::string& value) {
   return withSetting(o, o.sweep->key, value);
 }
 
+namespace {
+
+// "P:D", two positive counts; on the sim backend 1:1.
+PdSplit parsePdSplit(const std::string& text, const std::string& backend) {
+  const size_t colon = text.find(':');
+  PdSplit split;
+  try {
+    size_t used = 0;
+    if (colon == std::string::npos) throw std::invalid_argument(text);
+    split.prefill = std::stoi(text.substr(0, colon), &used);
+    if (used != colon) throw std::invalid_argument(text);
+    split.decode = std::stoi(text.substr(colon + 1), &used);
+    if (used != text.size() - colon - 1) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    throw UsageError("--pd " + text + ": expected P:D, two positive counts (e.g. 1:1)");
+  }
+  if (split.prefill < 1 || split.decode < 1 || split.prefill > 4096 || split.decode > 4096)
+    throw UsageError("--pd " + text + ": expected P:D, each 1..4096");
+  if (backend == "sim" && (split.prefill != 1 || split.decode != 1))
+    throw UsageError("--pd " + text + ": the sim backend runs one prefill and one decode device (1:1)");
+  return split;
+}
+
+}  // namespace
+
 BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   ArgParser p = makeBenchParser();
   p.parseOnly(joinGoodputWords(args));
@@ -185,6 +213,10 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   }
   o.maxConcurrency = int(p.integer("max-concurrency", 0, 1, 1 << 20));
   p.applyKnobs(o.engine);
+  if (p.has("pd")) o.pd = parsePdSplit(p.stringOr("pd", ""), o.engine.executor.backend);
+  if (o.engine.kvTransfer.enabled() && !o.pd)
+    throw UsageError("--" + findKnob(knob::kKvTransferConfig)->flag +
+                     " sets the connector of a prefill/decode pair: give --pd P:D too");
   applyWorkload(p, o.workload);
   try {
     o.workload.validate();

@@ -32,6 +32,15 @@ struct SearchAxis {
   std::vector<std::string> values;  // empty: default candidates
 };
 
+// --pd P:D: prefill/decode disaggregation (engine/pd_engine.h). CPU backend: P and D
+// are the prefill and the decode instance's threads; sim: instances of the simulated
+// device (1:1 for now).
+struct PdSplit {
+  int prefill = 1, decode = 1;
+};
+// The connector --pd uses unless kv_transfer_config names one.
+inline constexpr const char* kDefaultKvTransfer = R"({"kv_connector": "PdInProcessConnector"})";
+
 struct BenchOptions {
   std::string modelDir;     // "" = lwb::defaultModelDir()
   WorkloadOptions workload;
@@ -43,6 +52,7 @@ struct BenchOptions {
   int maxConcurrency = 0;   // --max-concurrency: requests in flight at most (0 = no limit)
   std::optional<BenchSweep> sweep;
   std::vector<SearchAxis> search;
+  std::optional<PdSplit> pd;
 };
 
 // `o` with `key` (a knob's vLLM name, request_rate or max_concurrency) set to `value`;

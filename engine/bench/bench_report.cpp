@@ -53,6 +53,7 @@ json requestJson(const BenchRequestRecord& r) {
           {"spec_decode_num_drafts", t.specDecode.numDrafts},
           {"spec_decode_num_accepted_tokens", t.specDecode.numAcceptedTokens},
           {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error},
+          {"kv_transfer_bytes", t.kvTransferBytes}, {"kv_transfer_ms", msOrNull(t.kvTransferTime)},
           {"output_token_ids", r.outputTokenIds}};
   if (t.prefixMiss.accounted) addPrefixMissJson(t.prefixMiss, j, false);
   return j;

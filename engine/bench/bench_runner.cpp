@@ -7,11 +7,13 @@
 
 #include "engine/bench/arrival_pacer.h"
 #include "engine/engine.h"
+#include "engine/pd_engine.h"
 
 namespace lwb {
 namespace {
 
-void warmUp(Engine& engine, const SyntheticRequest& sample) {
+template <class E>
+void warmUp(E& engine, const SyntheticRequest& sample) {
   RequestInput input;
   input.promptTokenIds.assign(8, sample.promptTokenIds.back());
   input.promptTokenIds.front() = sample.promptTokenIds.front();  // BOS
@@ -30,10 +32,10 @@ void sleepFor(double seconds) {
   if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
 }
 
-}  // namespace
-
-BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
-                             const BenchProgress& progress, const BenchRunOptions& options) {
+// One loop for a colocated Engine and a disaggregated PdEngine (the same calls).
+template <class E>
+BenchRun runWorkload(E& engine, const std::vector<SyntheticRequest>& workload, const BenchProgress& progress,
+                     const BenchRunOptions& options) {
   if (!workload.empty()) warmUp(engine, workload.front());
   BenchRun run;
   const double t0 = engine.now();
@@ -84,6 +86,18 @@ BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>
   }
   run.report = makeBenchReport(std::move(records), run.steps, duration);
   return run;
+}
+
+}  // namespace
+
+BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
+                             const BenchProgress& progress, const BenchRunOptions& options) {
+  return runWorkload(engine, workload, progress, options);
+}
+
+BenchRun runServingBenchmark(PdEngine& engine, const std::vector<SyntheticRequest>& workload,
+                             const BenchProgress& progress, const BenchRunOptions& options) {
+  return runWorkload(engine, workload, progress, options);
 }
 
 }  // namespace lwb

@@ -14,6 +14,7 @@
 namespace lwb {
 
 class Engine;
+class PdEngine;
 
 struct BenchRun {
   BenchReport report;
@@ -44,6 +45,10 @@ struct BenchCancelled : Error {
 // never waits: its virtual clock jumps to the next arrival. Throws lwb::Error
 // when the engine refuses a request, BenchCancelled when options.cancel is set.
 BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
+                             const BenchProgress& progress = {}, const BenchRunOptions& options = {});
+// The same workload on a prefill/decode pair (pd_engine.h): records in workload order,
+// each with its KV transfer; `steps` are the decode instance's.
+BenchRun runServingBenchmark(PdEngine& engine, const std::vector<SyntheticRequest>& workload,
                              const BenchProgress& progress = {}, const BenchRunOptions& options = {});
 
 }  // namespace lwb

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/config/device_info.h"
+#include "engine/config/kv_transfer_config.h"
 #include "engine/config/speculative_config.h"
 
 namespace lwb {
@@ -56,6 +57,9 @@ struct EngineConfig {
   // speculative_config (off by default). ngram settings apply at the next step; a
   // draft_model change loads the draft model (in-flight requests are aborted).
   SpeculativeConfig speculative;
+  // kv_transfer_config (off by default): the connector of prefill/decode disaggregation
+  // (engine/pd_engine.h); a colocated engine ignores it.
+  KvTransferConfig kvTransfer;
 
   // Every knob against its range in the table. Throws lwb::Error naming the knob (vLLM
   // name), the value and the allowed range.

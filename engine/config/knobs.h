@@ -35,6 +35,7 @@ inline constexpr std::string_view kKvCacheDtype = "kv_cache_dtype";
 inline constexpr std::string_view kSimHardware = "sim_hardware";
 inline constexpr std::string_view kTensorParallelSize = "tensor_parallel_size";
 inline constexpr std::string_view kSpeculativeConfig = "speculative_config";
+inline constexpr std::string_view kKvTransferConfig = "kv_transfer_config";
 }  // namespace knob
 
 // Json: a JSON object (vLLM's speculative_config); text on the command line and in the

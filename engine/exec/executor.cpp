@@ -75,3 +75,7 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
 }
 
 }  // namespace lwb
+
+namespace lwb {
+
+}  // namespace lwb

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/common/dtype.h"
+#include "engine/common/error.h"
 #include "engine/config/engine_config.h"
 #include "engine/model/quant_types.h"
 
@@ -91,6 +92,24 @@ class Executor {
   // calling thread (an executor whose host side has no threads of its own).
   virtual void runHostTasks(int n, const std::function<void(int i)>& fn) {
     for (int i = 0; i < n; ++i) fn(i);
+  }
+  // P/D disaggregation (engine/pd_engine.h): one block's K and V over all layers,
+  // kvBytesPerBlock(kvBlockSize()) bytes in the executor's own layout (two instances of
+  // one model and kv_cache_dtype share it). An executor whose pool holds no data (the
+  // simulator) reads and writes nothing: holdsKvData() is false and the caller prices the
+  // transfer instead. Default: throws, naming the backend (the CUDA plugin has no copy).
+  // Inline, as every virtual here: the CUDA plugin links no engine library, so the
+  // class's vtable and type info must come from this header.
+  virtual bool holdsKvData() const { return true; }
+  virtual void readKvBlock(int blockId, char* out) const {
+    (void)blockId;
+    (void)out;
+    throw Error("KV transfer: the " + deviceInfo().backend + " backend cannot read a KV block (P/D runs on cpu or sim)");
+  }
+  virtual void writeKvBlock(int blockId, const char* data) {
+    (void)blockId;
+    (void)data;
+    throw Error("KV transfer: the " + deviceInfo().backend + " backend cannot write a KV block (P/D runs on cpu or sim)");
   }
 };
 

@@ -201,6 +201,47 @@ int KvCacheManager::numUnwrittenHashes() const {
   return n;
 }
 
+int KvImport::numNew() const { return int(std::count(isNew.begin(), isNew.end(), true)); }
+
+std::optional<KvImport> KvCacheManager::importPrefix(int64_t holdId, const std::vector<int>& tokens, int numBlocks) {
+  check(!holds(holdId), "importPrefix: id " + std::to_string(holdId) + " already holds blocks");
+  check(numBlocks >= 0 && size_t(numBlocks) * size_t(blockSize_) <= tokens.size(),
+        "importPrefix: " + std::to_string(numBlocks) + " blocks need more than " + std::to_string(tokens.size()) +
+            " tokens");
+  ReqBlocks r;
+  KvImport out;
+  int numTaken = 0;  // hits that are free now leave the free queue too
+  uint64_t parent = 0;
+  for (int i = 0; i < numBlocks; ++i) {
+    const int* t = tokens.data() + size_t(i) * size_t(blockSize_);
+    parent = hash(parent, t);
+    r.hashes.push_back(parent);
+    const int id = pool_.getCachedBlock(parent, t, blockSize_);
+    out.blockIds.push_back(id);
+    out.isNew.push_back(id < 0);
+    numTaken += id < 0 || pool_.block(id).refCount == 0 ? 1 : 0;
+  }
+  if (numTaken > pool_.numFreeBlocks()) return std::nullopt;
+  for (int id : out.blockIds) {
+    if (id >= 0) pool_.touch(id);  // before getNewBlocks, which could evict it
+  }
+  std::vector<int> fresh = pool_.getNewBlocks(out.numNew());
+  size_t next = 0;
+  for (int i = 0; i < numBlocks; ++i) {
+    if (!out.isNew[size_t(i)]) continue;
+    const int id = fresh[next++];
+    out.blockIds[size_t(i)] = id;
+    const std::optional<uint64_t> chainParent = i > 0 ? std::optional<uint64_t>(r.hashes[size_t(i) - 1]) : std::nullopt;
+    pool_.cacheBlock(id, r.hashes[size_t(i)], tokens.data() + size_t(i) * size_t(blockSize_), blockSize_,
+                     i * blockSize_, chainParent);
+  }
+  r.blocks = out.blockIds;
+  r.numWrittenHashes = numBlocks;
+  r.numComputed = numBlocks * blockSize_;
+  reqs_[holdId] = std::move(r);
+  return out;
+}
+
 void KvCacheManager::free(int64_t id) {
   auto it = reqs_.find(id);
   if (it == reqs_.end()) return;

@@ -17,6 +17,7 @@
 // its forward pass) drop them, so no hash ever points at garbage.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +31,15 @@ struct PrefixHit {
   std::vector<int> blockIds;     // cached blocks covering the prompt's head, in order
   std::vector<uint64_t> hashes;  // their chain hashes
   int numTokens = 0;             // blockIds.size() * blockSize
+};
+
+// Blocks received from another instance (P/D disaggregation): the prefix's full blocks
+// in order; `isNew` marks those taken from the free queue, whose data the caller must
+// write now; the others were cached here already and are shared as a hit would.
+struct KvImport {
+  std::vector<int> blockIds;
+  std::vector<bool> isNew;
+  int numNew() const;
 };
 
 struct KvUsage {
@@ -84,6 +94,14 @@ class KvCacheManager {
   // Releases the request's blocks, tail first, so its tail is evicted before its head.
   // Hashes it registered but never wrote are dropped first.
   void free(int64_t id);
+
+  // P/D disaggregation: holds under `holdId` (an id no request uses) the first numBlocks
+  // full blocks of `tokens`, registered under the same chain hashes as the producer's,
+  // so the consumer's prefix lookup finds them on admission; free(holdId) lets them go.
+  // Blocks cached here already are touched, the others taken from the free queue and
+  // registered as written (the caller writes their data before the next step). Returns
+  // nothing and changes nothing when the free queue is too short.
+  std::optional<KvImport> importPrefix(int64_t holdId, const std::vector<int>& tokens, int numBlocks);
 
   const std::vector<int>& blockIds(int64_t id) const;
   int numComputedTokens(int64_t id) const;  // as last told by cacheFullBlocks

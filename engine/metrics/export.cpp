@@ -137,7 +137,7 @@ std::string requestsCsv(const std::vector<RequestTimeline>& timelines) {
         "prefill_time,decode_time,finish_reason,error";
   for (const auto& [name, value] : specDecodeColumns({})) os << ',' << name;
   for (int i = 0; i < kNumPrefixMissReasons; ++i) os << ",missed_" << prefixMissReasonName(prefixMissReasonAt(i));
-  os << ",diverged_at_token,recomputed_after_preemption";
+  os << ",diverged_at_token,recomputed_after_preemption,kv_transfer_bytes,kv_transfer_ms";
   os << '\n';
   for (const auto& t : timelines) {
     os << t.id << ',' << t.priority << ',' << t.numPromptTokens << ',' << t.numOutputTokens << ','
@@ -150,6 +150,7 @@ std::string requestsCsv(const std::vector<RequestTimeline>& timelines) {
     for (int n : t.prefixMiss.numTokens) os << ',' << n;
     os << ',' << (t.prefixMiss.divergedAtToken >= 0 ? std::to_string(t.prefixMiss.divergedAtToken) : std::string())
        << ',' << t.prefixMiss.recomputedAfterPreemption;
+    os << ',' << t.kvTransferBytes << ',' << (t.kvTransferTime ? std::to_string(*t.kvTransferTime * 1000.0) : std::string());
     os << '\n';
   }
   return os.str();

@@ -133,6 +133,8 @@ json timelineToJson(const RequestTimeline& t) {
           {"finish_reason", finishReasonName(t.finishReason)}, {"error", t.error}};
   j.update(specDecodeJson(t.specDecode, "spec_decode_"));
   if (t.prefixMiss.accounted) addPrefixMissJson(t.prefixMiss, j, true);
+  j["kv_transfer_bytes"] = t.kvTransferBytes;
+  j["kv_transfer_ms"] = t.kvTransferTime ? json(*t.kvTransferTime * 1000.0) : json(nullptr);
   return j;
 }
 
@@ -166,6 +168,9 @@ RequestTimeline timelineFromJson(const json& j) {
     t.firstTokenTime = optionalFrom(j, "first_token_time");
     t.finishTime = optionalFrom(j, "finish_time");
     t.tokenTimes = j.value("token_times", std::vector<double>{});
+    t.kvTransferBytes = j.value("kv_transfer_bytes", int64_t(0));
+    if (j.contains("kv_transfer_ms") && j.at("kv_transfer_ms").is_number())
+      t.kvTransferTime = j.at("kv_transfer_ms").get<double>() / 1000.0;
     t.preemptionTimes = j.value("preemption_times", std::vector<double>{});
     t.finishReason = finishReasonFrom(j.value("finish_reason", std::string()));
     t.error = j.value("error", std::string());

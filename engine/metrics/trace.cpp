@@ -49,6 +49,7 @@ void addRequest(const RequestTimeline& t, std::vector<json>& events) {
                         {{"id", t.id}, {"num_prompt_tokens", t.numPromptTokens},
                          {"num_output_tokens", t.numOutputTokens},
                          {"num_cached_prompt_tokens", t.numCachedPromptTokens},
+                         {"kv_transfer_bytes", t.kvTransferBytes},
                          {"finish_reason", finishReasonName(t.finishReason)}}));
   if (t.firstScheduledTime) events.push_back(span("queued", kRequestsPid, tid, t.arrivalTime, *t.firstScheduledTime));
   if (t.firstScheduledTime && t.firstTokenTime)

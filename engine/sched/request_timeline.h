@@ -49,6 +49,11 @@ struct RequestTimeline {
   std::string error;                   // reason when rejected / error
   SpecDecodeCounts specDecode;         // speculative decoding, when on
   std::string tag;                     // who sent it ("chat 1", "load", "api"): RequestInput.tag
+  // P/D disaggregation (pd_engine.h): the KV blocks sent from the prefill to the decode
+  // instance, and how long sending them took (seconds; unset when colocated). TTFT
+  // includes it: the first token comes from the decode instance.
+  int64_t kvTransferBytes = 0;
+  std::optional<double> kvTransferTime;
 
   // The metric definitions, as vLLM V1's IterationStats / FinishedRequestStats; every
   // view, export, the bench JSON and the HTTP /metrics read these and nothing else.

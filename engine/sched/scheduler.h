@@ -61,6 +61,9 @@ class Scheduler {
   int numWaiting() const { return int(waiting_.size()); }
   bool hasRequests() const { return !running_.empty() || !waiting_.empty(); }
   const KvCacheManager& kv() const { return *kv_; }
+  // The books themselves, for the KV connector of P/D disaggregation (the engine root's
+  // pd_engine), which holds received blocks between steps; never during a step.
+  KvCacheManager& kvForTransfer() { return *kv_; }
 
  private:
   std::string neverSchedulableReason(const Request& r) const;

@@ -6,6 +6,7 @@
 // then logits = RMSNorm(h_last)·lm_headᵀ for the rows that need them.
 #include "engine/exec/cpu/cpu_executor.h"
 
+#include <cstring>
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -73,6 +74,8 @@ class CpuExecutor final : public Executor {
   int numKvBlocks() const override { return numBlocks_; }
   int kvBlockSize() const override { return blockSize_; }
   bool setBatchLimits(const BatchLimits& limits) override;
+  void readKvBlock(int blockId, char* out) const override;
+  void writeKvBlock(int blockId, const char* data) override;
   void forward(const ForwardBatch& batch, ForwardResult& out) override;
   // The engine's sampling and detokenization of a step's rows, on every thread of the pool:
   // on the caller alone the workers would wait for them (`bench_cpu --only engine` measures
@@ -235,6 +238,26 @@ void CpuExecutor::allocateKvCache(int numBlocks, int blockSize) {
   }
   numBlocks_ = numBlocks;
   blockSize_ = blockSize;
+}
+
+// A block is contiguous in each layer's K and V ([numBlocks, numKvHeads, headDim,
+// blockSize]): the transfer's bytes are layer by layer, K then V.
+void CpuExecutor::readKvBlock(int blockId, char* out) const {
+  check(blockId >= 0 && blockId < numBlocks_, "readKvBlock: block " + std::to_string(blockId) + " out of range");
+  const size_t bytes = size_t(blockSize_) * size_t(cfg_.kvSize()) * dtypeSize(kvType_);
+  for (size_t l = 0; l < kCache_.size(); ++l) {
+    std::memcpy(out + 2 * l * bytes, kCache_[l].get() + size_t(blockId) * bytes, bytes);
+    std::memcpy(out + (2 * l + 1) * bytes, vCache_[l].get() + size_t(blockId) * bytes, bytes);
+  }
+}
+
+void CpuExecutor::writeKvBlock(int blockId, const char* data) {
+  check(blockId >= 0 && blockId < numBlocks_, "writeKvBlock: block " + std::to_string(blockId) + " out of range");
+  const size_t bytes = size_t(blockSize_) * size_t(cfg_.kvSize()) * dtypeSize(kvType_);
+  for (size_t l = 0; l < kCache_.size(); ++l) {
+    std::memcpy(kCache_[l].get() + size_t(blockId) * bytes, data + 2 * l * bytes, bytes);
+    std::memcpy(vCache_[l].get() + size_t(blockId) * bytes, data + (2 * l + 1) * bytes, bytes);
+  }
 }
 
 // Row-wise work in tasks of ~3k elements, whole groups of kNormGroup rows: fn(begin, end)

@@ -72,6 +72,9 @@ class SimExecutor final : public Executor {
   }
   int numKvBlocks() const override { return numBlocks_; }
   int kvBlockSize() const override { return blockSize_; }
+  bool holdsKvData() const override { return false; }
+  void readKvBlock(int, char*) const override {}
+  void writeKvBlock(int, const char*) override {}
 
   bool setBatchLimits(const BatchLimits& limits) override {
     limits_ = limits;
