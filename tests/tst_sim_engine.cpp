@@ -213,11 +213,17 @@ class TestSimEngine : public QObject {
     grid.prefillRows = {1, 16, 64};
     grid.decodeBatches = {1, 4};
     grid.contexts = {16, 64};
+    grid.prefixRows = {8};
     grid.decodeSteps = 4;
     grid.repeats = 1;
     Calibration c = calibrateEngine(engine, grid);
     QVERIFY(c.samples.size() >= 3 + 4 * 4);
-    for (const sim::StepSample& s : c.samples) QVERIFY(s.seconds > 0 && s.shape.numTokens() > 0);
+    bool overPrefix = false;  // a prefill of its own rows against a cached prefix
+    for (const sim::StepSample& s : c.samples) {
+      QVERIFY(s.seconds > 0 && s.shape.numTokens() > 0);
+      for (const sim::StepSeq& q : s.shape.seqs) overPrefix |= q.newTokens > 1 && q.context >= 48;
+    }
+    QVERIFY(overPrefix);
     QVERIFY(c.after.median <= c.before.median);
     c.profile.name = "calibrated";
     c.profile.description = "test CPU";

@@ -65,6 +65,7 @@ CalibrationGrid defaultCalibrationGrid(const Engine& engine, bool quick) {
   g.prefillRows = powersOfTwo(1, std::min(c.maxNumBatchedTokens, maxLen - 1), stride);
   g.decodeBatches = powersOfTwo(1, c.maxNumSeqs, stride);
   g.contexts = powersOfTwo(16, std::max(16, maxLen / 2), stride);
+  g.prefixRows = quick ? std::vector<int>{64} : std::vector<int>{16, 64, 256};
   g.decodeSteps = quick ? 16 : 32;  // mostly steady decode steps, as serving runs them
   g.repeats = quick ? 1 : 2;
   return g;
@@ -80,7 +81,8 @@ std::vector<sim::StepSample> measureCalibrationSteps(Engine& engine, const Calib
   engine.setConfig(config);
   const int maxLen = engine.maxModelLen();
   std::vector<sim::StepSample> samples;
-  const int total = int(grid.prefillRows.size()) * grid.repeats + int(grid.decodeBatches.size() * grid.contexts.size());
+  const int total = int(grid.prefillRows.size()) * grid.repeats +
+                    int((grid.decodeBatches.size() + grid.prefixRows.size()) * grid.contexts.size());
   int done = 0;
   uint64_t seed = 1;
   runAll(engine, requestsOf(engine, 1, 16, 4, seed++), nullptr);  // warm-up: caches, threads, buffers
@@ -96,6 +98,23 @@ std::vector<sim::StepSample> measureCalibrationSteps(Engine& engine, const Calib
       const int outputLen = std::min(grid.decodeSteps, maxLen - context - 1);
       if (outputLen >= 1) runAll(engine, requestsOf(engine, batch, context, outputLen, seed++), &samples);
       ++done;
+    }
+  // Prefills over a cached prefix (a shared system prompt's shape): the prefix runs once,
+  // then a prompt sharing it computes only its own rows, against that context.
+  config.enablePrefixCaching = true;
+  engine.setConfig(config);
+  for (const int context : grid.contexts)
+    for (const int rows : grid.prefixRows) {
+      if (progress) progress(done, total, "prefix R=" + std::to_string(rows) + " C=" + std::to_string(context));
+      ++done;
+      if (context + rows + 2 > maxLen) continue;
+      std::vector<SyntheticRequest> prefix = requestsOf(engine, 1, context + 1, 1, seed++);
+      runAll(engine, prefix, nullptr);
+      std::vector<int>& ids = prefix.front().promptTokenIds;
+      ids.resize(size_t(context));
+      const std::vector<int> own = requestsOf(engine, 1, rows + 1, 1, seed++).front().promptTokenIds;
+      ids.insert(ids.end(), own.begin() + 1, own.end());  // its own part, BOS left out
+      runAll(engine, prefix, &samples);
     }
   if (progress) progress(total, total, "done");
   return samples;

@@ -8,7 +8,10 @@
 //            of B rows at contexts C…, over batch sizes B up to max_num_seqs and contexts
 //            C up to half of max_model_len. Their first steps (chunked prefills of B
 //            prompts) are mixed shapes, kept too.
-// Prefix caching is off, so every prompt token is computed; a warm-up request runs first.
+//   prefix:  a prompt sharing a cached prefix of C tokens (each context), computing its
+//            own R rows (each of prefixRows) against it.
+// Prefix caching is off but for the prefix cells, so every other prompt token is
+// computed; a warm-up request runs first.
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,6 +27,7 @@ struct CalibrationGrid {
   std::vector<int> prefillRows;
   std::vector<int> decodeBatches;
   std::vector<int> contexts;
+  std::vector<int> prefixRows;  // prompt rows computed over a cached prefix of each context
   int decodeSteps = 32;
   int repeats = 2;  // of each prefill size
 };
