@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "engine/config/knobs.h"
 #include "engine/metrics/export.h"
 
 namespace lwb {
@@ -215,7 +216,7 @@ json benchReportJson(const BenchReport& r) {
   if (r.goodput) j["goodput"] = r.goodput->describe();
   if (r.simulated()) {
     j["simulated"] = true;
-    j["sim_hardware"] = r.simHardware;
+    j[std::string(knob::kSimHardware)] = r.simHardware;
   }
   json requests = json::array();
   for (const auto& req : r.requests) requests.push_back(requestJson(req));
