@@ -127,9 +127,10 @@ void MainWindow::buildMenus() {
     a->setData(speed);
     a->setChecked(speed == 1.0);
     speedGroup_->addAction(a);
-    connect(a, &QAction::triggered, this, [this, speed] {
-      simSpeed_ = speed;
-      if (simulated()) bridge_->loop()->setSimulationSpeed(speed);
+    const double chosen = speed;  // a lambda cannot capture a structured binding (C++20, clang)
+    connect(a, &QAction::triggered, this, [this, chosen] {
+      simSpeed_ = chosen;
+      if (simulated()) bridge_->loop()->setSimulationSpeed(chosen);
     });
   }
   speedMenu_->setEnabled(false);
