@@ -22,6 +22,7 @@
 #include "engine/engine.h"
 #include "engine/exec/sim/hardware_profile.h"
 #include "engine/exec/sim/profile_fit.h"
+#include "engine/exec/sim/sim_executor.h"
 #include "engine/metrics/export.h"
 #include "engine/metrics/stats.h"
 #include "engine/model/model.h"
@@ -135,7 +136,7 @@ int main(int argc, char** argv) {
       writeTextFile(profilePath, sim::hardwareProfileJson(c.profile, "bench_sim_vs_real's calibration"));
     }
     const sim::HardwareProfile profile = sim::loadHardwareProfile(profilePath);
-    const sim::SimModel simModel = sim::makeSimModel(model->config, 1, "auto", "float32");
+    const sim::SimModel simModel = simModelFor(model->config, real.executor, profile);
     EngineConfig simulated = real;
     simulated.executor.backend = "sim";
     simulated.executor.simHardware = profilePath;

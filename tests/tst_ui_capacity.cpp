@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <qcustomplot.h>
 
+#include "common/simulated_window.h"
 #include "engine/bench/bench_setting.h"
 #include "engine/config/knobs.h"
 #include "engine/model/model.h"
@@ -62,18 +63,8 @@ class TestUiCapacity : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("llm-workbench-test");
-    WindowOptions options;
-    options.modelDir = QStringLiteral(LWB_SOURCE_DIR "/resources/sim-models/llama-3-8b");
-    options.knobs.executor.backend = "sim";
-    options.knobs.executor.simHardware = "h100-sxm";
-    options.restoreLayout = false;
-    theme::apply(*qApp);
-    window_ = std::make_unique<MainWindow>(options);
-    window_->resize(1400, 900);
-    window_->show();
-    QTRY_VERIFY_WITH_TIMEOUT(window_->bridge()->attached() && window_->simulated(), kTimeoutMs);
+    window_ = test::openSimulatedWindow(kTimeoutMs);  // an H100: sim_hardware's default
+    QVERIFY(window_);
     panel_ = window_->capacity();
   }
   void cleanupTestCase() { window_.reset(); }

@@ -5,6 +5,7 @@
 #include <QDockWidget>
 #include <QtTest>
 
+#include "common/simulated_window.h"
 #include "engine/engine_loop.h"
 #include "ui/bridge/engine_bridge.h"
 #include "ui/main_window.h"
@@ -20,17 +21,8 @@ class TestUiLessons : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("llm-workbench-test");
-    WindowOptions options;
-    options.modelDir = QStringLiteral(LWB_SOURCE_DIR "/resources/sim-models/llama-3-8b");
-    options.knobs.executor.backend = "sim";
-    options.restoreLayout = false;
-    theme::apply(*qApp);
-    window_ = std::make_unique<MainWindow>(options);
-    window_->resize(1400, 900);
-    window_->show();
-    QTRY_VERIFY_WITH_TIMEOUT(window_->bridge()->attached() && window_->simulated(), 60000);
+    window_ = test::openSimulatedWindow();
+    QVERIFY(window_);
     window_->bridge()->loop()->setSimulationSpeed(0);
   }
   void cleanupTestCase() { window_.reset(); }

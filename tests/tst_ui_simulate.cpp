@@ -7,6 +7,7 @@
 #include <QStatusBar>
 #include <QtTest>
 
+#include "common/simulated_window.h"
 #include "engine/model/model.h"
 #include "ui/bridge/engine_bridge.h"
 #include "ui/charts/batch_chart.h"
@@ -41,18 +42,8 @@ class TestUiSimulate : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("llm-workbench-test");
-    WindowOptions options;
-    options.modelDir = kShapes + "/llama-3-8b";
-    options.knobs.executor.backend = "sim";
-    options.knobs.executor.simHardware = "h100-sxm";
-    options.restoreLayout = false;
-    theme::apply(*qApp);
-    window_ = std::make_unique<MainWindow>(options);
-    window_->resize(1400, 900);
-    window_->show();
-    QTRY_VERIFY_WITH_TIMEOUT(window_->bridge()->attached() && window_->simulated(), kTimeoutMs);
+    window_ = test::openSimulatedWindow(kTimeoutMs);  // an H100: sim_hardware's default
+    QVERIFY(window_);
   }
   void cleanupTestCase() { window_.reset(); }
 

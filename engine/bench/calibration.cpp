@@ -12,6 +12,7 @@
 #include "engine/config/knobs.h"
 #include "engine/engine.h"
 #include "engine/exec/sim/hardware_profile.h"
+#include "engine/exec/sim/sim_executor.h"
 #include "engine/model/model.h"
 
 namespace lwb {
@@ -163,9 +164,8 @@ Calibration calibrateEngine(Engine& engine, const CalibrationGrid& grid, const C
   Calibration c;
   c.samples = measureCalibrationSteps(engine, grid, progress);
   const std::vector<sim::StepSample>& samples = c.samples;
-  // The CPU backend keeps its KV cache in float32 by default (cpuKvCacheType).
-  c.model = sim::makeSimModel(engine.model().config, 1, "auto", device.gpu() ? "auto" : "float32");
   const sim::HardwareProfile start = startingProfile(device);
+  c.model = simModelFor(engine.model().config, engine.config().executor, start);  // the engine's KV dtype
   c.before = sim::stepErrors(c.model, start, samples);
   c.profile = sim::fitProfile(c.model, start, device.gpu() ? sim::gpuFitParameters() : sim::cpuFitParameters(), samples);
   c.after = sim::stepErrors(c.model, c.profile, samples);

@@ -13,6 +13,7 @@
 #include "engine/exec/sim/cost_model.h"
 #include "engine/exec/sim/hardware_profile.h"
 #include "engine/exec/sim/kv_pool.h"
+#include "engine/exec/sim/sim_executor.h"
 #include "engine/model/model_config.h"
 #include "ui/theme.h"
 
@@ -145,14 +146,8 @@ void SimulateDialog::updatePreview() {
     const EngineConfig c = config();
     const sim::HardwareProfile hw = sim::loadHardwareProfile(c.executor.simHardware);
     const ModelConfig mc = loadModelConfig(configFile(modelPath()).toStdString());
-    const std::string kv = c.executor.kvCacheDtype == "auto" && hw.isCpu() ? "float32" : c.executor.kvCacheDtype;
-    const sim::SimModel m = sim::makeSimModel(mc, c.executor.tensorParallelSize, "auto", kv);
-    DeviceInfo device;
-    device.backend = "sim";
-    device.name = hw.description;
-    device.totalMemory = size_t(hw.memoryGiB * 1024 * 1024 * 1024);
-    device.simulatedGpu = !hw.isCpu();
-    const EngineConfig r = c.resolvedFor(device);
+    const sim::SimModel m = simModelFor(mc, c.executor, hw);
+    const EngineConfig r = c.resolvedFor(simulatedDeviceInfo(hw, m));
     const int maxLen = r.effectiveMaxModelLen(mc.maxPositionEmbeddings);
     if (hw.isCpu()) {
       preview_->setText(tr("%1 · %2 layers · KV pool sized as the CPU backend sizes it")

@@ -22,13 +22,6 @@ uint64_t mix(uint64_t x) {  // splitmix64's finalizer
   return x ^ (x >> 31);
 }
 
-// The KV cache's dtype as the simulated device keeps it: auto is the model's 16 bits on a GPU,
-// and float32 on a CPU profile (as the CPU backend keeps it).
-std::string simKvDtype(const std::string& knob, bool cpuProfile) {
-  findKnob(knob::kKvCacheDtype)->check(knob);
-  return knob == "auto" && cpuProfile ? "float32" : knob;
-}
-
 class SimExecutor final : public Executor {
  public:
   SimExecutor(std::shared_ptr<const Model> model, const ExecutorOptions& o)
@@ -39,22 +32,11 @@ class SimExecutor final : public Executor {
     check(!hw_.isCpu() || o.tensorParallelSize == 1,
           std::string(knob::kTensorParallelSize) + " " + std::to_string(o.tensorParallelSize) + ": " + hw_.source +
               " is a CPU profile, which simulates one device (" + std::string(knob::kTensorParallelSize) + " 1)");
-    sim_ = sim::makeSimModel(model_->config, o.tensorParallelSize, "auto", simKvDtype(o.kvCacheDtype, hw_.isCpu()));
+    sim_ = simModelFor(model_->config, o, hw_);
     stopIds_ = model_->stopTokenIds();
   }
 
-  DeviceInfo deviceInfo() const override {
-    DeviceInfo d;
-    d.backend = "sim";
-    d.name = hw_.description + (sim_.tensorParallelSize > 1 ? " x" + std::to_string(sim_.tensorParallelSize) : "") +
-             " (simulated)";
-    d.totalMemory = size_t(hw_.memoryGiB * kGiB);
-    d.freeMemory = d.totalMemory;
-    d.weightType = "BF16";
-    d.weightBytes = size_t(sim::weightBytesPerRank(sim_));
-    d.simulatedGpu = !hw_.isCpu();
-    return d;
-  }
+  DeviceInfo deviceInfo() const override { return simulatedDeviceInfo(hw_, sim_); }
 
   size_t kvBytesPerBlock(int blockSize) const override { return size_t(sim::kvBlockBytes(sim_, blockSize)); }
 
@@ -125,6 +107,25 @@ class SimExecutor final : public Executor {
 };
 
 }  // namespace
+
+sim::SimModel simModelFor(const ModelConfig& config, const ExecutorOptions& options, const sim::HardwareProfile& hw) {
+  const std::string& kv = options.kvCacheDtype;
+  findKnob(knob::kKvCacheDtype)->check(kv);
+  return sim::makeSimModel(config, options.tensorParallelSize, "auto", kv == "auto" && hw.isCpu() ? "float32" : kv);
+}
+
+DeviceInfo simulatedDeviceInfo(const sim::HardwareProfile& hw, const sim::SimModel& model) {
+  DeviceInfo d;
+  d.backend = "sim";
+  d.name = hw.description + (model.tensorParallelSize > 1 ? " x" + std::to_string(model.tensorParallelSize) : "") +
+           " (simulated)";
+  d.totalMemory = size_t(hw.memoryGiB * kGiB);
+  d.freeMemory = d.totalMemory;
+  d.weightType = "BF16";
+  d.weightBytes = size_t(sim::weightBytesPerRank(model));
+  d.simulatedGpu = !hw.isCpu();
+  return d;
+}
 
 sim::StepShape stepShapeOf(const ForwardBatch& batch) {
   sim::StepShape shape;

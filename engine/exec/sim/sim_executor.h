@@ -18,6 +18,13 @@ namespace lwb {
 // fault, tensor_parallel_size that does not divide the heads, quantized weights.
 std::unique_ptr<Executor> createSimExecutor(std::shared_ptr<const Model> model, const ExecutorOptions& options);
 
+// The model as the sim backend prices it for `options` on `hw`: tensor_parallel_size
+// ranks, the KV cache in the dtype the simulated device keeps (auto: 16 bits on a GPU,
+// float32 on a CPU profile, as the CPU backend keeps it). Throws as makeSimModel.
+sim::SimModel simModelFor(const ModelConfig& config, const ExecutorOptions& options, const sim::HardwareProfile& hw);
+// The device a simulated engine reports (vLLM's batch defaults follow it).
+DeviceInfo simulatedDeviceInfo(const sim::HardwareProfile& hw, const sim::SimModel& model);
+
 // The predicted cost of one batch as the sim executor prices it (exposed for the
 // calibration's accuracy check and tests).
 sim::StepShape stepShapeOf(const ForwardBatch& batch);
