@@ -101,7 +101,7 @@ void PdProxy::Impl::completion(const httplib::Request& req, httplib::Response& r
     json body = parseJsonOrDiscarded(req.body);
     if (body.is_discarded() || !body.is_object()) throw badRequest("the request body must be a JSON object");
     body["kv_transfer_params"] = prefill(req, body);
-    const bool stream = body.value("stream", false) == true;
+    const bool stream = body.contains("stream") && body["stream"].is_boolean() && body["stream"].get<bool>();
     if (stream)
       return relayStream(o.decodeUrl, {o.connectTimeoutSeconds, o.upstreamTimeoutSeconds}, req.path,
                          forwardHeaders(req), body.dump(), res);

@@ -7,9 +7,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <future>
 #include <thread>
 
 #include "common/pd_harness.h"
+#include "engine/kv/kv_cache_manager.h"
 #include "server/kv_transfer_frame.h"
 
 using namespace lwb;
@@ -59,6 +61,31 @@ class TestServerPdFaults : public QObject {
     h_.start(small);
     verifyError(h_.post(h_.proxy->address(), "/v1/completions", {{"prompt", longPrompt()}, {"max_tokens", 2}}), 503,
                 "no room");
+    QVERIFY(h_.waitIdle());
+    h_.stop();
+  }
+
+  void decodePoolFullWaitsThenCompletes() {
+    EngineConfig small = pdRoleConfig("kv_consumer");
+    small.numGpuBlocksOverride = 10;
+    h_.start(small);
+    // Another prompt's 8 blocks held in the decode pool: no room for this one's until
+    // they go.
+    const std::vector<int> other(16 * 8 + 1, 5);
+    auto held = std::make_shared<std::promise<bool>>();
+    std::future<bool> got = held->get_future();
+    h_.decodeLoop->runOnEngine([held, other](Engine& e) { held->set_value(e.importKvPrefix(-777, other, 8).has_value()); });
+    QVERIFY(got.get());
+    EngineLoop* decodeLoop = h_.decodeLoop.get();
+    std::thread release([decodeLoop] {
+      QThread::msleep(300);
+      decodeLoop->runOnEngine([](Engine& e) { e.releaseKvHold(-777); });
+    });
+    const auto r = h_.post(h_.proxy->address(), "/v1/completions",
+                           {{"prompt", longPrompt()}, {"max_tokens", 2}, {"temperature", 0}});
+    release.join();
+    QVERIFY(r);
+    QVERIFY2(r->status == 200, r->body.c_str());
     QVERIFY(h_.waitIdle());
     h_.stop();
   }

@@ -171,7 +171,7 @@ std::vector<Knob> makeTable() {
        "Prefill/decode disaggregation: the connector that copies each prefilled request's KV blocks from the "
        "prefill instance to the decode instance. bench --pd P:D: PdInProcessConnector and the simulated link it "
        "crosses (kv_connector_extra_config.link: nvlink, infiniband, roce). serve: TcpConnector, kv_role "
-       "kv_producer (listens on kv_ip:kv_port) or kv_consumer, behind `llm-workbench proxy`. Decode steps no "
+       "kv_producer (listens on kv_ip:kv_port) or kv_consumer, behind llm-workbench proxy. Decode steps no "
        "longer wait behind long prefills, at the cost of the transfer and of two instances' memory"};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.kvTransfer.toJson(); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.kvTransfer = parseKvTransferConfig(std::get<std::string>(v)); };

@@ -21,7 +21,7 @@ inline server::KvConnectorOptions quickKvOptions() {
   o.holdTimeoutSeconds = 2;
   o.connectTimeoutSeconds = 2;
   o.ioTimeoutSeconds = 20;
-  o.importTimeoutSeconds = 1;
+  o.importTimeoutSeconds = 20;
   return o;
 }
 
