@@ -159,6 +159,17 @@ class TestServerPdFaults : public QObject {
     QVERIFY(answersAgain());
   }
 
+  void producerUnreachableAfterRetries() {
+    int port = 0;  // a port nobody listens on any more
+    server::closeSocket(server::listenTcp("127.0.0.1", 0, &port));
+    const json params = {{"do_remote_prefill", true}, {"remote_request_id", 1}, {"remote_host", "127.0.0.1"},
+                         {"remote_port", port}, {"remote_num_blocks", 3}};
+    verifyError(h_.post(h_.decode->address(), "/v1/completions",
+                        {{"prompt", longPrompt()}, {"max_tokens", 2}, {"kv_transfer_params", params}}),
+                502, "cannot reach the prefill instance's KV connector");
+    QVERIFY(h_.waitIdle());
+  }
+
   void prefillGoneIsA502() {
     h_.prefill.reset();  // the prefill process is gone
     verifyError(h_.post(h_.proxy->address(), "/v1/completions", {{"prompt", longPrompt()}, {"max_tokens", 2}}), 502,
