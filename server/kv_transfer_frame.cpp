@@ -113,6 +113,8 @@ KvFrameHeader decodeKvFrameHeader(const char* p) {
 }
 
 KvFrame decodeKvFrameBody(const KvFrameHeader& h, std::string body) {
+  check(body.size() == h.length, "kv transfer: a frame body of " + std::to_string(body.size()) +
+                                     " bytes; its header says " + std::to_string(h.length));
   KvFrame f;
   f.type = h.type;
   f.requestId = h.requestId;
@@ -123,6 +125,8 @@ KvFrame decodeKvFrameBody(const KvFrameHeader& h, std::string body) {
   const uint32_t numBlocks = get<uint32_t>(body.data());
   f.blockBytes = get<uint32_t>(body.data() + 4);
   f.blockSize = get<uint32_t>(body.data() + 8);
+  const uint32_t reserved = get<uint32_t>(body.data() + 12);
+  check(reserved == 0, "kv transfer: a Blocks frame's reserved field is " + std::to_string(reserved) + "; expected 0");
   const uint64_t expected = kBlocksFixedBytes + uint64_t(numBlocks) * (8 + uint64_t(f.blockBytes));
   check(body.size() == expected, "kv transfer: a Blocks frame of " + std::to_string(numBlocks) + " blocks of " +
                                      std::to_string(f.blockBytes) + " bytes has length " + std::to_string(body.size()) +

@@ -138,8 +138,11 @@ class TestServerPd : public QObject {
     bad = bytes;
     bad[4] = 9;
     QVERIFY(errorOf([&] { server::decodeKvFrameHeader(bad.data()); }).contains("version 9"));
-    QVERIFY(errorOf([&] { server::decodeKvFrameBody(head, bytes.substr(server::kKvFrameHeaderBytes, 47)); })
-                .contains("expected 48"));
+    const std::string body47 = bytes.substr(server::kKvFrameHeaderBytes, 47);
+    QVERIFY(errorOf([&] { server::decodeKvFrameBody(head, body47); }).contains("header says 48"));
+    server::KvFrameHeader shorter = head;
+    shorter.length = 47;
+    QVERIFY(errorOf([&] { server::decodeKvFrameBody(shorter, body47); }).contains("length 47; expected 48"));
     // The chain hashes leave the prompt's last token out, as an admission's lookup does.
     QCOMPARE(server::promptBlockHashes(std::vector<int>(32, 7), 16).size(), size_t(1));
     QCOMPARE(server::promptBlockHashes(std::vector<int>(33, 7), 16).size(), size_t(2));
