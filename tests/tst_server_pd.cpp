@@ -9,6 +9,7 @@
 #include "common/pd_harness.h"
 #include "server/kv_connector_tcp.h"
 #include "server/kv_transfer_frame.h"
+#include "wire/prometheus_text.h"
 
 using namespace lwb;
 using namespace lwb::test;
@@ -57,6 +58,18 @@ class TestServerPd : public QObject {
     QVERIFY(t->kvTransferTime.has_value());
     QVERIFY(*t->ttft() >= *t->kvTransferTime);
     QVERIFY(h_.waitIdle());
+
+    // Both sides' counters on /metrics.
+    const auto dm = PdHarness::clientOf(h_.decode->address()).Get("/metrics");
+    QVERIFY(dm && dm->status == 200);
+    const remote::PromText decodeMetrics = remote::parsePrometheusText(dm->body);
+    QCOMPARE(decodeMetrics.sum("lwb:kv_transfers_total").value_or(0), 1.0);
+    QCOMPARE(decodeMetrics.sum("lwb:kv_transfer_bytes_total").value_or(0), double(t->kvTransferBytes));
+    const auto pm = PdHarness::clientOf(h_.prefill->address()).Get("/metrics");
+    QVERIFY(pm && pm->status == 200);
+    const remote::PromText prefillMetrics = remote::parsePrometheusText(pm->body);
+    QCOMPARE(prefillMetrics.sum("lwb:kv_transfers_held").value_or(-1), 0.0);
+    QVERIFY(prefillMetrics.has("lwb:kv_transfer_dropped_connections_total"));
   }
 
   void greedyChatStreamEqualsColocated() {
