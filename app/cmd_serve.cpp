@@ -71,6 +71,10 @@ ServeOptions parseServeArgs(const std::vector<std::string>& args) {
     }
   }
   p.applyKnobs(o.engine);
+  const KvTransferConfig& kv = o.engine.kvTransfer;
+  if (kv.enabled() && !kv.tcp())
+    throw UsageError("--" + findKnob(knob::kKvTransferConfig)->flag + ": serve takes kv_connector \"TcpConnector\" (" +
+                     kv.kvConnector + " is the in-process pair of bench --pd)");
   return o;
 }
 
@@ -128,6 +132,11 @@ int serve(const ServeOptions& o) {
           "), " + std::string(knob::kMaxModelLen) + " " + std::to_string(snap->maxModelLen));
   logLine("API at " + api.address() + "/v1 (OpenAI-compatible), metrics at " + api.address() + "/metrics" +
           (o.server.apiKey.empty() ? "" : "; API key required"));
+  if (api.kvPort() > 0)
+    logLine("KV connector TcpConnector: kv_producer; consumers pull blocks from " + o.engine.kvTransfer.kvIp + ":" +
+            std::to_string(api.kvPort()));
+  else if (o.engine.kvTransfer.tcp())
+    logLine("KV connector TcpConnector: kv_consumer; pulls blocks from the producer each request names");
   server::KvEventPublisher kvEvents(loop, o.kvEvents);
   if (o.kvEvents.active()) {
     kvEvents.start();

@@ -8,6 +8,7 @@ namespace lwb::app {
 int runGenerate(int argc, char** argv);  // app/cmd_generate.cpp
 int runBench(int argc, char** argv);     // app/cmd_bench.cpp
 int runServe(int argc, char** argv);     // app/cmd_serve.cpp (OpenAI-compatible HTTP API)
+int runProxy(int argc, char** argv);     // app/cmd_proxy.cpp (P/D: prefill then decode instance)
 int runTokenize(int argc, char** argv);  // app/cmd_tokenize.cpp
 int runGui(int argc, char** argv);       // app/cmd_gui.cpp (window; --demo, --model DIR)
 int runSimulateStep(int argc, char** argv);  // app/cmd_simulate_step.cpp (the simulator's cost model)

@@ -17,6 +17,8 @@ const char* kUsage =
     "  llm-workbench generate [OPTIONS]  generate text for one prompt (see generate --help)\n"
     "  llm-workbench bench [OPTIONS]     run a synthetic serving benchmark (see bench --help)\n"
     "  llm-workbench serve [OPTIONS]     serve an OpenAI-compatible HTTP API (see serve --help)\n"
+    "  llm-workbench proxy --prefill URL --decode URL [--port N]\n"
+    "                                   one endpoint in front of a prefill and a decode serve (see proxy --help)\n"
     "  llm-workbench tokenize [OPTIONS]  text or a chat through a model's tokenizer (see tokenize --help)\n"
     "  llm-workbench simulate-step [OPTIONS]\n"
     "                                   one step's predicted time on simulated hardware (see simulate-step --help)\n"
@@ -46,13 +48,14 @@ int main(int argc, char** argv) {
     if (first == "generate") return lwb::app::runGenerate(argc - 1, argv + 1);
     if (first == "bench") return lwb::app::runBench(argc - 1, argv + 1);
     if (first == "serve") return lwb::app::runServe(argc - 1, argv + 1);
+    if (first == "proxy") return lwb::app::runProxy(argc - 1, argv + 1);
     if (first == "tokenize") return lwb::app::runTokenize(argc - 1, argv + 1);
     if (first == "simulate-step") return lwb::app::runSimulateStep(argc - 1, argv + 1);
     if (first == "calibrate") return lwb::app::runCalibrate(argc - 1, argv + 1);
     if (first == "lesson") return lwb::app::runLesson(argc - 1, argv + 1);
     if (first.rfind("--", 0) != 0) {
       std::fprintf(stderr,
-                   "llm-workbench: unknown command '%s' (expected generate, bench, serve, tokenize, simulate-step, calibrate, lesson or options; see --help)\n",
+                   "llm-workbench: unknown command '%s' (expected generate, bench, serve, proxy, tokenize, simulate-step, calibrate, lesson or options; see --help)\n",
                    argv[1]);
       return 2;
     }

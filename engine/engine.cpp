@@ -90,6 +90,8 @@ RequestId Engine::addRequestWithId(RequestId id, RequestInput input) {
   r.timeline.numPromptTokens = r.numPromptTokens;
   r.timeline.arrivalTime = input.arrivalTime ? *input.arrivalTime : input.arrival ? d.timeOf(*input.arrival) : d.now();
   r.timeline.tag = std::move(input.tag);
+  r.timeline.kvTransferBytes = input.kvTransferBytes;
+  r.timeline.kvTransferTime = input.kvTransferTime;
   er->sampler = std::make_unique<RequestSampler>(r.sampling, d.seedBase ^ (uint64_t(id) * 0x9E3779B97F4A7C15ull));
   const size_t tail = std::min<size_t>(r.tokenIds.size(), 8);
   // A simulated run's tokens are stand-ins: no text (and no work spent detokenizing them).

@@ -36,6 +36,11 @@ struct RequestInput {
   // clock is virtual, so a load generator plans arrivals on it, and EngineLoop holds a
   // request due later until the clock reaches it.
   std::optional<double> arrivalTime;
+  // P/D across processes: the KV transfer that brought this prompt's blocks from the
+  // prefill instance before it was submitted (server/kv_connector_tcp.h); copied into
+  // the request's timeline, whose TTFT then includes it (arrival precedes the pull).
+  int64_t kvTransferBytes = 0;
+  std::optional<double> kvTransferTime;  // seconds
 };
 
 // What one request produced in one step.

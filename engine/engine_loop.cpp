@@ -122,6 +122,14 @@ void EngineLoop::Impl::apply(Command& c) {
       future.clear();
       for (const RequestTimeline& t : engine->liveTimelines()) engine->abortRequest(t.id);
       break;
+    case Command::Kind::Call:
+      try {  // here, not in run(): the rest of the batch must still apply
+        c.call(*engine);
+      } catch (const std::exception& e) {
+        push(EngineErrorEvent{engine->now(), e.what(), std::nullopt});
+      }
+      dirty = true;
+      break;
     case Command::Kind::SetConfig:
       if (!engine->config().structuralDiffers(c.config)) {
         applyLive(c);
@@ -286,6 +294,14 @@ void EngineLoop::abort(RequestId id) {
   std::lock_guard lock(impl_->mu);
   Command c{Command::Kind::Abort};
   c.id = id;
+  impl_->inbox.push_back(std::move(c));
+  impl_->cv.notify_one();
+}
+
+void EngineLoop::runOnEngine(std::function<void(Engine&)> fn) {
+  std::lock_guard lock(impl_->mu);
+  Command c{Command::Kind::Call};
+  c.call = std::move(fn);
   impl_->inbox.push_back(std::move(c));
   impl_->cv.notify_one();
 }

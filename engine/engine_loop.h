@@ -2,6 +2,7 @@
 // The engine on its own thread. Any thread may submit, abort and change knobs; the GUI
 // pulls at a fixed rate: events since the last pull (token deltas, finished requests,
 // step records) and the latest immutable snapshot. No callback per token.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +77,11 @@ class EngineLoop {
   RequestId submit(RequestInput input);
   void abort(RequestId id);
   void abortAll();
+  // Runs `fn` on the loop's thread between two steps, in inbox order with submissions:
+  // the KV connector of P/D across processes holds, reads and writes blocks through it
+  // (Engine is not thread-safe). An exception it throws becomes an EngineErrorEvent. A
+  // loop that stops first drops it unrun (a promise it captured then breaks).
+  void runOnEngine(std::function<void(Engine&)> fn);
   // Non-structural changes apply at the next step; structural ones drain (or, with
   // abortInFlight, abort) running work and rebuild. Invalid values throw lwb::Error.
   // A change that fails on the engine thread (backend cuda without a device) leaves the

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -17,12 +18,13 @@ namespace lwb {
 
 // One inbox entry; applied on the loop thread in the order submitted.
 struct LoopCommand {
-  enum class Kind { Submit, Abort, AbortAll, SetConfig, ModelReady } kind;
+  enum class Kind { Submit, Abort, AbortAll, SetConfig, ModelReady, Call } kind;
   RequestId id = 0;
   RequestInput input;
   EngineConfig config;
   bool abortInFlight = false;
   std::shared_ptr<const Model> model;
+  std::function<void(Engine&)> call;  // Kind::Call
 };
 
 struct EngineLoop::Impl {

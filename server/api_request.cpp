@@ -116,6 +116,11 @@ ApiRequest parseApiRequest(Endpoint endpoint, std::string_view body) {
   parseSampling(doc, r);
   parseLogprobs(doc, r);
   parseStreaming(doc, r);
+  if (const json* kv = field(doc, "kv_transfer_params"); kv && !kv->is_null()) {
+    if (!kv->is_object())
+      throw badRequest("kv_transfer_params: expected an object, found " + describe(*kv), "kv_transfer_params");
+    r.kvTransferParams = *kv;
+  }
   parseUnsupported(doc);
   return r;
 }

@@ -34,6 +34,7 @@ struct ApiRequest {
   bool stream = false;
   bool includeUsage = false;              // stream_options.include_usage
   bool wantLogprobs = false;              // completions: logprobs given; chat: logprobs true
+  nlohmann::json kvTransferParams;        // vLLM's kv_transfer_params (P/D); null when absent
 };
 
 // Throws ApiError (400) naming the field, the value and what is allowed.

@@ -57,6 +57,9 @@ struct ApiServer::Impl {
   std::thread thread;
   int port = 0;
   int listenFd = -1;  // captured when httplib creates it, to widen its backlog
+  std::unique_ptr<KvProducer> kvProducer;
+  std::unique_ptr<KvConsumer> kvConsumer;
+  int kvPort = 0;
 
   Impl(EngineLoop& l, ServerOptions o)
       : loop(l),
@@ -64,6 +67,11 @@ struct ApiServer::Impl {
         hub(l, metrics),
         ctx{l, hub, metrics, std::move(o), {}} {
     ctx.modelName = ctx.options.servedModelName.empty() ? defaultModelName(l) : ctx.options.servedModelName;
+    const KvTransferConfig kv = l.config().kvTransfer;
+    if (kv.tcp() && kv.kvRole == "kv_producer") kvProducer = std::make_unique<KvProducer>(l, kv, ctx.options.kvConnector);
+    if (kv.tcp() && kv.kvRole == "kv_consumer") kvConsumer = std::make_unique<KvConsumer>(l, kv, ctx.options.kvConnector);
+    ctx.kvProducer = kvProducer.get();
+    ctx.kvConsumer = kvConsumer.get();
   }
   void configure();
 };
@@ -123,6 +131,7 @@ int ApiServer::start() {
   // httplib listens with a backlog of 5: a burst of clients (64 streams connecting at
   // once) would overflow it and see their connections dropped. Linux lets us widen it.
   if (d.listenFd >= 0) ::listen(d.listenFd, SOMAXCONN);
+  if (d.kvProducer) d.kvPort = d.kvProducer->start();
   d.ctx.stopping = false;
   d.thread = std::thread([&d] { d.http.listen_after_bind(); });
   for (int i = 0; i < 5000 && !d.http.is_running(); ++i)  // bounded: stop() must see it running
@@ -141,6 +150,7 @@ void ApiServer::stop() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   d.http.stop();
   d.thread.join();
+  if (d.kvProducer) d.kvProducer->stop();  // after the routes: no offer comes later
 }
 
 bool ApiServer::isRunning() const { return impl_->thread.joinable() && impl_->http.is_running(); }
@@ -154,5 +164,10 @@ std::string ApiServer::address() const {
 const std::string& ApiServer::modelName() const { return impl_->ctx.modelName; }
 const ServerMetrics& ApiServer::metrics() const { return impl_->metrics; }
 size_t ApiServer::numOpenRequests() const { return impl_->hub.numOpen(); }
+int ApiServer::kvPort() const { return impl_->kvPort; }
+int ApiServer::numKvTransfersHeld() const { return impl_->kvProducer ? impl_->kvProducer->numHeld() : 0; }
+int64_t ApiServer::numKvDroppedConnections() const {
+  return impl_->kvProducer ? impl_->kvProducer->numDroppedConnections() : 0;
+}
 
 }  // namespace lwb::server

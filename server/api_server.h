@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "server/kv_connector_tcp.h"
+
 namespace lwb {
 class EngineLoop;
 }
@@ -26,6 +28,9 @@ struct ServerOptions {
   int readTimeoutSeconds = 30;     // a slow or idle client is dropped after this
   int writeTimeoutSeconds = 30;
   int keepAliveSeconds = 5;
+  // With the engine's kv_transfer_config a TcpConnector (P/D across processes): its
+  // timeouts (kv_connector_tcp.h).
+  KvConnectorOptions kvConnector;
 };
 
 class ApiServer {
@@ -45,6 +50,11 @@ class ApiServer {
   const std::string& modelName() const;
   const ServerMetrics& metrics() const;
   size_t numOpenRequests() const;  // submitted and not yet finished
+  // P/D across processes: the kv_producer's bound KV port (0 when not a producer), the
+  // transfers it holds blocks for, and the connections it dropped (malformed, peer gone).
+  int kvPort() const;
+  int numKvTransfersHeld() const;
+  int64_t numKvDroppedConnections() const;
 
  private:
   struct Impl;

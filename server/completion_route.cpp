@@ -4,6 +4,7 @@
 
 #include "engine/model/model.h"
 #include "server/api_request.h"
+#include "server/kv_transfer_route.h"
 #include "server/responses.h"
 #include "server/server_context.h"
 
@@ -26,6 +27,9 @@ struct Submitted {
   std::shared_ptr<const Model> model;
   std::shared_ptr<RequestStream> stream;
   ResponseHead head;
+  KvTransferStep kvStep = KvTransferStep::None;
+  std::vector<int> promptTokenIds;         // kvStep Prefill: offered once prefilled
+  std::shared_ptr<KvHoldRelease> kvHold;   // kvStep Decode: dropped once admitted
 };
 
 Submitted submit(ServerContext& ctx, Endpoint endpoint, const std::string& body) {
@@ -36,6 +40,9 @@ Submitted submit(ServerContext& ctx, Endpoint endpoint, const std::string& body)
   s.model = ctx.loop.model();
   const int maxLen = ctx.loop.maxModelLen();
   RequestInput input = toRequestInput(s.request, *s.model, maxLen);
+  s.kvStep = kvTransferStep(ctx, s.request);
+  if (s.kvStep == KvTransferStep::Prefill) s.promptTokenIds = input.promptTokenIds;
+  if (s.kvStep == KvTransferStep::Decode) s.kvHold = pullRemotePrefill(ctx, s.request, input);
   try {
     s.stream = ctx.hub.submit(std::move(input));
   } catch (const std::exception& e) {
@@ -54,11 +61,12 @@ bool failed(const RequestTimeline& t) {
   return t.finishReason == FinishReason::Rejected || t.finishReason == FinishReason::Error;
 }
 
-void answerWhole(Submitted& s, httplib::Response& res) {
+void answerWhole(ServerContext& ctx, Submitted& s, httplib::Response& res) {
   std::vector<TokenDelta> deltas;
   std::string text;
   for (;;) {
     RequestStream::Update u = s.stream->wait(kWaitSlice);
+    if (!u.deltas.empty() || u.finished) s.kvHold.reset();  // admitted: it holds the blocks itself
     for (TokenDelta& d : u.deltas) {
       text += d.newText;
       deltas.push_back(std::move(d));
@@ -66,7 +74,10 @@ void answerWhole(Submitted& s, httplib::Response& res) {
     if (!u.finished) continue;  // shutdown aborts open requests, so this ends
     if (failed(u.finished->timeline)) return sendError(res, failure(u.finished->timeline));
     const json lp = logprobsJson(s.head.endpoint, *s.model->tokenizer, deltas, s.request.wantLogprobs);
-    return sendJson(res, 200, completionJson(s.head, text, lp, *u.finished));
+    json out = completionJson(s.head, text, lp, *u.finished);
+    if (s.kvStep == KvTransferStep::Prefill && u.finished->timeline.finishReason != FinishReason::Abort)
+      out["kv_transfer_params"] = offerRemoteDecode(ctx, s.promptTokenIds);
+    return sendJson(res, 200, out);
   }
 }
 
@@ -101,6 +112,7 @@ struct StreamState {
     sentRole = true;
     RequestStream::Update u = s.stream->wait(kWaitSlice);
     if (u.deltas.empty() && !u.finished) return true;  // httplib calls again; the wait paces it
+    s.kvHold.reset();  // admitted: it holds the blocks itself
     finished = u.finished.has_value();
     if (!write(sink, u)) return false;
     if (finished) sink.done();
@@ -128,7 +140,7 @@ httplib::Server::Handler completionHandler(ServerContext& ctx, Endpoint endpoint
       if (ctx.stopping) throw ApiError{503, "the server is shutting down", "ServiceUnavailableError", {}};
       Submitted s = submit(ctx, endpoint, req.body);
       if (s.request.stream) answerStream(ctx, std::move(s), res);
-      else answerWhole(s, res);
+      else answerWhole(ctx, s, res);
     } catch (const ApiError& e) {
       sendError(res, e);
     } catch (const std::exception& e) {

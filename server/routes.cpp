@@ -6,6 +6,7 @@
 #include "engine/config/knobs.h"
 #include "engine/model/model.h"
 #include "server/json_fields.h"
+#include "server/kv_connector_tcp.h"
 #include "server/server_context.h"
 
 namespace lwb::server {
@@ -99,7 +100,10 @@ void addInfoRoutes(httplib::Server& server, ServerContext& ctx) {
   server.Post("/tokenize", jsonRoute([&ctx](const httplib::Request& req) { return tokenize(ctx, req.body); }));
   server.Post("/detokenize", jsonRoute([&ctx](const httplib::Request& req) { return detokenize(ctx, req.body); }));
   server.Get("/metrics", [&ctx](const httplib::Request&, httplib::Response& res) {
-    res.set_content(ctx.metrics.render(*ctx.loop.snapshot(), ctx.modelName), "text/plain; version=0.0.4; charset=utf-8");
+    KvProducerCounts producer;
+    if (ctx.kvProducer) producer = {ctx.kvProducer->numHeld(), ctx.kvProducer->numDroppedConnections()};
+    res.set_content(ctx.metrics.render(*ctx.loop.snapshot(), ctx.modelName, ctx.kvProducer ? &producer : nullptr),
+                    "text/plain; version=0.0.4; charset=utf-8");
   });
 }
 

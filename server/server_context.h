@@ -13,6 +13,9 @@
 
 namespace lwb::server {
 
+class KvProducer;
+class KvConsumer;
+
 struct ServerContext {
   EngineLoop& loop;
   RequestHub& hub;
@@ -21,6 +24,9 @@ struct ServerContext {
   std::string modelName;
   std::atomic<bool> stopping{false};
   std::atomic<int> numStreams{0};  // SSE responses still being written
+  // P/D across processes (kv_transfer_config's TcpConnector): at most one is set.
+  KvProducer* kvProducer = nullptr;
+  KvConsumer* kvConsumer = nullptr;
 };
 
 void sendJson(httplib::Response& res, int status, const nlohmann::json& body);

@@ -107,6 +107,11 @@ void ServerMetrics::observeFinished(const RequestTimeline& t) {
   observe(decode_, t.decodeTime());
   promptLen_.observe(t.numPromptTokens);
   generationLen_.observe(t.numOutputTokens);
+  if (t.kvTransferTime) {
+    ++numKvTransfers_;
+    kvTransferBytes_ += t.kvTransferBytes;
+    kvTransferSeconds_ += *t.kvTransferTime;
+  }
 }
 
 TokenCounts ServerMetrics::tokenCounts() const {
@@ -121,7 +126,8 @@ double kvUsage(const EngineSnapshot& s) {
   return double(owned) / double(s.kvBlocks.size());
 }
 
-std::string ServerMetrics::render(const EngineSnapshot& s, const std::string& modelName) const {
+std::string ServerMetrics::render(const EngineSnapshot& s, const std::string& modelName,
+                                  const KvProducerCounts* producer) const {
   std::lock_guard lock(mu_);
   Writer w(modelName);
   w.gauge("vllm:num_requests_running", "Number of requests in model execution batches.", s.numRunning);
@@ -164,6 +170,19 @@ std::string ServerMetrics::render(const EngineSnapshot& s, const std::string& mo
       const double n = i < c.numAcceptedTokensPerPos.size() ? double(c.numAcceptedTokensPerPos[i]) : 0.0;
       w.sample("vllm:spec_decode_num_accepted_tokens_per_pos_total", ",position=\"" + std::to_string(pos) + "\"", n);
     }
+  }
+  if (s.config.kvTransfer.tcp()) {  // ours: P/D across processes
+    w.counter("lwb:kv_transfers", "Requests whose prompt KV blocks were pulled from the prefill instance.",
+              double(numKvTransfers_));
+    w.counter("lwb:kv_transfer_bytes", "KV-cache bytes pulled from the prefill instance.", double(kvTransferBytes_));
+    w.counter("lwb:kv_transfer_seconds", "Time spent pulling KV blocks and writing them into the pool.",
+              kvTransferSeconds_);
+  }
+  if (producer) {
+    w.gauge("lwb:kv_transfers_held", "Transfers whose KV blocks this prefill instance holds until pulled.",
+            producer->numHeld);
+    w.counter("lwb:kv_transfer_dropped_connections", "KV connections dropped: malformed frames, peers gone.",
+              double(producer->numDroppedConnections));
   }
   w.histogram("vllm:request_prompt_tokens", "Number of prefill tokens processed.", promptLen_);
   w.histogram("vllm:request_generation_tokens", "Number of generation tokens processed.", generationLen_);

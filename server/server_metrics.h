@@ -20,6 +20,12 @@ struct TokenCounts {
   int64_t generationTokens = 0;
 };
 
+// P/D across processes (kv_connector_tcp.h): a kv_producer's state, read at render.
+struct KvProducerCounts {
+  int numHeld = 0;                    // transfers whose blocks wait for a pull
+  int64_t numDroppedConnections = 0;  // malformed frames, consumers gone mid-transfer
+};
+
 class ServerMetrics {
  public:
   explicit ServerMetrics(int maxModelLen);
@@ -28,7 +34,9 @@ class ServerMetrics {
   void observeFinished(const RequestTimeline& timeline);
 
   // Prometheus text exposition format 0.0.4.
-  std::string render(const EngineSnapshot& snapshot, const std::string& modelName) const;
+  // With a TcpConnector kv_transfer_config, also our KV-transfer counters (lwb:kv_*).
+  std::string render(const EngineSnapshot& snapshot, const std::string& modelName,
+                     const KvProducerCounts* producer = nullptr) const;
   TokenCounts tokenCounts() const;
 
  private:
@@ -36,6 +44,8 @@ class ServerMetrics {
   TokenCounts counts_;
   int64_t promptTokens_ = 0;  // whole prompts of requests that produced a first token
   std::map<std::string, int64_t> finishedByReason_;
+  int64_t numKvTransfers_ = 0, kvTransferBytes_ = 0;  // pulled by this kv_consumer
+  double kvTransferSeconds_ = 0;
   Histogram ttft_, itl_, e2e_, queue_, prefill_, decode_, promptLen_, generationLen_, iterationTokens_;
 };
 

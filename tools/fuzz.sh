@@ -12,7 +12,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DLLM_WORKBENCH_FUZZ=ON -DLLM_WORKBENCH_SANITIZE=address,undefined -DLLM_WORKBENCH_GUI=OFF \
     -DLLM_WORKBENCH_CUDA=OFF -DLLM_WORKBENCH_BENCH=OFF >/dev/null
 fi
-targets=(fuzz_safetensors fuzz_config fuzz_tokenizer fuzz_hf_tokenizer fuzz_workload fuzz_jinja fuzz_http_request fuzz_gguf)
+targets=(fuzz_safetensors fuzz_config fuzz_tokenizer fuzz_hf_tokenizer fuzz_workload fuzz_jinja fuzz_http_request fuzz_gguf fuzz_kv_frame)
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 status=0
 printf '%-18s %12s %8s\n' target executions crashes

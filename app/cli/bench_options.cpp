@@ -217,6 +217,9 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   if (o.engine.kvTransfer.enabled() && !o.pd)
     throw UsageError("--" + findKnob(knob::kKvTransferConfig)->flag +
                      " sets the connector of a prefill/decode pair: give --pd P:D too");
+  if (o.engine.kvTransfer.tcp())
+    throw UsageError("--" + findKnob(knob::kKvTransferConfig)->flag +
+                     ": TcpConnector joins two serve processes (docs/pd.md); bench --pd takes PdInProcessConnector");
   applyWorkload(p, o.workload);
   try {
     o.workload.validate();

@@ -168,10 +168,11 @@ std::vector<Knob> makeTable() {
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.tensorParallelSize = int(std::get<int64_t>(v)); };
   t.push_back(k);
   k = {knob::kKvTransferConfig, KnobKind::Json, KnobApply::RebuildExecutor, "",
-       "Prefill/decode disaggregation (bench --pd P:D): the connector that copies each prefilled request's KV "
-       "blocks from the prefill instance to the decode instance, and the simulated link it crosses "
-       "(kv_connector_extra_config.link: nvlink, infiniband, roce); decode steps no longer wait behind long "
-       "prefills, at the cost of the transfer and of two instances' memory"};
+       "Prefill/decode disaggregation: the connector that copies each prefilled request's KV blocks from the "
+       "prefill instance to the decode instance. bench --pd P:D: PdInProcessConnector and the simulated link it "
+       "crosses (kv_connector_extra_config.link: nvlink, infiniband, roce). serve: TcpConnector, kv_role "
+       "kv_producer (listens on kv_ip:kv_port) or kv_consumer, behind llm-workbench proxy. Decode steps no "
+       "longer wait behind long prefills, at the cost of the transfer and of two instances' memory"};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.kvTransfer.toJson(); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.kvTransfer = parseKvTransferConfig(std::get<std::string>(v)); };
   t.push_back(k);

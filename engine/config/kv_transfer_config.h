@@ -4,7 +4,9 @@
 // (`--kv-transfer-config '{"kv_connector": "SharedStorageConnector", "kv_role":
 // "kv_both"}'`). Off by default. The in-process pair (engine/pd_engine.h) uses
 // "PdInProcessConnector"; kv_connector_extra_config's "link" names the interconnect
-// the simulator prices the transfer over (kvLinkPreset).
+// the simulator prices the transfer over (kvLinkPreset). Two `serve` processes use
+// "TcpConnector" (server/kv_connector_tcp.h): the kv_producer listens on kv_ip:kv_port,
+// the kv_consumer pulls each request's blocks from there.
 #include <string>
 
 namespace lwb {
@@ -13,13 +15,20 @@ struct KvTransferConfig {
   std::string kvConnector;           // kv_connector; "" = off
   std::string kvRole = "kv_both";    // kv_role: kv_producer | kv_consumer | kv_both
   std::string link = "nvlink";       // kv_connector_extra_config.link: nvlink | infiniband | roce
+  // TcpConnector only (vLLM's names): where the producer listens (0 = any free port; it
+  // tells the consumer its port in each answer's kv_transfer_params).
+  std::string kvIp = "127.0.0.1";    // kv_ip
+  int kvPort = 14579;                // kv_port
+
+  bool tcp() const { return kvConnector == "TcpConnector"; }
 
   bool enabled() const { return !kvConnector.empty(); }
   std::string toJson() const;  // "" when off
   bool operator==(const KvTransferConfig& o) const = default;
 };
 
-// `json`: an object with vLLM's keys (kv_connector, kv_role, kv_connector_extra_config).
+// `json`: an object with vLLM's keys (kv_connector, kv_role, kv_connector_extra_config;
+// kv_ip and kv_port with TcpConnector, whose kv_role is kv_producer or kv_consumer).
 // "" or "{}" = off. Unknown keys, wrong types and unknown values are errors naming the
 // key and the value.
 KvTransferConfig parseKvTransferConfig(const std::string& json);
