@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <string_view>
 
+class QObject;
 class QTranslator;
 
 namespace lwb::ui {

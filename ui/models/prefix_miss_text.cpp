@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QStringList>
+#include <iterator>
 
 namespace lwb::ui {
 

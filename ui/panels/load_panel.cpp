@@ -59,7 +59,7 @@ bool LoadPanel::start() {
   try {
     plan_ = makeWorkloadFor(options(), *model);
   } catch (const std::exception& e) {
-    status_->setText(QString::fromUtf8(e.what()));
+    status_->setText(tr("Not started: %1").arg(QString::fromUtf8(e.what())));
     return false;
   }
   bridge_->setWorkload(options());

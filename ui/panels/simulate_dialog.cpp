@@ -172,7 +172,7 @@ void SimulateDialog::updatePreview() {
     preview_->setStyleSheet({});
     ok_ = true;
   } catch (const std::exception& e) {
-    preview_->setText(QString::fromUtf8(e.what()));
+    preview_->setText(tr("Cannot simulate: %1").arg(QString::fromUtf8(e.what())));
     preview_->setStyleSheet(QStringLiteral("color: %1;").arg(theme::htmlColor(theme::kPreempt)));
   }
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(ok_);

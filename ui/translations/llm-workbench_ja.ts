@@ -29,7 +29,7 @@
     </message>
     <message>
         <source>Reuse KV blocks of identical prompt prefixes (system prompts, shared documents): saves prefill compute and TTFT, costs nothing without reuse</source>
-        <translation>同一のプロンプト接頭辞（システムプロンプト、共有ドキュメント）のKVブロックを再利用する。プリフィルの計算とTTFTを節約し、再利用がなければコストはかからない</translation>
+        <translation>同一のプロンプトプレフィックス（システムプロンプト、共有ドキュメント）のKVブロックを再利用する。プリフィルの計算とTTFTを節約し、再利用がなければコストはかからない</translation>
     </message>
     <message>
         <source>A prompt longer than this gets at most this many tokens per step, so long prompts cannot starve short ones</source>
@@ -889,6 +889,14 @@ Accepts %2.</source>
         <source>Abort in-flight</source>
         <translation>処理中のものを中断</translation>
     </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation>適用されませんでした：%1</translation>
+    </message>
+    <message>
+        <source>Engine error: %1</source>
+        <translation>エンジンエラー：%1</translation>
+    </message>
 </context>
 <context>
     <name>lwb::ui::KvBlockMap</name>
@@ -1148,6 +1156,10 @@ Accepts %2.</source>
         <translation>
             <numerusform>完了：%n リクエスト。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Not started: %1</source>
+        <translation>開始できませんでした：%1</translation>
     </message>
 </context>
 <context>
@@ -2461,6 +2473,10 @@ Here: the remote server&apos;s start-up flag (read-only).</source>
     <message>
         <source>%1 GiB of weights per GPU · %2 KV blocks (%3 tokens) · %4× concurrency at %5 tokens per request</source>
         <translation>GPUあたり重み %1 GiB · KVブロック %2 個（%3 トークン）· リクエストあたり %5 トークンで同時実行 %4×</translation>
+    </message>
+    <message>
+        <source>Cannot simulate: %1</source>
+        <translation>シミュレーションできません：%1</translation>
     </message>
 </context>
 <context>
