@@ -182,18 +182,17 @@ bool readsJapanese(const QString& s) {
 
 // Words that stay as they are in Japanese (docs/translation.md): vLLM's metric and unit
 // abbreviations, formats, product names, vLLM's finish reasons and sampling parameters,
-// bench's option names, and each language's own name. Identifiers (snake_case, with digits, dotted or with a
-// colon: knob names, vllm:metric names, file names) are never words here; the knob
-// table's names and choices are added at run time, and so are the model's and the
-// device's names and the simulator's hardware descriptions.
+// bench's option names, key names, and each language's own name. Identifiers (with an
+// underscore, a digit, a dot or a colon: knob names, vllm:metric names, file names) are
+// never words here; the knob table's names and choices are added at run time, and so are
+// the model's and the device's names and the simulator's hardware descriptions.
 QSet<QString> baseAllowlist() {
   return {"TTFT", "ITL", "TPOT", "e2e", "KV", "ms", "tok", "MiB", "GiB", "req", "vLLM", "LLM", "GPU", "GPUs", "CPU",
           "CUDA", "JSON", "CSV", "PNG", "GGUF", "SLO", "SLOs", "API", "HTTP", "URL", "ID", "id", "EOS", "SGLang",
-          "llama", "cpp", "Qwen", "Llama", "Hugging", "Face", "Perfetto", "Chrome", "NVIDIA", "AMD", "Intel",
-          "H100", "A100", "PCIe", "SXM", "NVLink", "stop", "length", "abort", "temperature", "seed", "English",
-          "LLM Workbench", "Workbench", "QCustomPlot", "GPL", "or", "later", "load", "chat", "on", "off", "inf",
-          "Ctrl", "Shift", "Enter", "Esc", "Space", "Pause", "fp", "min", "max", "tokens", "BlockStored",
-          "tokenizer"};
+          "llama", "cpp", "Qwen", "Llama", "Hugging", "Face", "Perfetto", "Chrome", "NVIDIA", "AMD", "Intel", "PCIe",
+          "SXM", "NVLink", "stop", "length", "abort", "temperature", "seed", "tokenizer", "English", "Workbench",
+          "QCustomPlot", "GPL", "load", "chat", "on", "off", "inf", "Ctrl", "Shift", "Enter", "Esc", "Space",
+          "Pause", "fp", "min", "max", "tokens", "BlockStored"};
 }
 
 QStringList untranslatedWords(const QString& text, const QSet<QString>& allow) {
@@ -208,8 +207,8 @@ QStringList untranslatedWords(const QString& text, const QSet<QString>& allow) {
   return words;
 }
 
-// The widget's text width needs, against what it has (contents minus the style's room
-// for a check box's indicator or a button's margins).
+// What the widget's text needs against the room it has: the contents rectangle, less a
+// check box's indicator or a button's frame as the style draws them; "" when it fits.
 QString fitProblem(const QWidget* w) {
   if (!w->isVisible() || w->width() <= 0) return {};
   const QFontMetrics fm(w->font());

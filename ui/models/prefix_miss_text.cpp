@@ -34,7 +34,8 @@ QString prefixMissReasons(const PrefixMiss& m) {
     if (r == PrefixMissReason::Diverged && m.divergedAtToken >= 0) {
       part += QCoreApplication::translate("PrefixMiss", " at token %1").arg(m.divergedAtToken);
       if (!m.divergedOurText.empty() || !m.divergedTheirText.empty())
-        part += QCoreApplication::translate("PrefixMiss", " (%1 vs %2)").arg(quoted(m.divergedOurText), quoted(m.divergedTheirText));
+        part += QCoreApplication::translate("PrefixMiss", " (%1 vs %2)")
+                    .arg(quoted(m.divergedOurText), quoted(m.divergedTheirText));
     }
     parts << part;
   }
@@ -42,9 +43,12 @@ QString prefixMissReasons(const PrefixMiss& m) {
 }
 
 QString prefixMissSentence(const RequestTimeline& t) {
-  QString s = QCoreApplication::translate("PrefixMiss", "%1 of %2 prompt tokens from cache").arg(t.numCachedPromptTokens).arg(t.numPromptTokens);
+  QString s = QCoreApplication::translate("PrefixMiss", "%1 of %2 prompt tokens from cache")
+                  .arg(t.numCachedPromptTokens)
+                  .arg(t.numPromptTokens);
   const PrefixMiss& m = t.prefixMiss;
-  if (m.accounted && m.numMissed() > 0) s += QCoreApplication::translate("PrefixMiss", "; %1 computed: %2").arg(m.numMissed()).arg(prefixMissReasons(m));
+  if (m.accounted && m.numMissed() > 0)
+    s += QCoreApplication::translate("PrefixMiss", "; %1 computed: %2").arg(m.numMissed()).arg(prefixMissReasons(m));
   if (m.recomputedAfterPreemption > 0)
     s += QCoreApplication::translate("PrefixMiss", "; %1 recomputed after preemption").arg(m.recomputedAfterPreemption);
   return s;
