@@ -5,30 +5,21 @@
 // model and device names), and every one-line label's, button's and tab's text fits its
 // widget at the default size. The .ts itself has no unfinished message. Saves the
 // Japanese window as window-ja.png (tools/update-screenshots.sh copies it to docs/images/).
-#include <QAbstractItemView>
-#include <QComboBox>
 #include <QDockWidget>
-#include <QGroupBox>
-#include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenuBar>
 #include <QMutex>
-#include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QSet>
 #include <QSettings>
-#include <QSpinBox>
-#include <QTabBar>
+#include <QStatusBar>
 #include <QTemporaryDir>
-#include <QTextDocument>
-#include <QTextDocumentFragment>
 #include <QTranslator>
 #include <QXmlStreamReader>
 #include <QtTest>
-#include <qcustomplot.h>
 
 #include "common/random_model.h"
+#include "common/widget_texts.h"
 #include "engine/config/knobs.h"
 #include "engine/exec/sim/hardware_profile.h"
 #include "engine/model/model.h"
@@ -44,6 +35,7 @@
 
 using namespace lwb;
 using namespace lwb::ui;
+using namespace lwb::test;
 
 namespace {
 constexpr int kTimeoutMs = 60000;
@@ -85,101 +77,6 @@ class RecordingTranslator : public QTranslator {
   mutable QSet<QString> misses_;
 };
 
-struct Shown {
-  QString text;
-  QString where;  // the widget's class and object name, for the failure message
-};
-
-QString plain(const QString& s) {
-  QString t = Qt::mightBeRichText(s) ? QTextDocumentFragment::fromHtml(s).toPlainText() : s;
-  return t.remove(QRegularExpression(QStringLiteral("&(?=\\S)")));  // mnemonics
-}
-
-QString where(const QObject* o) {
-  QString s = QString::fromLatin1(o->metaObject()->className());
-  for (const QObject* p = o; p; p = p->parent())
-    if (!p->objectName().isEmpty()) return s + QStringLiteral(" in ") + p->objectName();
-  return s;
-}
-
-void addText(QList<Shown>& out, const QString& text, const QObject* o) {
-  if (!text.trimmed().isEmpty()) out.push_back({plain(text), where(o)});
-}
-
-void collectMenu(const QMenu* menu, QList<Shown>& out) {
-  for (QAction* a : menu->actions()) {
-    addText(out, a->text(), menu);
-    if (a->toolTip() != plain(a->text())) addText(out, a->toolTip(), menu);
-    if (a->menu()) collectMenu(a->menu(), out);
-  }
-}
-
-void collectPlot(QCustomPlot* plot, QList<Shown>& out) {
-  for (QCPAxisRect* rect : plot->axisRects())
-    for (QCPAxis* axis : rect->axes()) addText(out, axis->label(), plot);
-  for (int i = 0; i < plot->plottableCount(); ++i) addText(out, plot->plottable(i)->name(), plot);
-  for (int i = 0; i < plot->itemCount(); ++i)
-    if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->visible()) addText(out, t->text(), plot);
-  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
-    if (auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) addText(out, t->text(), plot);
-}
-
-// Every text a widget shows or explains itself with.
-void collectWidget(const QWidget* w, QList<Shown>& out) {
-  addText(out, w->toolTip(), w);
-  if (auto* l = qobject_cast<const QLabel*>(w)) addText(out, l->text(), w);
-  if (auto* b = qobject_cast<const QAbstractButton*>(w)) addText(out, b->text(), w);
-  if (auto* g = qobject_cast<const QGroupBox*>(w)) addText(out, g->title(), w);
-  if (auto* d = qobject_cast<const QDockWidget*>(w)) addText(out, d->windowTitle(), w);
-  if (auto* e = qobject_cast<const QLineEdit*>(w)) addText(out, e->placeholderText(), w);
-  if (auto* e = qobject_cast<const QPlainTextEdit*>(w)) addText(out, e->placeholderText(), w);
-  if (auto* e = qobject_cast<const QTextEdit*>(w)) addText(out, e->placeholderText(), w);
-  if (auto* t = qobject_cast<const QTabBar*>(w))
-    for (int i = 0; i < t->count(); ++i) {
-      addText(out, t->tabText(i), w);
-      addText(out, t->tabToolTip(i), w);
-    }
-  if (auto* c = qobject_cast<const QComboBox*>(w))
-    for (int i = 0; i < c->count(); ++i) {
-      addText(out, c->itemText(i), w);
-      addText(out, c->itemData(i, Qt::ToolTipRole).toString(), w);
-    }
-  if (auto* s = qobject_cast<const QSpinBox*>(w)) {
-    addText(out, s->specialValueText(), w);
-    addText(out, s->prefix() + s->suffix(), w);
-  }
-  if (auto* s = qobject_cast<const QDoubleSpinBox*>(w)) {
-    addText(out, s->specialValueText(), w);
-    addText(out, s->prefix() + s->suffix(), w);
-  }
-  if (auto* v = qobject_cast<const QAbstractItemView*>(w); v && v->model())
-    for (int c = 0; c < v->model()->columnCount(); ++c) {
-      addText(out, v->model()->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString(), w);
-      addText(out, v->model()->headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString(), w);
-    }
-  if (auto* m = qobject_cast<const QMenu*>(w)) collectMenu(m, out);
-  if (auto* p = qobject_cast<QCustomPlot*>(const_cast<QWidget*>(w))) collectPlot(p, out);
-}
-
-QList<Shown> collectAll(QWidget* root) {
-  QList<Shown> out;
-  addText(out, root->windowTitle(), root);
-  collectWidget(root, out);
-  for (const QWidget* w : root->findChildren<QWidget*>()) collectWidget(w, out);
-  for (const QAction* a : root->findChildren<QAction*>()) {
-    addText(out, a->text(), a);
-    if (a->toolTip() != plain(a->text())) addText(out, a->toolTip(), a);
-  }
-  return out;
-}
-
-bool readsJapanese(const QString& s) {
-  for (QChar c : s)
-    if (c.script() == QChar::Script_Hiragana || c.script() == QChar::Script_Katakana || c.script() == QChar::Script_Han)
-      return true;
-  return false;
-}
-
 // Words that stay as they are in Japanese (docs/translation.md): vLLM's metric and unit
 // abbreviations, formats, product names, vLLM's finish reasons and sampling parameters,
 // bench's option names, key names, and each language's own name. Identifiers (with an
@@ -193,104 +90,6 @@ QSet<QString> baseAllowlist() {
           "SXM", "NVLink", "stop", "length", "abort", "temperature", "seed", "tokenizer", "English", "Workbench",
           "QCustomPlot", "GPL", "load", "chat", "on", "off", "inf", "Ctrl", "Shift", "Enter", "Esc", "Space",
           "Pause", "fp", "min", "max", "tokens", "BlockStored"};
-}
-
-QStringList untranslatedWords(const QString& text, const QSet<QString>& allow) {
-  QStringList words;
-  static const QRegularExpression token(QStringLiteral("[A-Za-z0-9_.:/'\\-+]+"));
-  for (auto it = token.globalMatch(text); it.hasNext();) {
-    const QString t = it.next().captured().remove(QRegularExpression(QStringLiteral("^[-'.:/]+|[-'.:/]+$")));
-    const bool identifier = t.contains(QRegularExpression(QStringLiteral("[0-9_.:/+]")));
-    if (t.size() < 2 || identifier || allow.contains(t)) continue;
-    words << t;
-  }
-  return words;
-}
-
-// What the widget's text needs against the room it has: the contents rectangle, less a
-// check box's indicator or a button's frame as the style draws them; "" when it fits.
-QString fitProblem(const QWidget* w) {
-  if (!w->isVisible() || w->width() <= 0) return {};
-  const QFontMetrics fm(w->font());
-  auto lineWidth = [&fm](const QString& text) {
-    int widest = 0;
-    for (const QString& line : text.split(QLatin1Char('\n'))) widest = std::max(widest, fm.horizontalAdvance(line));
-    return widest;
-  };
-  int need = 0, room = 0;
-  QString text;
-  if (auto* l = qobject_cast<const QLabel*>(w)) {
-    if (l->wordWrap() || l->text().isEmpty() || l->sizePolicy().horizontalPolicy() == QSizePolicy::Ignored) return {};
-    text = l->text();
-    if (Qt::mightBeRichText(text)) {
-      QTextDocument doc;
-      doc.setDefaultFont(l->font());
-      doc.setDocumentMargin(0);
-      doc.setHtml(text);
-      need = int(std::ceil(doc.idealWidth()));
-    } else {
-      need = lineWidth(l->buddy() ? plain(text) : text);  // '&' marks a mnemonic only with a buddy
-    }
-    room = l->contentsRect().width() - 2 * l->margin() - std::max(0, l->indent());
-  } else if (auto* b = qobject_cast<const QAbstractButton*>(w)) {
-    text = plain(b->text());
-    if (text.isEmpty()) return {};
-    need = lineWidth(text);
-    // The rectangle the style draws the text in.
-    const QStyle* st = b->style();
-    QStyleOptionButton opt;
-    opt.initFrom(b);
-    opt.text = b->text();
-    opt.icon = b->icon();
-    opt.iconSize = b->iconSize();
-    room = b->width();
-    if (auto* p = qobject_cast<const QPushButton*>(b)) {
-      if (p->autoDefault() || p->isDefault()) opt.features |= QStyleOptionButton::AutoDefaultButton;
-      room = st->subElementRect(QStyle::SE_PushButtonContents, &opt, b).width();
-    } else if (qobject_cast<const QCheckBox*>(b)) {
-      room = st->subElementRect(QStyle::SE_CheckBoxContents, &opt, b).width();
-    } else if (qobject_cast<const QRadioButton*>(b)) {
-      room = st->subElementRect(QStyle::SE_RadioButtonContents, &opt, b).width();
-    }
-    if (!b->icon().isNull()) room -= b->iconSize().width() + 4;
-  } else if (auto* t = qobject_cast<const QTabBar*>(w)) {
-    for (int i = 0; i < t->count(); ++i) {
-      const int tabNeed = lineWidth(plain(t->tabText(i)));
-      const int tabRoom = t->tabRect(i).width() - t->style()->pixelMetric(QStyle::PM_TabBarTabHSpace, nullptr, t);
-      if (t->isTabVisible(i) && tabNeed > tabRoom + 1)
-        return QStringLiteral("tab '%1' needs %2 px, has %3").arg(t->tabText(i)).arg(tabNeed).arg(tabRoom);
-    }
-    return {};
-  } else if (auto* h = qobject_cast<const QHeaderView*>(w); h && h->model()) {
-    // A section's title is elided, not wrapped: it must fit the section's width.
-    const int margin = 2 * h->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, h);
-    const QFontMetrics hfm(h->font());
-    for (int i = 0; i < h->count(); ++i) {
-      const QString title = h->model()->headerData(i, h->orientation(), Qt::DisplayRole).toString();
-      const int size = h->orientation() == Qt::Horizontal ? h->sectionSize(i) : h->width();
-      // Stretched sections share what the view has left; the others were sized for their titles.
-      if (h->isSectionHidden(i) || title.isEmpty() || h->sectionResizeMode(i) == QHeaderView::Stretch ||
-          (h->stretchLastSection() && i == h->count() - 1))
-        continue;
-      if (hfm.horizontalAdvance(title) + margin > size + 1)
-        return QStringLiteral("%1 header '%2' needs %3 px, has %4")
-            .arg(where(w), title)
-            .arg(hfm.horizontalAdvance(title) + margin)
-            .arg(size);
-    }
-    return {};
-  } else {
-    return {};
-  }
-  if (need <= room + 1) return {};
-  return QStringLiteral("%1 '%2' needs %3 px, has %4").arg(where(w), plain(text)).arg(need).arg(room);
-}
-
-QStringList fitProblems(QWidget* root) {
-  QStringList out;
-  for (QWidget* w : root->findChildren<QWidget*>())
-    if (QString p = fitProblem(w); !p.isEmpty()) out << p;
-  return out;
 }
 
 void saveShot(QWidget* w, const QString& name) {
