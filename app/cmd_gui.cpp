@@ -8,6 +8,7 @@
 
 #include "app/api_serve_controller.h"
 #include "app/cli/args.h"
+#include "ui/language.h"
 #include "ui/main_window.h"
 #include "ui/remote/remote_window.h"
 #include "ui/theme.h"
@@ -15,6 +16,16 @@
 namespace lwb::app {
 
 namespace {
+
+// --lang for this run, else the choice saved by View ▸ Language, else the system locale.
+void installWindowLanguage(const ArgParser& parser) {
+  const QString choice = parser.has("lang") ? QString::fromStdString(parser.stringOr("lang", "")) : lwb::ui::savedLanguage();
+  if (!lwb::ui::languageChoices().contains(choice))
+    throw UsageError("--lang " + choice.toStdString() + ": expected system, en or ja");
+  const QString lang = lwb::ui::resolveLanguage(choice);
+  if (!lwb::ui::installLanguage(lang))
+    std::fprintf(stderr, "llm-workbench: no '%s' translation built in; the window stays in English\n", qPrintable(lang));
+}
 
 int gui(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -38,12 +49,14 @@ int gui(int argc, char** argv) {
   parser.option("kv-events", "ADDR",
                 "with --endpoint: the server's KV-event address (vLLM's --kv-events-config endpoint) for its block map");
   parser.option("kv-events-replay", "ADDR", "with --kv-events: its replay address");
+  parser.option("lang", "LANG", "the window's language: system, en or ja (default: View > Language, else system)");
   parser.knobOptions("Engine knobs (vLLM names; the Knobs panel changes them later)");
   if (!parser.parse(argc, argv)) return 0;
   if (parser.has("version")) {
     std::printf("llm-workbench %s\n", LWB_VERSION);
     return 0;
   }
+  installWindowLanguage(parser);
 
   if (parser.has("endpoint")) {
     lwb::ui::theme::apply(app);

@@ -9,7 +9,7 @@ namespace {
 
 const char* kUsage =
     "Usage:\n"
-    "  llm-workbench [--demo] [--model DIR] [engine knobs]\n"
+    "  llm-workbench [--demo] [--model DIR] [--lang system|en|ja] [engine knobs]\n"
     "                                   open the workbench window (engine knobs: see --help of any of them)\n"
     "  llm-workbench --endpoint URL [--api-key KEY] [--served-model-name NAME]\n"
     "                [--kv-events ADDR [--kv-events-replay ADDR]]\n"

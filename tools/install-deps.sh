@@ -4,6 +4,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config ninja-build
       qt6-base-dev qt6-svg-dev libgl-dev libqcustomplot-dev
+      qt6-tools-dev qt6-l10n-tools   # the window's translations: lupdate, lrelease
+      fonts-noto-cjk                 # Japanese text in the window and its screenshots
       libsentencepiece-dev sentencepiece nlohmann-json3-dev libxxhash-dev
       libpcre2-dev libicu-dev
       xvfb xauth dpkg-dev file desktop-file-utils appstream

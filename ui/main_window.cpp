@@ -326,7 +326,7 @@ void MainWindow::startDemo() {
     return;
   }
   if (auto* c = chat_->current(); c && !simulated() && !c->busy() && c->messages().empty()) {
-    c->setInput(tr("Tell me about Mr. Darcy."));
+    c->setInput(QStringLiteral("Tell me about Mr. Darcy."));  // the model's input: it speaks English
     c->send();
   }
 }

@@ -21,6 +21,7 @@
 #include "ui/charts/latency_chart.h"
 #include "ui/charts/prefix_cache_chart.h"
 #include "ui/charts/timeline_chart.h"
+#include "ui/language.h"
 #include "ui/main_window.h"
 
 #include "lessons/lessons.h"
@@ -35,6 +36,34 @@
 #include "ui/panels/spec_decode_panel.h"
 
 namespace lwb::ui {
+
+namespace {
+// View ▸ Language: System / English / 日本語, saved for the next start (translators are
+// installed before the window is built). Each language is named in itself.
+void addLanguageMenu(QMenu* view, QWidget* window) {
+  QMenu* menu = view->addMenu(MainWindow::tr("&Language"));
+  menu->setObjectName(QStringLiteral("menu.language"));
+  auto* group = new QActionGroup(menu);
+  const std::pair<QString, QString> choices[] = {{QStringLiteral("system"), MainWindow::tr("System")},
+                                                 {QStringLiteral("en"), QStringLiteral("English")},
+                                                 {QStringLiteral("ja"), QStringLiteral("日本語")}};
+  for (const auto& [choice, label] : choices) {
+    QAction* a = menu->addAction(label);
+    a->setCheckable(true);
+    a->setChecked(choice == savedLanguage());
+    a->setData(choice);
+    group->addAction(a);
+  }
+  QObject::connect(group, &QActionGroup::triggered, window, [window](QAction* a) {
+    saveLanguage(a->data().toString());
+    auto* box = new QMessageBox(QMessageBox::Information, MainWindow::tr("Language"),
+                                MainWindow::tr("The language changes when LLM Workbench starts again."),
+                                QMessageBox::Ok, window);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+  });
+}
+}  // namespace
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -93,6 +122,8 @@ void MainWindow::buildMenus() {
   goCapacity->setToolTip(tr("How many requests per second this engine serves within SLOs: sweep the request rate "
                             "(or a knob) for p99 TTFT and ITL, goodput and the saturation point"));
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+  view->addSeparator();
+  addLanguageMenu(view, this);
 
   QMenu* engine = menuBar()->addMenu(tr("&Engine"));
   QMenu* backend = engine->addMenu(tr("&Backend"));
@@ -189,8 +220,12 @@ void MainWindow::buildMenus() {
 
 void MainWindow::exportMetrics() {
   QString filter;
+  // The chosen filter tells the format; compared with the same (translated) texts.
+  const QString requestsFilter = tr("Requests CSV (*.csv)"), stepsFilter = tr("Steps CSV (*.csv)"),
+                traceFilter = tr("Chrome trace (*.trace.json)");
   QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), QStringLiteral("metrics.json"),
-                                              tr("Metrics JSON (*.json);;Requests CSV (*.csv);;Steps CSV (*.csv);;Chrome trace (*.trace.json)"),
+                                              QStringList{tr("Metrics JSON (*.json)"), requestsFilter, stepsFilter, traceFilter}
+                                                  .join(QStringLiteral(";;")),
                                               &filter);
   if (path.isEmpty()) return;
   // The engine's exporters: vLLM metric names, the same files `bench` writes.
@@ -198,9 +233,9 @@ void MainWindow::exportMetrics() {
   const std::vector<RequestTimeline> timelines(run.requests.begin(), run.requests.end());
   const std::vector<StepRecord> steps(run.steps.begin(), run.steps.end());
   try {
-    if (filter.contains(QLatin1String("Requests CSV"))) writeTextFile(path.toStdString(), requestsCsv(timelines));
-    else if (filter.contains(QLatin1String("Steps CSV"))) writeTextFile(path.toStdString(), stepsCsv(steps));
-    else if (filter.contains(QLatin1String("trace")))
+    if (filter == requestsFilter) writeTextFile(path.toStdString(), requestsCsv(timelines));
+    else if (filter == stepsFilter) writeTextFile(path.toStdString(), stepsCsv(steps));
+    else if (filter == traceFilter)
       writeTextFile(path.toStdString(), chromeTrace(timelines, steps).dump());
     else writeTextFile(path.toStdString(), lwb::runToJson(timelines, steps).dump(1));
   } catch (const std::exception& e) {

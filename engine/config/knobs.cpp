@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/common/error.h"
+#include "engine/common/translate.h"
 #include "engine/config/engine_config.h"
 #include "engine/config/speculative_config.h"
 
@@ -17,40 +18,44 @@ std::vector<Knob> makeTable() {
   Knob k{};
   // ---- live: the next step uses them ----
   k = {knob::kMaxNumBatchedTokens, KnobKind::Int, KnobApply::Live, "tokens",
-       "Token budget of one step (prefill chunks + decode tokens): smaller gives smoother ITL, larger gives faster "
-       "TTFT but decodes wait behind big prefill steps",
-       "default", "vLLM's default for the device: 2048 on CPU, 2048 or 8192 on a GPU", 0, 1 << 20};
+       LWB_TRANSLATE_NOOP("Knobs", "Token budget of one step (prefill chunks + decode tokens): smaller gives "
+                                   "smoother ITL, larger gives faster TTFT but decodes wait behind big prefill steps"),
+       LWB_TRANSLATE_NOOP("Knobs", "default"),
+       LWB_TRANSLATE_NOOP("Knobs", "vLLM's default for the device: 2048 on CPU, 2048 or 8192 on a GPU"), 0, 1 << 20};
   k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.maxNumBatchedTokens); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.maxNumBatchedTokens = int(std::get<int64_t>(v)); };
   t.push_back(k);
   k = {knob::kMaxNumSeqs, KnobKind::Int, KnobApply::Live, "requests",
-       "Most requests in one step: more gives higher throughput (decode is memory-bound) but more KV memory in use "
-       "and more preemption",
-       "default", "vLLM's default for the device: 128 on CPU, 256 or 1024 on a GPU", 0, 1 << 16};
+       LWB_TRANSLATE_NOOP("Knobs", "Most requests in one step: more gives higher throughput (decode is memory-bound) "
+                                   "but more KV memory in use and more preemption"),
+       LWB_TRANSLATE_NOOP("Knobs", "default"),
+       LWB_TRANSLATE_NOOP("Knobs", "vLLM's default for the device: 128 on CPU, 256 or 1024 on a GPU"), 0, 1 << 16};
   k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.maxNumSeqs); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.maxNumSeqs = int(std::get<int64_t>(v)); };
   t.push_back(k);
   k = {knob::kEnableChunkedPrefill, KnobKind::Bool, KnobApply::Live, "",
-       "Cut long prompts into chunks that ride along with decodes, so a long prompt never stalls generation; off: "
-       "a prompt must fit the budget whole"};
+       LWB_TRANSLATE_NOOP("Knobs", "Cut long prompts into chunks that ride along with decodes, so a long prompt "
+                                   "never stalls generation; off: a prompt must fit the budget whole")};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.enableChunkedPrefill; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.enableChunkedPrefill = std::get<bool>(v); };
   t.push_back(k);
   k = {knob::kEnablePrefixCaching, KnobKind::Bool, KnobApply::Live, "",
-       "Reuse KV blocks of identical prompt prefixes (system prompts, shared documents): saves prefill compute and "
-       "TTFT, costs nothing without reuse"};
+       LWB_TRANSLATE_NOOP("Knobs", "Reuse KV blocks of identical prompt prefixes (system prompts, shared documents): "
+                                   "saves prefill compute and TTFT, costs nothing without reuse")};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.enablePrefixCaching; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.enablePrefixCaching = std::get<bool>(v); };
   t.push_back(k);
   k = {knob::kLongPrefillTokenThreshold, KnobKind::Int, KnobApply::Live, "tokens",
-       "A prompt longer than this gets at most this many tokens per step, so long prompts cannot starve short ones",
-       "off", "off", 0, 1 << 20};
+       LWB_TRANSLATE_NOOP("Knobs", "A prompt longer than this gets at most this many tokens per step, so long "
+                                   "prompts cannot starve short ones"),
+       LWB_TRANSLATE_NOOP("Knobs", "off"),
+       LWB_TRANSLATE_NOOP("Knobs", "off"), 0, 1 << 20};
   k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.longPrefillTokenThreshold); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.longPrefillTokenThreshold = int(std::get<int64_t>(v)); };
   t.push_back(k);
   k = {knob::kSchedulingPolicy, KnobKind::Choice, KnobApply::Live, "",
-       "fcfs: first come, first served, preemption takes the newest request; priority: lower value first, "
-       "preemption takes the lowest priority"};
+       LWB_TRANSLATE_NOOP("Knobs", "fcfs: first come, first served, preemption takes the newest request; priority: "
+                                   "lower value first, preemption takes the lowest priority")};
   k.choices = {"fcfs", "priority"};
   k.get = [](const EngineConfig& c) -> KnobValue { return schedulingPolicyName(c.schedulingPolicy); };
   k.set = [](EngineConfig& c, const KnobValue& v) {
@@ -60,76 +65,84 @@ std::vector<Knob> makeTable() {
   };
   t.push_back(k);
   k = {knob::kMaxModelLen, KnobKind::Int, KnobApply::Live, "tokens",
-       "Longest prompt + output accepted; longer requests are rejected, and a shorter limit needs less KV memory",
-       "model max", "the model's max_position_embeddings", 0, 1 << 24};
+       LWB_TRANSLATE_NOOP("Knobs", "Longest prompt + output accepted; longer requests are rejected, and a shorter "
+                                   "limit needs less KV memory"),
+       LWB_TRANSLATE_NOOP("Knobs", "model max"),
+       LWB_TRANSLATE_NOOP("Knobs", "the model's max_position_embeddings"), 0, 1 << 24};
   k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.maxModelLen); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.maxModelLen = int(std::get<int64_t>(v)); };
   t.push_back(k);
   k = {knob::kSchedulerReserveFullIsl, KnobKind::Bool, KnobApply::Live, "",
-       "Admit a request only if KV blocks for its whole prompt are free now: fewer admissions under memory "
-       "pressure, but no admit-then-preempt thrashing"};
+       LWB_TRANSLATE_NOOP("Knobs", "Admit a request only if KV blocks for its whole prompt are free now: fewer "
+                                   "admissions under memory pressure, but no admit-then-preempt thrashing")};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.schedulerReserveFullIsl; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.schedulerReserveFullIsl = std::get<bool>(v); };
   t.push_back(k);
   // Live, but a draft model switch is structural.
   k = {knob::kSpeculativeConfig, KnobKind::Json, KnobApply::Live, "",
-       "Speculative decoding: a proposer guesses num_speculative_tokens tokens, one target pass verifies them; "
-       "faster decode for a few requests when drafts are accepted, lost throughput for a full batch"};
+       LWB_TRANSLATE_NOOP("Knobs", "Speculative decoding: a proposer guesses num_speculative_tokens tokens, one "
+                                   "target pass verifies them; faster decode for a few requests when drafts are "
+                                   "accepted, lost throughput for a full batch")};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.speculative.toJson(); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.speculative = parseSpeculativeConfig(std::get<std::string>(v)); };
   // A draft model has its own weights and KV pool; n-gram settings are live.
   k.structuralWhen = [](const EngineConfig& a, const EngineConfig& b) {
     return draftModelDiffers(a.speculative, b.speculative);
   };
-  k.whenStructural = "a draft model switch, or its num_speculative_tokens";
+  k.whenStructural = LWB_TRANSLATE_NOOP("Knobs", "a draft model switch, or its num_speculative_tokens");
   t.push_back(k);
   // ---- structural: the KV pool is rebuilt ----
   k = {knob::kBlockSize, KnobKind::Int, KnobApply::RebuildKv, "tokens",
-       "Tokens per KV block: smaller wastes less memory in each request's last block and shares prefixes finer; "
-       "larger means fewer blocks to manage",
+       LWB_TRANSLATE_NOOP("Knobs", "Tokens per KV block: smaller wastes less memory in each request's last block and "
+                                   "shares prefixes finer; larger means fewer blocks to manage"),
        "", "", 1, 256, true};
   k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.blockSize); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.blockSize = int(std::get<int64_t>(v)); };
   t.push_back(k);
   k = {knob::kKvCacheMemoryBytes, KnobKind::Int, KnobApply::RebuildKv, "bytes",
-       "Memory for the KV cache: it bounds the context all running requests hold together; too little means "
-       "preemptions under load",
-       "auto", "the backend's default budget", 0, int64_t(1) << 50};
+       LWB_TRANSLATE_NOOP("Knobs", "Memory for the KV cache: it bounds the context all running requests hold "
+                                   "together; too little means preemptions under load"),
+       LWB_TRANSLATE_NOOP("Knobs", "auto"),
+       LWB_TRANSLATE_NOOP("Knobs", "the backend's default budget"), 0, int64_t(1) << 50};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.kvCacheMemoryBytes; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.kvCacheMemoryBytes = std::get<int64_t>(v); };
   t.push_back(k);
   k = {knob::kNumGpuBlocksOverride, KnobKind::Int, KnobApply::RebuildKv, "blocks",
-       "Force the number of KV blocks (overrides the memory budget): a small cache provokes preemption you can "
-       "watch in the KV map",
-       "unset", "from the memory budget", 0, 1 << 24};
+       LWB_TRANSLATE_NOOP("Knobs", "Force the number of KV blocks (overrides the memory budget): a small cache "
+                                   "provokes preemption you can watch in the KV map"),
+       LWB_TRANSLATE_NOOP("Knobs", "unset"),
+       LWB_TRANSLATE_NOOP("Knobs", "from the memory budget"), 0, 1 << 24};
   k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.numGpuBlocksOverride); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.numGpuBlocksOverride = int(std::get<int64_t>(v)); };
   t.push_back(k);
   // ---- structural: a new executor ----
   k = {knob::kBackend, KnobKind::Choice, KnobApply::RebuildExecutor, "",
-       "Where the forward pass runs: auto = CUDA when a device is present, else CPU; sim = no weights run: the "
-       "real scheduler and KV cache on a virtual clock, each step's time predicted for sim_hardware"};
+       LWB_TRANSLATE_NOOP("Knobs", "Where the forward pass runs: auto = CUDA when a device is present, else CPU; sim "
+                                   "= no weights run: the real scheduler and KV cache on a virtual clock, each "
+                                   "step's time predicted for sim_hardware")};
   k.choices = {"auto", "cpu", "cuda", "sim"};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.backend; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.backend = std::get<std::string>(v); };
   t.push_back(k);
   k = {knob::kThreads, KnobKind::Int, KnobApply::RebuildExecutor, "threads",
-       "CPU backend: worker threads of the forward pass; more than the physical cores rarely helps",
-       "all cores", "all cores", 0, 4096};
+       LWB_TRANSLATE_NOOP("Knobs", "CPU backend: worker threads of the forward pass; more than the physical cores "
+                                   "rarely helps"),
+       LWB_TRANSLATE_NOOP("Knobs", "all cores"),
+       LWB_TRANSLATE_NOOP("Knobs", "all cores"), 0, 4096};
   k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.executor.numThreads); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.numThreads = int(std::get<int64_t>(v)); };
   t.push_back(k);
   k = {knob::kGpuMemoryUtilization, KnobKind::Real, KnobApply::RebuildExecutor, "",
-       "CUDA backend: share of the device memory the engine may use; the KV cache gets what weights and "
-       "activations leave"};
+       LWB_TRANSLATE_NOOP("Knobs", "CUDA backend: share of the device memory the engine may use; the KV cache gets "
+                                   "what weights and activations leave")};
   k.realMin = 0;
   k.realMax = 1;
   k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.gpuMemoryUtilization; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.gpuMemoryUtilization = std::get<double>(v); };
   t.push_back(k);
   k = {knob::kQuantization, KnobKind::Choice, KnobApply::RebuildExecutor, "",
-       "Quantize the weights at load (CPU backend): q8_0 about halves and q4_k about quarters the weight memory "
-       "that every decode step reads, at some accuracy"};
+       LWB_TRANSLATE_NOOP("Knobs", "Quantize the weights at load (CPU backend): q8_0 about halves and q4_k about "
+                                   "quarters the weight memory that every decode step reads, at some accuracy")};
   k.choices = {"none", "q8_0", "q4_k"};
   k.get = [](const EngineConfig& c) -> KnobValue {
     return c.executor.quantization.empty() ? std::string("none") : c.executor.quantization;
@@ -142,37 +155,41 @@ std::vector<Knob> makeTable() {
   // A new executor because the KV pool's element type is the executor's: it rebuilds the
   // pool with it, at the new bytes per block.
   k = {knob::kKvCacheDtype, KnobKind::Choice, KnobApply::RebuildExecutor, "",
-       "Element type of the KV cache: bfloat16 halves the bytes per KV block, so the same memory holds 2x the "
-       "blocks (fewer preemptions) and decode attention reads half the bytes, at a small accuracy cost (K/V "
-       "rounded to 8 mantissa bits). fp8 (= fp8_e4m3: 3 mantissa bits, values up to 448) and fp8_e5m2 (2 "
-       "mantissa bits, up to 57344) quarter them, at a larger cost; as in vLLM without calibration the scale is "
-       "1, so larger K/V values saturate. CPU backend only. auto: float32 on the CPU backend (its attention math "
-       "is f32 and the golden outputs stay bit-identical; vLLM's auto follows the model dtype), the model's "
-       "activation dtype on CUDA"};
+       LWB_TRANSLATE_NOOP("Knobs", "Element type of the KV cache: bfloat16 halves the bytes per KV block, so the "
+                                   "same memory holds 2x the blocks (fewer preemptions) and decode attention reads "
+                                   "half the bytes, at a small accuracy cost (K/V rounded to 8 mantissa bits). fp8 "
+                                   "(= fp8_e4m3: 3 mantissa bits, values up to 448) and fp8_e5m2 (2 mantissa bits, "
+                                   "up to 57344) quarter them, at a larger cost; as in vLLM without calibration the "
+                                   "scale is 1, so larger K/V values saturate. CPU backend only. auto: float32 on "
+                                   "the CPU backend (its attention math is f32 and the golden outputs stay "
+                                   "bit-identical; vLLM's auto follows the model dtype), the model's activation "
+                                   "dtype on CUDA")};
   k.choices = {"auto", "float32", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.kvCacheDtype; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.kvCacheDtype = std::get<std::string>(v); };
   t.push_back(k);
   k = {knob::kSimHardware, KnobKind::Text, KnobApply::RebuildExecutor, "",
-       "Sim backend: the simulated device, a hardware preset (h100-sxm, a100-80gb, ...) or the path of a profile "
-       "file that `llm-workbench calibrate` wrote; sets the memory the KV pool is sized from and every step's "
-       "predicted time"};
+       LWB_TRANSLATE_NOOP("Knobs", "Sim backend: the simulated device, a hardware preset (h100-sxm, a100-80gb, ...) "
+                                   "or the path of a profile file that `llm-workbench calibrate` wrote; sets the "
+                                   "memory the KV pool is sized from and every step's predicted time")};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.simHardware; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.simHardware = std::get<std::string>(v); };
   t.push_back(k);
   k = {knob::kTensorParallelSize, KnobKind::Int, KnobApply::RebuildExecutor, "ranks",
-       "Sim backend: devices one model is sharded over; each holds 1/N of the weights and KV heads (more blocks, "
-       "faster steps) and pays two all-reduces per layer",
+       LWB_TRANSLATE_NOOP("Knobs", "Sim backend: devices one model is sharded over; each holds 1/N of the weights "
+                                   "and KV heads (more blocks, faster steps) and pays two all-reduces per layer"),
        "", "", 1, 64};
   k.get = [](const EngineConfig& c) -> KnobValue { return int64_t(c.executor.tensorParallelSize); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.tensorParallelSize = int(std::get<int64_t>(v)); };
   t.push_back(k);
   k = {knob::kKvTransferConfig, KnobKind::Json, KnobApply::RebuildExecutor, "",
-       "Prefill/decode disaggregation: the connector that copies each prefilled request's KV blocks from the "
-       "prefill instance to the decode instance. bench --pd P:D: PdInProcessConnector and the simulated link it "
-       "crosses (kv_connector_extra_config.link: nvlink, infiniband, roce). serve: TcpConnector, kv_role "
-       "kv_producer (listens on kv_ip:kv_port) or kv_consumer, behind llm-workbench proxy. Decode steps no "
-       "longer wait behind long prefills, at the cost of the transfer and of two instances' memory"};
+       LWB_TRANSLATE_NOOP("Knobs", "Prefill/decode disaggregation: the connector that copies each prefilled "
+                                    "request's KV blocks from the prefill instance to the decode instance. bench --pd "
+                                    "P:D: PdInProcessConnector and the simulated link it crosses "
+                                    "(kv_connector_extra_config.link: nvlink, infiniband, roce). serve: TcpConnector, "
+                                    "kv_role kv_producer (listens on kv_ip:kv_port) or kv_consumer, behind "
+                                    "llm-workbench proxy. Decode steps no longer wait behind long prefills, at the "
+                                    "cost of the transfer and of two instances' memory")};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.kvTransfer.toJson(); };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.kvTransfer = parseKvTransferConfig(std::get<std::string>(v)); };
   t.push_back(k);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/common/error.h"
+#include "engine/common/translate.h"
 #include "engine/model/json_file.h"
 #include "engine/model/generation_config.h"
 #include "engine/model/gguf.h"
@@ -120,12 +121,12 @@ std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProg
   auto model = std::make_shared<Model>();
   model->dir = dir.string();
 
-  report(progress, 0.0, "reading config.json");
+  report(progress, 0.0, LWB_TRANSLATE_NOOP("ModelLoad", "reading config.json"));
   model->config = loadModelConfig((dir / "config.json").string());
   model->generationDefaults = readGenerationDefaults(dir / "generation_config.json");
   validateGenerationDefaults(model->generationDefaults, (dir / "generation_config.json").string());
 
-  report(progress, 0.1, "loading the tokenizer");
+  report(progress, 0.1, LWB_TRANSLATE_NOOP("ModelLoad", "loading the tokenizer"));
   TokenizerFiles tokenizerFiles = loadTokenizerFiles(dir.string());
   model->tokenizerSettings = tokenizerFiles.settings;
   model->tokenizer = std::move(tokenizerFiles.tokenizer);
@@ -133,12 +134,12 @@ std::shared_ptr<const Model> loadModel(const std::string& dirArg, const LoadProg
   model->chatTemplate = tokenizerFiles.chatTemplate;
   checkVocab(model->config, *model->tokenizer, dir);
 
-  report(progress, 0.3, "mapping weights");
+  report(progress, 0.3, LWB_TRANSLATE_NOOP("ModelLoad", "mapping weights"));
   model->weights = WeightStore::openFolder(dir.string());
   checkFitsInMemory(*model->weights);
-  report(progress, 0.8, "checking tensor shapes");
+  report(progress, 0.8, LWB_TRANSLATE_NOOP("ModelLoad", "checking tensor shapes"));
   model->llama = LlamaWeights::bind(*model->weights, model->config);
-  report(progress, 1.0, "ready");
+  report(progress, 1.0, LWB_TRANSLATE_NOOP("ModelLoad", "ready"));
   return model;
 }
 
@@ -146,10 +147,10 @@ std::shared_ptr<const Model> loadGgufModel(const std::string& pathArg, const Loa
   const fs::path path = fs::absolute(pathArg).lexically_normal();
   auto model = std::make_shared<Model>();
   model->dir = path.string();
-  report(progress, 0.0, "reading the GGUF header");
+  report(progress, 0.0, LWB_TRANSLATE_NOOP("ModelLoad", "reading the GGUF header"));
   std::unique_ptr<GgufFile> file = GgufFile::open(path.string());
   model->config = ggufModelConfig(*file);
-  report(progress, 0.1, "loading the tokenizer");
+  report(progress, 0.1, LWB_TRANSLATE_NOOP("ModelLoad", "loading the tokenizer"));
   TokenizerFiles tokenizerFiles = ggufTokenizerFiles(*file);
   model->tokenizerSettings = tokenizerFiles.settings;
   model->tokenizer = std::move(tokenizerFiles.tokenizer);
@@ -158,14 +159,14 @@ std::shared_ptr<const Model> loadGgufModel(const std::string& pathArg, const Loa
   check(model->tokenizer->vocabSize() <= model->config.vocabSize,
         path.string() + ": the vocabulary size " + std::to_string(model->config.vocabSize) +
             " is smaller than the tokenizer's " + std::to_string(model->tokenizer->vocabSize()) + " tokens");
-  report(progress, 0.3, "mapping weights");
+  report(progress, 0.3, LWB_TRANSLATE_NOOP("ModelLoad", "mapping weights"));
   const bool unpermute = ggufPermutesQk(*file);
   const ModelConfig config = model->config;
   model->weights = WeightStore::fromGguf(std::move(file), config, unpermute);
   checkFitsInMemory(*model->weights);
-  report(progress, 0.8, "checking tensor shapes");
+  report(progress, 0.8, LWB_TRANSLATE_NOOP("ModelLoad", "checking tensor shapes"));
   model->llama = LlamaWeights::bind(*model->weights, model->config);
-  report(progress, 1.0, "ready");
+  report(progress, 1.0, LWB_TRANSLATE_NOOP("ModelLoad", "ready"));
   return model;
 }
 

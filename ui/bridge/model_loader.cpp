@@ -3,7 +3,9 @@
 #include <QPointer>
 #include <QThread>
 
+#include "engine/common/translate.h"
 #include "engine/model/model.h"
+#include "ui/language.h"
 
 namespace lwb::ui {
 
@@ -19,7 +21,7 @@ bool ModelLoader::start(const QString& dir, const EngineConfig& config) {
   const std::string path = dir.toStdString();
   thread_ = QThread::create([self, path, config, dir] {
     auto report = [self](double f, const std::string& stage) {
-      QMetaObject::invokeMethod(self, [self, f, s = QString::fromStdString(stage)] {
+      QMetaObject::invokeMethod(self, [self, f, s = translated("ModelLoad", stage)] {
         if (self) emit self->progress(f, s);
       }, Qt::QueuedConnection);
     };
@@ -27,7 +29,7 @@ bool ModelLoader::start(const QString& dir, const EngineConfig& config) {
       // The sim backend runs no weights: a config.json (and a tokenizer when there) is enough.
       std::shared_ptr<const Model> model =
           config.executor.backend == "sim" ? loadModelConfigOnly(path) : loadModel(path, report);
-      report(0.95, "starting the engine");
+      report(0.95, LWB_TRANSLATE_NOOP("ModelLoad", "starting the engine"));
       auto loop = std::make_shared<EngineLoop>(model, config);
       QMetaObject::invokeMethod(self, [self, model, loop] {
         if (self) emit self->loaded(model, loop);

@@ -74,8 +74,8 @@ TimeChart::TimeChart(const QString& hint, QWidget* parent)
   liveButton_->setToolTip(tr("Follow the newest data. Drag to pan and scroll to zoom (that stops "
                              "following); double-click the chart or press this to follow again."));
   connect(liveButton_, &QToolButton::toggled, this, &TimeChart::setFollow);
-  plot_->setToolTip(QStringLiteral("<p>%1</p><p>Drag to pan, scroll to zoom the time axis; "
-                                   "double-click to follow live data.</p>").arg(hint));
+  plot_->setToolTip(tr("<p>%1</p><p>Drag to pan, scroll to zoom the time axis; "
+                       "double-click to follow live data.</p>").arg(hint));
   top->addWidget(hintLabel, 1);
   top->addWidget(liveButton_);
   layout->addLayout(top);

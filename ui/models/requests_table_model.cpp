@@ -31,31 +31,35 @@ int RequestsTableModel::columnCount(const QModelIndex& parent) const { return pa
 
 QVariant RequestsTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal) return {};
-  static const char* names[] = {"id", "state", "prio", "prompt", "cached", "output", "TTFT (ms)",
-                                "ITL (ms)", "e2e (ms)", "finish", "tag", "drafts", "missed (why)"};
-  static const char* tips[] = {
-      "Request id, in arrival order",
-      "waiting (queued), running (holds KV blocks), preempted (blocks taken back; recomputed later), finished; "
-      "in flight: sent to a remote server, not answered in full yet",
-      "Priority (with the priority scheduling policy: lower value runs first)",
-      "Prompt tokens",
-      "Prompt tokens found in the prefix cache on admission (not recomputed)",
-      "Tokens generated so far",
-      "Time to first token: queueing + prefill",
-      "Mean inter-token latency while decoding",
-      "End to end: arrival to last token",
-      "Why it ended: stop (EOS / stop string), length (max_tokens), abort, error, rejected",
-      "Origin: a chat tab or the load generator",
-      "Speculative decoding: draft tokens accepted / proposed for this request, and the mean acceptance length "
-      "(1 + accepted / verifications: tokens gained per target step; near 1 speculation is pure cost). Empty "
-      "when no draft was verified",
-      "Prompt tokens computed rather than found in the prefix cache, and why: caching off, partial block (the "
-      "trailing incomplete block is never cached), last token (a cached last block dropped because the last "
-      "prompt token must be computed), evicted, behind miss (cached, but after a missed block), diverged "
-      "(at the first token that differs from an earlier prompt), cold (never seen). Hover a row for details"};
+  static const char* const names[] = {
+      QT_TR_NOOP("id"),       QT_TR_NOOP("state"),     QT_TR_NOOP("prio"),     QT_TR_NOOP("prompt"),
+      QT_TR_NOOP("cached"),   QT_TR_NOOP("output"),    QT_TR_NOOP("TTFT (ms)"), QT_TR_NOOP("ITL (ms)"),
+      QT_TR_NOOP("e2e (ms)"), QT_TR_NOOP("finish"),    QT_TR_NOOP("tag"),      QT_TR_NOOP("drafts"),
+      QT_TR_NOOP("missed (why)")};
+  static const char* const tips[] = {
+      QT_TR_NOOP("Request id, in arrival order"),
+      QT_TR_NOOP("waiting (queued), running (holds KV blocks), preempted (blocks taken back; recomputed later), "
+                 "finished; in flight: sent to a remote server, not answered in full yet"),
+      QT_TR_NOOP("Priority (with the priority scheduling policy: lower value runs first)"),
+      QT_TR_NOOP("Prompt tokens"),
+      QT_TR_NOOP("Prompt tokens found in the prefix cache on admission (not recomputed)"),
+      QT_TR_NOOP("Tokens generated so far"),
+      QT_TR_NOOP("Time to first token: queueing + prefill"),
+      QT_TR_NOOP("Mean inter-token latency while decoding"),
+      QT_TR_NOOP("End to end: arrival to last token"),
+      QT_TR_NOOP("Why it ended: stop (EOS / stop string), length (max_tokens), abort, error, rejected"),
+      QT_TR_NOOP("Origin: a chat tab or the load generator"),
+      QT_TR_NOOP("Speculative decoding: draft tokens accepted / proposed for this request, and the mean acceptance "
+                 "length (1 + accepted / verifications: tokens gained per target step; near 1 speculation is pure "
+                 "cost). Empty when no draft was verified"),
+      QT_TR_NOOP("Prompt tokens computed rather than found in the prefix cache, and why: caching off, partial block "
+                 "(the trailing incomplete block is never cached), last token (a cached last block dropped because the "
+                 "last prompt token must be computed), evicted, behind miss (cached, but after a missed block), "
+                 "diverged (at the first token that differs from an earlier prompt), cold (never seen). Hover a row "
+                 "for details")};
   if (section < 0 || section >= NumColumns) return {};
-  if (role == Qt::DisplayRole) return QString::fromLatin1(names[section]);
-  if (role == Qt::ToolTipRole) return QString::fromLatin1(tips[section]);
+  if (role == Qt::DisplayRole) return tr(names[section]);
+  if (role == Qt::ToolTipRole) return tr(tips[section]);
   return {};
 }
 
@@ -69,7 +73,13 @@ QVariant RequestsTableModel::display(const Row& r, int column) const {
   const auto& t = r.timeline;
   switch (column) {
     case Id: return qlonglong(t.id);
-    case State: return r.state;
+    case State: {
+      // r.state stays the English key (the colours below compare it); shown translated.
+      static const char* const states[] = {QT_TR_NOOP("waiting"),  QT_TR_NOOP("running"),  QT_TR_NOOP("preempted"),
+                                           QT_TR_NOOP("finished"), QT_TR_NOOP("rejected"), QT_TR_NOOP("in flight")};
+      Q_UNUSED(states);
+      return tr(r.state.toUtf8().constData());
+    }
     case Priority: return t.priority;
     case PromptTokens: return t.numPromptTokens;
     case Cached: return t.numCachedPromptTokens;

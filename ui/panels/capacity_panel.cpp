@@ -28,6 +28,7 @@
 #include "ui/bridge/sweep_runner.h"
 #include "ui/charts/capacity_chart.h"
 #include "ui/charts/simulated_banner.h"
+#include "ui/panels/knob_fields.h"
 #include "ui/panels/workload_form.h"
 #include "ui/theme.h"
 
@@ -142,7 +143,7 @@ void CapacityPanel::buildForm(QWidget* host) {
   for (const Knob& k : knobTable()) {
     if (k.kind == KnobKind::Json) continue;  // an object per value: sweep it from the command line
     key_->addItem(qs(std::string(k.name)));
-    key_->setItemData(key_->count() - 1, qs(std::string(k.help)), Qt::ToolTipRole);
+    key_->setItemData(key_->count() - 1, knobHelp(k), Qt::ToolTipRole);
   }
   key_->setToolTip(tr("What the sweep varies: the workload's request_rate or max_concurrency, or any knob of the "
                       "table (each value on a fresh engine with the window's other knobs)"));
@@ -261,14 +262,14 @@ bool CapacityPanel::start() {
   const std::shared_ptr<const Model> model = bridge_->sharedModel();
   SweepRequest request;
   try {
-    check(bridge_->attached() && model, "No engine yet: open a model, or File ▸ Simulate…");
+    check(bridge_->attached() && model, tr("No engine yet: open a model, or File ▸ Simulate…").toStdString());
     request.model = model;
     request.key = key_->currentText().toStdString();
     request.base = {workload_->options(), bridge_->config(), concurrency_->value(), goodput()};
     request.base.workload.validate();
     for (const QString& v : values_->text().split(QLatin1Char(','))) {
       const std::string value = v.trimmed().toStdString();
-      check(!value.empty(), "values '" + values_->text().toStdString() + "': an empty value");
+      check(!value.empty(), tr("values '%1': an empty value").arg(values_->text()).toStdString());
       BenchSetting s = request.base;  // every value checked before the first run
       try {
         applySetting(s, request.key, value);
@@ -278,7 +279,7 @@ bool CapacityPanel::start() {
       request.values.push_back(normalizeSweepValue(value));
     }
     check(request.values.size() <= size_t(kMaxValues),
-          "values: " + std::to_string(request.values.size()) + " of them; at most " + std::to_string(kMaxValues));
+          tr("values: %1 of them; at most %2").arg(request.values.size()).arg(kMaxValues).toStdString());
   } catch (const std::exception& e) {
     error_ = QString::fromUtf8(e.what());
     setStatus(error_, true);
@@ -296,7 +297,7 @@ bool CapacityPanel::start() {
   redraw();
   workload_->setRunning(true);
   progress_->setValue(0);
-  setStatus(tr("Sweeping %1 over %2 values…").arg(key_->currentText()).arg(numValues_));
+  setStatus(tr("Sweeping %1 over %n value(s)…", "", numValues_).arg(key_->currentText()));
   emit runningChanged(true);
   return true;
 }
@@ -317,11 +318,11 @@ void CapacityPanel::onDone() {
   names_[0] = runningName_;
   switch (runner_->outcome()) {
     case SweepRunner::Outcome::Finished:
-      setStatus(tr("Done: %1 values.").arg(numDone));
+      setStatus(tr("Done: %n value(s).", "", numDone));
       break;
     case SweepRunner::Outcome::Cancelled:
       names_[0] += tr(" (cancelled)");
-      setStatus(tr("Cancelled after %1 of %2 values.").arg(numDone).arg(numValues_));
+      setStatus(tr("Cancelled after %1 of %n value(s).", "", numValues_).arg(numDone));
       break;
     case SweepRunner::Outcome::Failed:
     case SweepRunner::Outcome::None:

@@ -28,7 +28,8 @@ namespace lwb::ui {
 ChatConversation::ChatConversation(EngineBridge* bridge, QWidget* parent) : QWidget(parent), bridge_(bridge) {
   system_ = new QPlainTextEdit(this);
   system_->setPlaceholderText(tr("System prompt (sent first: a stable system prompt is what the prefix cache reuses)"));
-  system_->setPlainText(tr("You are a helpful assistant who answers in the style of Jane Austen."));
+  // The model's input, not the window's text: the bundled model was trained in English.
+  system_->setPlainText(QStringLiteral("You are a helpful assistant who answers in the style of Jane Austen."));
   system_->setMaximumHeight(46);
   system_->setToolTip(tr("Sent at the start of every prompt. Because it never changes, its KV blocks are "
                          "computed once and then found in the prefix cache (see 'cached' below each answer)."));
@@ -263,7 +264,7 @@ void ChatConversation::finish(const RequestFinishedEvent& e) {
   if (auto d = t.decodeTime(); d && *d > 0 && t.numOutputTokens > 1)
     parts << tr("%1 tok/s").arg((t.numOutputTokens - 1) / *d, 0, 'f', 1);
   parts << prefixMissSentence(t);
-  parts << tr("%1 output tokens").arg(t.numOutputTokens);
+  parts << tr("%n output token(s)", "", t.numOutputTokens);
   parts << tr("finish: %1").arg(QString::fromStdString(finishReasonName(t.finishReason)));
   if (!t.error.empty()) parts << QString::fromStdString(t.error);
   if (session_.lastAnswer()->content.empty() && t.finishReason == FinishReason::Abort)

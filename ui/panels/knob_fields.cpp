@@ -5,9 +5,12 @@
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QStringList>
 
 #include <algorithm>
 #include <climits>
+
+#include "ui/language.h"
 
 namespace lwb::ui {
 
@@ -17,11 +20,38 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), int(s.size()
 
 bool knobInMiB(const Knob& k) { return k.unit == "bytes"; }
 
+QString knobHelp(const Knob& k) { return translated("Knobs", k.help); }
+
+QString knobExpectation(const Knob& k) {
+  switch (k.kind) {
+    case KnobKind::Bool:
+      return QObject::tr("on or off");
+    case KnobKind::Real:
+      return QObject::tr("a number in (%1, %2]").arg(k.realMin).arg(k.realMax);
+    case KnobKind::Choice: {
+      QStringList choices;
+      for (std::string_view c : k.choices) choices << qs(c);
+      return QObject::tr("one of %1").arg(choices.join(QStringLiteral(", ")));
+    }
+    case KnobKind::Json:
+      return QObject::tr("a JSON object ({} or null = off)");
+    case KnobKind::Text:
+      return QObject::tr("text");
+    case KnobKind::Int:
+      break;
+  }
+  QString s = (k.powerOfTwo ? QObject::tr("a power of two in %1..%2") : QObject::tr("an integer in %1..%2"))
+                  .arg(k.min)
+                  .arg(k.max);
+  if (!k.zeroMeaning.empty()) s += QObject::tr(" (0 = %1)").arg(translated("Knobs", k.zeroMeaning));
+  return s;
+}
+
 QString knobTooltip(const Knob& k) {
-  return qs(k.help) + ".\n" + QObject::tr("Accepts %1.").arg(QString::fromStdString(k.expectation())) +
+  return QObject::tr("%1.\nAccepts %2.").arg(knobHelp(k), knobExpectation(k)) +
          (k.structural()       ? QObject::tr("\nStructural: applies with a rebuild of the KV cache.")
           : k.structuralWhen ? QObject::tr("\nLive: applies at the next step; %1 rebuilds the KV cache.")
-                                   .arg(qs(k.whenStructural))
+                                   .arg(translated("Knobs", k.whenStructural))
                              : QObject::tr("\nLive: applies at the next step."));
 }
 
@@ -47,7 +77,7 @@ QWidget* makeKnobField(const Knob& k, QWidget* parent) {
       d->setRange(double(k.min) / kKnobMiB, double(k.max) / kKnobMiB);
       d->setDecimals(0);
       d->setSuffix(QObject::tr(" MiB"));
-      d->setSpecialValueText(qs(k.zeroLabel));
+      d->setSpecialValueText(translated("Knobs", k.zeroLabel));
     } else {
       d->setRange(k.realMin + 0.01, k.realMax);  // (min, max]: the smallest step above min
       d->setDecimals(2);
@@ -57,7 +87,7 @@ QWidget* makeKnobField(const Knob& k, QWidget* parent) {
   }
   auto* s = new QSpinBox(parent);
   s->setRange(int(std::max<int64_t>(k.min, INT_MIN)), int(std::min<int64_t>(k.max, INT_MAX)));
-  if (k.min == 0) s->setSpecialValueText(qs(k.zeroLabel));
+  if (k.min == 0) s->setSpecialValueText(translated("Knobs", k.zeroLabel));
   s->setAccelerated(true);
   return s;
 }

@@ -13,6 +13,10 @@ namespace lwb::ui {
 inline constexpr double kKnobMiB = 1024.0 * 1024.0;
 
 bool knobInMiB(const Knob& k);  // a byte count is edited in MiB
+// The knob's help, translated for the window (the knob table marks it; the CLI keeps English).
+QString knobHelp(const Knob& k);
+// What the field accepts, in the window's language (Knob::expectation() is the CLI's).
+QString knobExpectation(const Knob& k);
 QString knobTooltip(const Knob& k);
 QWidget* makeKnobField(const Knob& k, QWidget* parent);
 void showKnobValue(const Knob& k, QWidget* field, const KnobValue& v);

@@ -96,7 +96,7 @@ KnobsPanel::KnobsPanel(EngineBridge* bridge, QWidget* parent) : QWidget(parent),
     try {
       return collect();
     } catch (const std::exception& e) {
-      error_->setText(QString::fromUtf8(e.what()));
+      error_->setText(tr("Not applied: %1").arg(QString::fromUtf8(e.what())));
       return std::nullopt;
     }
   };
@@ -215,7 +215,7 @@ bool KnobsPanel::apply(const EngineConfig& c, bool ask) {
   try {
     bridge_->setConfig(c, abortInFlight);
   } catch (const std::exception& e) {
-    error_->setText(QString::fromUtf8(e.what()));
+    error_->setText(tr("Not applied: %1").arg(QString::fromUtf8(e.what())));
     return false;
   }
   error_->clear();
@@ -226,7 +226,7 @@ bool KnobsPanel::apply(const EngineConfig& c, bool ask) {
 void KnobsPanel::onFrame(const Frame& frame) {
   if (!frame.configChanges.empty()) showConfig(frame.configChanges.back().newConfig);
   for (const auto& e : frame.errors) {
-    error_->setText(QString::fromStdString(e.message));
+    error_->setText(tr("Engine error: %1").arg(QString::fromStdString(e.message)));
     if (e.configInForce) showConfig(*e.configInForce);  // a change failed: the old knobs stay
   }
 }

@@ -130,7 +130,7 @@ void LessonsPanel::onLoadRunning(bool isRunning) {
   }
   const QString text = qs(lessons().at(size_t(lesson_->currentIndex())).finding(runs_));
   finding_->setPlainText(text);
-  status_->setText(tr("Done: %1 runs. The Runs view compares the last two.").arg(runs_.size()));
+  status_->setText(tr("Done: %n run(s). The Runs view compares the last two.", "", int(runs_.size())));
   current_ = -1;
   run_->setEnabled(true);
   stop_->setEnabled(false);
@@ -146,7 +146,7 @@ void LessonsPanel::stop() {
   run_->setEnabled(true);
   stop_->setEnabled(false);
   lesson_->setEnabled(true);
-  if (was) status_->setText(tr("Stopped after %1 of %2 runs.").arg(runs_.size()).arg(settings_.size()));
+  if (was) status_->setText(tr("Stopped after %1 of %n run(s).", "", int(settings_.size())).arg(runs_.size()));
 }
 
 }  // namespace lwb::ui

@@ -59,7 +59,7 @@ bool LoadPanel::start() {
   try {
     plan_ = makeWorkloadFor(options(), *model);
   } catch (const std::exception& e) {
-    status_->setText(QString::fromUtf8(e.what()));
+    status_->setText(tr("Not started: %1").arg(QString::fromUtf8(e.what())));
     return false;
   }
   bridge_->setWorkload(options());
@@ -115,7 +115,7 @@ void LoadPanel::onFrame(const Frame& frame) {
     if (inFlight_.erase(f.timeline.id)) ++numFinished_;
   if (numFinished_ != before) updateProgress();  // submissions update it themselves
   if (!plan_.empty() && pacer_.allTaken() && inFlight_.empty() && form_->showsRunning()) {
-    status_->setText(tr("Done: %1 requests.").arg(numFinished_));
+    status_->setText(tr("Done: %n request(s).", "", numFinished_));
     form_->setRunning(false);
     emit runningChanged(false);
   }

@@ -15,6 +15,7 @@
 #include "engine/exec/sim/kv_pool.h"
 #include "engine/exec/sim/sim_executor.h"
 #include "engine/model/model_config.h"
+#include "ui/panels/knob_fields.h"
 #include "ui/theme.h"
 
 namespace lwb::ui {
@@ -22,7 +23,6 @@ namespace lwb::ui {
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), int(s.size())); }
 constexpr char kBrowse[] = "browse";
 
 QString configFile(const QString& path) {
@@ -43,7 +43,7 @@ SimulateDialog::SimulateDialog(const EngineConfig& base, QWidget* parent) : QDia
     hardware_->addItem(label, qs(name));
   }
   hardware_->addItem(tr("Profile file…"), QString::fromLatin1(kBrowse));
-  hardware_->setToolTip(qs(findKnob(knob::kSimHardware)->help));
+  hardware_->setToolTip(knobHelp(*findKnob(knob::kSimHardware)));
   model_ = new QComboBox(this);
   for (const std::string& name : sim::simModelNames())
     model_->addItem(qs(name), qs(sim::simModelDir() + "/" + name));
@@ -53,7 +53,7 @@ SimulateDialog::SimulateDialog(const EngineConfig& base, QWidget* parent) : QDia
   tp_ = new QSpinBox(this);
   tp_->setRange(int(findKnob(knob::kTensorParallelSize)->min), int(findKnob(knob::kTensorParallelSize)->max));
   tp_->setValue(std::max(1, base.executor.tensorParallelSize));
-  tp_->setToolTip(qs(findKnob(knob::kTensorParallelSize)->help));
+  tp_->setToolTip(knobHelp(*findKnob(knob::kTensorParallelSize)));
   speed_ = new QComboBox(this);
   speed_->addItem(tr("1× (real time)"), 1.0);
   speed_->addItem(tr("10×"), 10.0);
@@ -172,7 +172,7 @@ void SimulateDialog::updatePreview() {
     preview_->setStyleSheet({});
     ok_ = true;
   } catch (const std::exception& e) {
-    preview_->setText(QString::fromUtf8(e.what()));
+    preview_->setText(tr("Cannot simulate: %1").arg(QString::fromUtf8(e.what())));
     preview_->setStyleSheet(QStringLiteral("color: %1;").arg(theme::htmlColor(theme::kPreempt)));
   }
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(ok_);

@@ -81,9 +81,8 @@ void RemoteLoadPanel::onRunningChanged(bool running) {
   if (running) return;
   if (!load_->error().isEmpty()) status_->setText(tr("Failed: %1").arg(load_->error()));
   else if (load_->lastRun())
-    status_->setText(tr("Done: %1 of %2 requests completed.")
-                         .arg(load_->lastRun()->report.completed)
-                         .arg(load_->lastRun()->report.numRequests) +
+    status_->setText(tr("Done: %1 of %n request(s) completed.", "", load_->lastRun()->report.numRequests)
+                         .arg(load_->lastRun()->report.completed) +
                      missText(*load_->lastRun()));
 }
 
@@ -98,8 +97,8 @@ QString RemoteLoadPanel::missText(const remote::RemoteBenchRun& run) {
                "server's lookup, or hashed differently: cache_salt, LoRA).")
                 .arg(run.prefixHeldWhenSentTokens);
   if (run.numPrefixUnexplained > 0)
-    text += tr(" %1 requests not explained (no usage cached_tokens, or no block stored yet when sent).")
-                .arg(run.numPrefixUnexplained);
+    text += tr(" %n request(s) not explained (no usage cached_tokens, or no block stored yet when sent).", "",
+                 run.numPrefixUnexplained);
   return text;
 }
 

@@ -120,9 +120,10 @@ void RemoteRunViews::askExport() {
       window_, tr("Export requests"), QStringLiteral("remote-metrics.json"),
       tr("Metrics JSON (*.json);;Requests CSV (*.csv);;Chrome trace (*.trace.json)"), &filter);
   if (path.isEmpty()) return;
-  const QString format = filter.contains(QLatin1String("CSV"))     ? QStringLiteral("csv")
-                         : filter.contains(QLatin1String("trace")) ? QStringLiteral("trace")
-                                                                    : QStringLiteral("json");
+  // By the pattern, which translations keep as it is.
+  const QString format = filter.contains(QLatin1String("*.csv"))          ? QStringLiteral("csv")
+                         : filter.contains(QLatin1String("*.trace.json")) ? QStringLiteral("trace")
+                                                                           : QStringLiteral("json");
   if (const QString err = exportRun(path, format); !err.isEmpty()) QMessageBox::warning(window_, tr("Export failed"), err);
   else window_->statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
 }

@@ -1,5 +1,7 @@
 #include "ui/remote/remote_session.h"
 
+#include <QCoreApplication>
+
 #include <QMetaObject>
 
 #include <algorithm>
@@ -77,11 +79,11 @@ remote::ClientOptions monitorOptions(remote::ClientOptions o) {
 // The views' figures this server leaves out, in words the panels can show as they are.
 QStringList notExported(const remote::RemoteServerState& s) {
   QStringList out;
-  if (!s.numRunning || !s.numWaiting) out << QStringLiteral("running / waiting requests");
-  if (!s.kvCacheUsage) out << QStringLiteral("KV cache usage");
-  if (!s.prefixCacheHits && !s.prefixCacheHitRate) out << QStringLiteral("prefix cache hits");
-  if (!s.numPreemptions) out << QStringLiteral("preemptions");
-  if (!s.numIterations) out << QStringLiteral("engine steps");
+  if (!s.numRunning || !s.numWaiting) out << QCoreApplication::translate("RemoteSession", "running / waiting requests");
+  if (!s.kvCacheUsage) out << QCoreApplication::translate("RemoteSession", "KV cache usage");
+  if (!s.prefixCacheHits && !s.prefixCacheHitRate) out << QCoreApplication::translate("RemoteSession", "prefix cache hits");
+  if (!s.numPreemptions) out << QCoreApplication::translate("RemoteSession", "preemptions");
+  if (!s.numIterations) out << QCoreApplication::translate("RemoteSession", "engine steps");
   return out;
 }
 
