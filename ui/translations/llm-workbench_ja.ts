@@ -128,8 +128,8 @@
         <translation>simバックエンド：1つのモデルを分割するデバイス数。各デバイスは重みとKVヘッドの1/Nを持ち（ブロックが増え、ステップが速くなる）、層ごとに2回のall-reduceを払う</translation>
     </message>
     <message>
-        <source>Prefill/decode disaggregation (bench --pd P:D): the connector that copies each prefilled request&apos;s KV blocks from the prefill instance to the decode instance, and the simulated link it crosses (kv_connector_extra_config.link: nvlink, infiniband, roce); decode steps no longer wait behind long prefills, at the cost of the transfer and of two instances&apos; memory</source>
-        <translation>プリフィル／デコード分離（bench --pd P:D）：プリフィル済みの各リクエストのKVブロックをプリフィルインスタンスからデコードインスタンスへコピーするコネクタと、それが通るシミュレートされたリンク（kv_connector_extra_config.link：nvlink、infiniband、roce）。デコードステップは長いプリフィルの後ろで待たなくなるが、転送と2インスタンス分のメモリのコストがかかる</translation>
+        <source>Prefill/decode disaggregation: the connector that copies each prefilled request&apos;s KV blocks from the prefill instance to the decode instance. bench --pd P:D: PdInProcessConnector and the simulated link it crosses (kv_connector_extra_config.link: nvlink, infiniband, roce). serve: TcpConnector, kv_role kv_producer (listens on kv_ip:kv_port) or kv_consumer, behind llm-workbench proxy. Decode steps no longer wait behind long prefills, at the cost of the transfer and of two instances&apos; memory</source>
+        <translation>プリフィル／デコード分離：プリフィル済みの各リクエストのKVブロックをプリフィルインスタンスからデコードインスタンスへコピーするコネクタ。bench --pd P:D：PdInProcessConnector と、それが通るシミュレートされたリンク（kv_connector_extra_config.link：nvlink、infiniband、roce）。serve：TcpConnector、kv_role は kv_producer（kv_ip:kv_port で待ち受ける）または kv_consumer で、llm-workbench proxy の背後に置く。デコードステップは長いプリフィルの後ろで待たなくなるが、転送と2インスタンス分のメモリのコストがかかる</translation>
     </message>
 </context>
 <context>
