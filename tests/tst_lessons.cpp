@@ -26,7 +26,7 @@ LessonRun run(const std::string& label) {
 }
 
 QString findingOf(const char* lesson, const std::vector<LessonRun>& runs) {
-  return QString::fromStdString(findLesson(lesson).finding(runs));
+  return QString::fromStdString(findingText(findLesson(lesson), runs));
 }
 
 StepRecord step(int prefill, int decode, double ms) {
@@ -148,7 +148,7 @@ class TestLessons : public QObject {
       const std::vector<LessonRun> runs = runLesson(l, model, base, 0.05);
       QCOMPARE(runs.size(), l.settings(base, 0.05).size());
       for (const LessonRun& r : runs) QVERIFY2(r.report.completed == r.setting.workload.numPrompts + r.setting.workload.numBackgroundRequests, l.name.c_str());
-      QVERIFY2(!l.finding(runs).empty(), l.name.c_str());
+      QVERIFY2(!findingText(l, runs).empty(), l.name.c_str());
     }
   }
 
