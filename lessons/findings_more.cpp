@@ -1,5 +1,6 @@
 // The findings of speculative decoding, P/D disaggregation and goodput.
 #include <algorithm>
+#include <cstdio>
 
 #include "engine/config/knobs.h"
 #include "lessons/finding_words.h"
@@ -10,6 +11,13 @@ namespace lwb::lesson_findings {
 using namespace lesson_words;
 
 namespace {
+
+// Tokens per verification keeps two decimals: "4.00" reads as a mean, not a count.
+std::string twoDecimals(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
 
 double decodeSpeed(const BenchReport& r) { return r.tpotMs.median > 0 ? 1000 / r.tpotMs.median : 0; }
 
@@ -33,7 +41,7 @@ Phrase speculativeDecoding(const std::vector<LessonRun>& runs) {
       LWB_TRANSLATE_NOOP("Lessons", "With one request at a time, %1 % of the draft tokens were accepted (mean "
                                     "acceptance length %2 tokens per verification) and the request's decode speed "
                                     "%3."),
-      {num(on1.specDecode.acceptanceRate() * 100), num(on1.specDecode.meanAcceptanceLength()),
+      {num(on1.specDecode.acceptanceRate() * 100), twoDecimals(on1.specDecode.meanAcceptanceLength()),
        change(decodeSpeed(off1), decodeSpeed(on1), "tok/s")})};
   std::vector<Phrase> ratios;
   size_t vanished = 0;  // the first pair whose throughput with speculation was lower; 0 = none
