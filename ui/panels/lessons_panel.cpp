@@ -108,7 +108,8 @@ bool LessonsPanel::start(double scale) {
     status_->setText(tr("This lesson cannot run on this engine."));
     return false;
   }
-  settings_ = l.settings(bridge_->config(), scale);
+  before_ = bridge_->config();
+  settings_ = l.settings(before_, scale);
   runs_.clear();
   finding_->clear();
   current_ = 0;
@@ -122,8 +123,8 @@ bool LessonsPanel::start(double scale) {
 void LessonsPanel::startSetting() {
   const LessonSetting& s = settings_[size_t(current_)];
   status_->setText(tr("Run %1 of %2: %3").arg(current_ + 1).arg(settings_.size()).arg(shown(s.label)));
+  if (s.pd) return startPairRun();  // the views keep the previous run meanwhile
   emit resetRequested();
-  if (s.pd) return startPairRun();
   bridge_->setConfig(s.knobs, true);
   load_->setOptions(s.workload);
   // The knobs reach the engine loop first: the load's requests queue behind the rebuild.
@@ -150,8 +151,8 @@ void LessonsPanel::onLoadRunning(bool isRunning) {
   keepRun(std::move(r), bridge_->run());
 }
 
-// A pair's setting, on its own thread at low priority (the window's engine is idle
-// meanwhile: the reset aborted its requests).
+// A pair's setting, on its own thread at low priority; the window's engine is idle
+// meanwhile (the previous setting's load has ended) and its views keep that run.
 void LessonsPanel::startPairRun() {
   status_->setText(tr("Run %1 of %2: %3, on a prefill and a decode instance of their own; the run appears in the "
                       "Runs view when it ends.")
@@ -212,11 +213,20 @@ void LessonsPanel::keepRun(LessonRun r, const RunData& data) {
   const QString text = shown(lessons().at(size_t(lesson_->currentIndex())).finding(runs_));
   finding_->setPlainText(text);
   status_->setText(tr("Done: %1 runs. The Runs view compares the last two.").arg(runs_.size()));
+  bridge_->setConfig(before_);  // the next lesson starts from the user's knobs, not this one's last
+  dropBackground();
   current_ = -1;
   run_->setEnabled(true);
   stop_->setEnabled(false);
   lesson_->setEnabled(true);
   emit finished(text);
+}
+
+// The load generator's form has no row for a lesson's steady decodes: they end with it.
+void LessonsPanel::dropBackground() {
+  WorkloadOptions w = load_->options();
+  w.numBackgroundRequests = 0;
+  load_->setOptions(w);
 }
 
 void LessonsPanel::stop() {
@@ -225,6 +235,8 @@ void LessonsPanel::stop() {
   waitingForLoad_ = false;
   cancelPair_ = true;  // a pair's run ends at its next step; onPairFinished cleans up
   if (was) load_->stop();
+  if (was) bridge_->setConfig(before_, true);
+  if (was) dropBackground();
   run_->setEnabled(true);
   stop_->setEnabled(false);
   lesson_->setEnabled(true);

@@ -3,7 +3,8 @@
 // the views show each run as it happens. For every setting of the chosen lesson the panel
 // applies its knobs (aborting what runs), clears the history, starts its workload in the
 // load generator and, when the load is done, keeps the run (summarized as bench does) and
-// hands it to the Runs view; after the last one it writes the finding from the runs.
+// hands it to the Runs view; after the last one it writes the finding from the runs and
+// puts back the knobs that were in force before the lesson.
 // A setting on a prefill/decode pair cannot run on the window's engine: the panel runs
 // it off the GUI thread on a PdEngine of its own (the model and backend in use) and
 // hands its run to the Runs view when it ends. Questions, labels and findings are shown
@@ -59,6 +60,7 @@ class LessonsPanel : public QWidget {
   void onLoadRunning(bool running);
   void keepRun(LessonRun run, const RunData& data);
   void describe();
+  void dropBackground();
 
   EngineBridge* bridge_;
   LoadPanel* load_;
@@ -68,6 +70,7 @@ class LessonsPanel : public QWidget {
   QPushButton *run_, *stop_;
   QLabel *question_, *status_;
   QTextBrowser* finding_;
+  EngineConfig before_;  // the knobs in force when the lesson started, restored at its end
   std::vector<LessonSetting> settings_;
   std::vector<LessonRun> runs_;
   int current_ = -1;  // the setting running; -1 when idle
