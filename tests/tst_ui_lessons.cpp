@@ -121,6 +121,35 @@ class TestUiLessons : public QObject {
     QVERIFY2(cpu.lessons()->runs()[1].report.specDecode.numDraftTokens > 0, "the n-gram drafts were verified");
   }
 
+  // --demo opens on the first lesson, raised, and runs it; a light load follows.
+  void demoOpensOnTheFirstLesson() {
+    WindowOptions options;
+    options.modelDir = QStringLiteral(LWB_SOURCE_DIR "/resources/sim-models/llama-3-8b");
+    options.knobs.executor.backend = "sim";
+    options.restoreLayout = false;
+    options.demo = true;
+    MainWindow demo(options);
+    demo.resize(1400, 900);
+    demo.show();
+    for (QAction* a : demo.findChildren<QAction*>())  // Engine > Simulation speed > As fast as possible
+      if (a->isCheckable() && a->data() == QVariant(0.0)) a->trigger();
+    // The endless demo load is stopped as soon as it starts (queued after the window's own
+    // handler of the same signal): at full speed it would flood the test.
+    bool loadStarted = false;
+    connect(demo.lessons(), &LessonsPanel::finished, &demo, [&] {
+      loadStarted = demo.load()->running();
+      demo.load()->stop();
+    }, Qt::QueuedConnection);
+    QTRY_VERIFY_WITH_TIMEOUT(demo.bridge()->attached() && demo.simulated(), kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(demo.lessons()->running() || !demo.lessons()->finding().isEmpty(), 10000);
+    QVERIFY(demo.findChild<QDockWidget*>("dock.lessons")->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!demo.lessons()->finding().isEmpty(), kTimeoutMs);
+    QCOMPARE(lessonText(demo.lessons()->runs().front().setting.label),
+             lessonText(findLesson(lessons().front().name).settings(EngineConfig{}, 1).front().label));
+    QTRY_VERIFY(loadStarted);
+    QTRY_VERIFY_WITH_TIMEOUT(!demo.load()->running(), 10000);
+  }
+
   void stopEndsTheLesson() {
     LessonsPanel* panel = window_->lessons();
     panel->selectLesson("batching");
