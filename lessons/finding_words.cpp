@@ -28,11 +28,11 @@ std::string times(double a, double b) {
 
 Phrase change(double from, double to, const char* unit, double sameWithin) {
   if (from > 0 && std::abs(to / from - 1) <= sameWithin)
-    return Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "stayed at about %1"), {num(from, unit)});
+    return Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "stayed at about %1"), {num(from, unit)});
   if (to > from)
-    return Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "rose from %1 to %2 (%3)"),
+    return Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "rose from %1 to %2 (%3)"),
                       {num(from, unit), num(to, unit), times(to, from)});
-  return Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "fell from %1 to %2 (%3)"),
+  return Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "fell from %1 to %2 (%3)"),
                     {num(from, unit), num(to, unit), times(to, from)});
 }
 
@@ -40,7 +40,7 @@ namespace {
 Phrase fold(const std::vector<Phrase>& parts, const char* joint) {
   if (parts.empty()) return {};
   Phrase out = parts.front();
-  for (size_t i = 1; i < parts.size(); ++i) out = Phrase::tr(joint, {out, parts[i]});
+  for (size_t i = 1; i < parts.size(); ++i) out = Phrase::marked(joint, {out, parts[i]});
   return out;
 }
 }  // namespace

@@ -33,10 +33,10 @@ WorkloadOptions workload(int prompts, int input, int output, double rate, uint64
   return w;
 }
 
-Phrase question(const char* text, std::vector<Phrase> args = {}) { return Phrase::tr(text, std::move(args)); }
+Phrase question(const char* text, std::vector<Phrase> args = {}) { return Phrase::marked(text, std::move(args)); }
 
 std::vector<LessonSetting> prefillDecodeSettings(const EngineConfig& base, double scale) {
-  return {{Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "mixed load")), base,
+  return {{Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "mixed load")), base,
            workload(scaled(24, scale, 4), 512, scaled(64, scale, 8), INFINITY, 1), "", {}}};
 }
 
@@ -46,7 +46,7 @@ std::vector<LessonSetting> kvCacheSettings(const EngineConfig& base, double scal
   // Two whole requests and a third's prompt: the third is admitted, and the decodes'
   // growth then preempts.
   small.numGpuBlocksOverride = (2 * (w.inputLen + 1 + w.outputLen) + w.inputLen + 1 + base.blockSize - 1) / base.blockSize;
-  return {{Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "KV pool as configured")), base, w, "", {}},
+  return {{Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "KV pool as configured")), base, w, "", {}},
           {knobLabel(knob::kNumGpuBlocksOverride, std::to_string(small.numGpuBlocksOverride)), small, w, "", {}}};
 }
 

@@ -42,7 +42,7 @@ SpeculativeConfig ngramDrafts() {
 
 Phrase speculativeDecodingUnsupported(const EngineConfig& base) {
   if (base.executor.backend != "sim") return {};
-  return Phrase::tr(
+  return Phrase::marked(
       LWB_TRANSLATE_NOOP("Lessons", "This lesson needs a real backend: the simulator does not simulate speculative "
                                     "decoding (its tokens are stand-ins, so no draft could be accepted and any "
                                     "speed-up would be made up). Open a model on the CPU and run it again."));
@@ -61,8 +61,8 @@ std::vector<LessonSetting> speculativeDecodingSettings(const EngineConfig& base,
     EngineConfig on = off;
     on.speculative = ngramDrafts();
     const std::string load = knobLabel(knob::kMaxNumSeqs, std::to_string(seqs));
-    out.push_back({Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "%1, speculation off"), {load}), off, w, "", {}});
-    out.push_back({Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "%1, n-gram drafts (k %2)"),
+    out.push_back({Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "%1, speculation off"), {load}), off, w, "", {}});
+    out.push_back({Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "%1, n-gram drafts (k %2)"),
                               {load, std::to_string(on.speculative.numSpeculativeTokens)}),
                    on, w, "", {}});
   }
@@ -98,12 +98,12 @@ std::vector<LessonSetting> pdDisaggregationSettings(const EngineConfig& base, do
   const std::string budget = knobLabel(knob::kMaxNumBatchedTokens, "256");
   Phrase colocatedLabel, pdLabel;
   if (sim) {
-    colocatedLabel = Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "colocated on one GPU, chunked prefill (%1)"), {budget});
-    pdLabel = Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "P/D 1:1, one GPU each"));
+    colocatedLabel = Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "colocated on one GPU, chunked prefill (%1)"), {budget});
+    pdLabel = Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "P/D 1:1, one GPU each"));
   } else {
-    colocatedLabel = Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "colocated on %1 threads, chunked prefill (%2)"),
+    colocatedLabel = Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "colocated on %1 threads, chunked prefill (%2)"),
                                 {std::to_string(threads), budget});
-    pdLabel = Phrase::tr(LWB_TRANSLATE_NOOP("Lessons", "P/D 1:1 on %1 + %2 threads"),
+    pdLabel = Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "P/D 1:1 on %1 + %2 threads"),
                          {std::to_string(pd.prefill.executor.numThreads), std::to_string(pd.decode.executor.numThreads)});
   }
   return {{colocatedLabel, colocated, w, "", {}}, {pdLabel, colocated, w, "", pd}};

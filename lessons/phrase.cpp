@@ -4,7 +4,7 @@
 
 namespace lwb {
 
-Phrase Phrase::tr(const char* text, std::vector<Phrase> args) {
+Phrase Phrase::marked(const char* text, std::vector<Phrase> args) {
   Phrase p;
   p.text_ = text;
   p.args_ = std::move(args);

@@ -18,8 +18,9 @@ class Phrase {
   Phrase() = default;
   // A literal: shown as it is in every language (numbers, knob names, labels).
   Phrase(std::string literal) : literal_(std::move(literal)) {}  // NOLINT: implicit on purpose
-  // A template, marked for lupdate where it is written; %1..%9 are `args` in order.
-  static Phrase tr(const char* text, std::vector<Phrase> args = {});
+  // A template, marked for lupdate where it is written; %1..%9 are `args` in order. (Not
+  // named tr: lupdate would take it for QObject::tr with a context of "Phrase".)
+  static Phrase marked(const char* text, std::vector<Phrase> args = {});
 
   bool empty() const { return !text_ && literal_.empty(); }
   const char* text() const { return text_; }  // null for a literal
@@ -41,7 +42,7 @@ using Translator = std::function<std::string(const char* text)>;
 std::string render(const Phrase& phrase, const Translator& translate);
 std::string english(const Phrase& phrase);
 
-// Every template of `phrase` and its arguments, depth first (tests check each is marked).
+// Every template of `phrase` and its arguments, depth first.
 void collectTemplates(const Phrase& phrase, std::vector<const char*>* out);
 
 }  // namespace lwb

@@ -199,14 +199,14 @@ class TestLessons : public QObject {
 
   // English for the command line, a translator's text for the window: the numbers stay.
   void phrasesRenderThroughATranslator() {
-    const Phrase p = Phrase::tr("From %1 to %2: %3.",
-                                {std::string("a %2"), std::string("b"), Phrase::tr("rose by %1", {std::string("5")})});
+    const Phrase p = Phrase::marked("From %1 to %2: %3.",
+                                {std::string("a %2"), std::string("b"), Phrase::marked("rose by %1", {std::string("5")})});
     QCOMPARE(QString::fromStdString(english(p)), QString("From a %2 to b: rose by 5."));
     const std::string ja = render(p, [](const char* t) {
       return std::string(t) == "From %1 to %2: %3." ? "%1 から %2 へ: %3。" : std::string("%1 増加");
     });
     QCOMPARE(QString::fromStdString(ja), QString::fromUtf8("a %2 から b へ: 5 増加。"));
-    QVERIFY_THROWS_EXCEPTION(Error, english(Phrase::tr("needs %2", {std::string("x")})));
+    QVERIFY_THROWS_EXCEPTION(Error, english(Phrase::marked("needs %2", {std::string("x")})));
     std::vector<const char*> templates;
     collectTemplates(p, &templates);
     QCOMPARE(int(templates.size()), 2);
