@@ -5,10 +5,12 @@
 // per lesson in the test's artefacts. Speculative decoding, which the simulator refuses
 // with a reason, runs in a window on the CPU engine. Stop ends a lesson between runs.
 #include <QDockWidget>
+#include <QTranslator>
 #include <QtTest>
 
 #include "common/simulated_window.h"
 #include "engine/config/config_json.h"
+#include "engine/config/knobs.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
 #include "ui/bridge/engine_bridge.h"
@@ -54,6 +56,16 @@ void runToCompletion(MainWindow& window, const QString& name, double scale = kSc
   dock->raise();
   QVERIFY(window.grab().save(artifactsDir() + "/window-lesson-" + name + ".png", "PNG"));
 }
+
+// Every "Lessons" template as «text»: shows which pieces the window sent through Qt's
+// translation (the numbers and knob names stay outside them).
+class MarkingTranslator : public QTranslator {
+ public:
+  QString translate(const char* context, const char* source, const char*, int) const override {
+    return QByteArray(context) == "Lessons" ? QString::fromUtf8("«%1»").arg(QString::fromUtf8(source)) : QString();
+  }
+  bool isEmpty() const override { return false; }
+};
 
 }  // namespace
 
@@ -148,6 +160,22 @@ class TestUiLessons : public QObject {
              lessonText(findLesson(lessons().front().name).settings(EngineConfig{}, 1).front().label));
     QTRY_VERIFY(loadStarted);
     QTRY_VERIFY_WITH_TIMEOUT(!demo.load()->running(), 10000);
+  }
+
+  // The question, the labels and the finding go through the "Lessons" translations.
+  void findingIsTranslated() {
+    MarkingTranslator marks;
+    QCoreApplication::installTranslator(&marks);
+    LessonsPanel* panel = window_->lessons();
+    panel->selectLesson("batching");
+    QVERIFY(panel->start(kScale));
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->running(), kTimeoutMs);
+    QCoreApplication::removeTranslator(&marks);
+    const QString f = panel->finding();
+    const QString seqs = QString::fromStdString(std::string(knob::kMaxNumSeqs));
+    QVERIFY2(f.startsWith(QString::fromUtf8("««From ") + seqs + " 1 to " + seqs + " 16, total output throughput «rose from"),
+             qPrintable(f));
+    QCOMPARE(window_->runs()->run(1).requests.empty(), false);
   }
 
   void stopEndsTheLesson() {
