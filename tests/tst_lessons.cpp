@@ -281,7 +281,7 @@ class TestLessons : public QObject {
     QVERIFY(j.value("finding").toString().contains("preempted"));
     const QJsonArray runs = j.value("runs").toArray();
     QCOMPARE(runs.size(), 2);
-    QVERIFY(runs[1].toObject().value("label").toString().contains("num_gpu_blocks_override"));
+    QVERIFY(runs[1].toObject().value("label").toString().contains(QString::fromStdString(std::string(knob::kNumGpuBlocksOverride))));
     QVERIFY(runs[0].toObject().value("simulated").toBool());
   }
 };
