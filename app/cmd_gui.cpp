@@ -39,7 +39,7 @@ int gui(int argc, char** argv) {
   // QApplication took its own arguments (-platform, -style, ...) out of argc/argv.
   ArgParser parser("llm-workbench", "llm-workbench [options]", "LLM Workbench: watch a serving engine work.");
   parser.flag("version", "print the version and exit");
-  parser.flag("demo", "start with a shared-prefix load and a short chat");
+  parser.flag("demo", "open on the first lesson, then a shared-prefix load and a short chat");
   parser.option("model", "DIR", "model folder (Hugging Face layout) or .gguf file");
   parser.option("measure-seconds", "N",
                 "with --demo: print output tok/s with the window open to stderr after N seconds, then quit");

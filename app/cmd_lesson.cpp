@@ -21,7 +21,7 @@ namespace {
 
 ArgParser makeParser() {
   std::string list;
-  for (const Lesson& l : lessons()) list += "  " + l.name + std::string(18 - std::min<size_t>(17, l.name.size()), ' ') + l.question + "\n";
+  for (const Lesson& l : lessons()) list += "  " + l.name + std::string(18 - std::min<size_t>(17, l.name.size()), ' ') + english(l.question) + "\n";
   ArgParser p("lesson", "llm-workbench lesson (--list | NAME [--model DIR] [--scale X] [--json FILE] [engine knobs])",
               "Runs a guided experiment: a prepared workload under two or a few settings of the engine\n"
               "the knobs describe (the CPU engine, or --" + findKnob(knob::kBackend)->flag +
@@ -46,7 +46,7 @@ int lesson(int argc, char** argv) {
   ArgParser p = makeParser();
   if (!p.parse(args)) return 0;
   if (p.has("list")) {
-    for (const Lesson& l : lessons()) std::printf("%-18s %s\n", l.name.c_str(), l.question.c_str());
+    for (const Lesson& l : lessons()) std::printf("%-18s %s\n", l.name.c_str(), english(l.question).c_str());
     return 0;
   }
   if (name.empty()) throw UsageError("give a lesson's NAME (see lesson --list)");
@@ -62,17 +62,17 @@ int lesson(int argc, char** argv) {
   const bool quiet = p.has("quiet");
   const std::string dir = p.has("model") ? *p.value("model") : defaultModelDir();
   const auto model = knobs.executor.backend == "sim" ? loadModelConfigOnly(dir) : loadModel(dir);
-  if (!quiet) std::fprintf(stderr, "lesson %s: %s\n", chosen->name.c_str(), chosen->question.c_str());
+  if (!quiet) std::fprintf(stderr, "lesson %s: %s\n", chosen->name.c_str(), english(chosen->question).c_str());
   const std::vector<LessonRun> runs =
       runLesson(*chosen, model, knobs, scale, [&](int done, int total, const std::string& label) {
         if (!quiet && done < total) std::fprintf(stderr, "lesson %s: run %d/%d: %s\n", name.c_str(), done + 1, total, label.c_str());
       });
   std::printf("%-34s %10s %10s %10s %8s %8s\n", "run", "out tok/s", "TTFT p50", "ITL p99", "preempt", "hit %");
   for (const LessonRun& r : runs)
-    std::printf("%-34s %10.1f %10.1f %10.2f %8lld %8.1f\n", r.setting.label.c_str(), r.report.outputThroughput,
+    std::printf("%-34s %10.1f %10.1f %10.2f %8lld %8.1f\n", english(r.setting.label).c_str(), r.report.outputThroughput,
                 r.report.ttftMs.median, r.report.itlMs.p99, static_cast<long long>(r.report.numPreemptions),
                 r.report.prefixCacheHitRate * 100);
-  const std::string finding = chosen->finding(runs);
+  const std::string finding = findingText(*chosen, runs);
   if (!runs.empty() && runs.front().report.simulated())
     std::printf("SIMULATED on %s: predicted times, not measured\n", runs.front().report.simulatedDevice.c_str());
   std::printf("\n%s\n", finding.c_str());

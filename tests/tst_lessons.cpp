@@ -12,6 +12,8 @@
 #include "common/cli_runner.h"
 #include "common/random_model.h"
 #include "engine/bench/goodput.h"
+#include "engine/common/error.h"
+#include "engine/config/knobs.h"
 #include "engine/model/model.h"
 #include "lessons/lessons.h"
 
@@ -26,7 +28,26 @@ LessonRun run(const std::string& label) {
 }
 
 QString findingOf(const char* lesson, const std::vector<LessonRun>& runs) {
-  return QString::fromStdString(findLesson(lesson).finding(runs));
+  return QString::fromStdString(findingText(findLesson(lesson), runs));
+}
+
+std::string seqs(int n) { return std::string(knob::kMaxNumSeqs) + " " + std::to_string(n); }
+
+// The speculative-decoding lesson's six runs: (off, on) at max_num_seqs 1, 4, 16, with
+// one request's TPOT, each load's output throughput and the drafts' verdicts.
+std::vector<LessonRun> specRuns(double tpotOff, double tpotOn, const double (&tokPerS)[6]) {
+  std::vector<LessonRun> runs;
+  for (int i = 0; i < 6; ++i) {
+    const int n = i < 2 ? 1 : i < 4 ? 4 : 16;
+    LessonRun r = run(seqs(n) + (i % 2 ? ", on" : ", off"));
+    r.setting.knobs.maxNumSeqs = n;
+    r.report.outputThroughput = tokPerS[i];
+    r.report.tpotMs.median = i == 0 ? tpotOff : i == 1 ? tpotOn : 5;
+    if (i % 2)
+      for (int d = 0; d < 10; ++d) r.report.specDecode.observe(4, d < 5 ? 4 : 2);  // 30 of 40 accepted
+    runs.push_back(r);
+  }
+  return runs;
 }
 
 StepRecord step(int prefill, int decode, double ms) {
@@ -74,7 +95,7 @@ class TestLessons : public QObject {
   }
 
   void batchingFinding() {
-    LessonRun one = run("max_num_seqs 1"), mid = run("max_num_seqs 4"), many = run("max_num_seqs 16");
+    LessonRun one = run(seqs(1)), mid = run(seqs(4)), many = run(seqs(16));
     one.report.outputThroughput = 100, many.report.outputThroughput = 800;
     one.report.tpotMs.median = 10, many.report.tpotMs.median = 10.2;
     QString f = findingOf("batching", {one, mid, many});
@@ -130,6 +151,90 @@ class TestLessons : public QObject {
     QVERIFY2(f.contains("9 at request_rate 32") && f.contains("lies beyond"), qPrintable(f));
   }
 
+  void speculativeDecodingFindsWhereTheGainEnds() {
+    // 10 ms -> 4 ms per token at one request; throughput 1.50x, 1.10x, then 0.800x.
+    const double paysThenCosts[6] = {100, 150, 400, 440, 1000, 800};
+    QString f = findingOf("speculative-decoding", specRuns(10, 4, paysThenCosts));
+    QVERIFY2(f.contains("75 % of the draft tokens were accepted (mean acceptance length 4.00") &&
+                 f.contains("decode speed rose from 100 tok/s to 250 tok/s (2.50x)") &&
+                 f.contains("1.50x at " + QString::fromStdString(seqs(1)) + ", 1.10x at " +
+                            QString::fromStdString(seqs(4)) + ", 0.800x at " + QString::fromStdString(seqs(16))) &&
+                 f.contains("The gain was gone at " + QString::fromStdString(seqs(16))),
+             qPrintable(f));
+    const double keepsPaying[6] = {100, 150, 400, 440, 1000, 1100};
+    f = findingOf("speculative-decoding", specRuns(10, 4, keepsPaying));
+    QVERIFY2(f.contains("did not vanish up to " + QString::fromStdString(seqs(16))) && !f.contains("was gone"),
+             qPrintable(f));
+    // Drafts that do not pay even for one request: the finding says the gain did not appear.
+    const double neverPays[6] = {100, 90, 400, 300, 1000, 700};
+    f = findingOf("speculative-decoding", specRuns(10, 11, neverPays));
+    QVERIFY2(f.contains("decode speed fell from 100 tok/s to 90.9 tok/s") && f.contains("did not appear") &&
+                 !f.contains("was gone"),
+             qPrintable(f));
+  }
+
+  void pdFindingFromTheNumbers() {
+    LessonRun colocated = run("colocated"), pd = run("P/D 1:1");
+    colocated.report.itlMs.p99 = 200, pd.report.itlMs.p99 = 25;
+    colocated.report.ttftMs.median = 1000, pd.report.ttftMs.median = 1500;
+    colocated.report.totalTokenThroughput = 1600, pd.report.totalTokenThroughput = 1400;
+    BenchRequestRecord q;
+    q.timeline.kvTransferTime = 0.012;
+    pd.report.requests = {q, q, q};
+    QString f = findingOf("pd-disaggregation", {colocated, pd});
+    QVERIFY2(f.startsWith("P/D 1:1 against colocated: p99 ITL fell from 200 ms to 25 ms (0.125x)") &&
+                 f.contains("median TTFT (the KV transfer included) rose from 1000 ms to 1500 ms (1.50x)") &&
+                 f.contains("total throughput fell from 1600 tok/s to 1400 tok/s") &&
+                 f.contains("The median KV transfer took 12 ms") && f.contains("price was paid in TTFT") &&
+                 !f.contains("simulator"),
+             qPrintable(f));
+    // ITL no better: the finding says the split did not pay off, whatever TTFT did.
+    pd.report.itlMs.p99 = 190, pd.report.ttftMs.median = 900;
+    pd.report.simHardware = "h100-sxm";
+    f = findingOf("pd-disaggregation", {colocated, pd});
+    QVERIFY2(f.contains("P/D did not lower p99 ITL") && f.contains("fell from 1000 ms to 900 ms") &&
+                 f.contains("twice the hardware") && !f.contains("are gone"),
+             qPrintable(f));
+  }
+
+  // English for the command line, a translator's text for the window: the numbers stay.
+  void phrasesRenderThroughATranslator() {
+    const Phrase p = Phrase::marked("From %1 to %2: %3.",
+                                {std::string("a %2"), std::string("b"), Phrase::marked("rose by %1", {std::string("5")})});
+    QCOMPARE(QString::fromStdString(english(p)), QString("From a %2 to b: rose by 5."));
+    const std::string ja = render(p, [](const char* t) {
+      return std::string(t) == "From %1 to %2: %3." ? "%1 から %2 へ: %3。" : std::string("%1 増加");
+    });
+    QCOMPARE(QString::fromStdString(ja), QString::fromUtf8("a %2 から b へ: 5 増加。"));
+    QVERIFY_THROWS_EXCEPTION(Error, english(Phrase::marked("needs %2", {std::string("x")})));
+    std::vector<const char*> templates;
+    collectTemplates(p, &templates);
+    QCOMPARE(int(templates.size()), 2);
+  }
+
+  void lessonsInTheIssuesOrder() {
+    QStringList names;
+    for (const Lesson& l : lessons()) names << QString::fromStdString(l.name);
+    QCOMPARE(names, QStringList({"prefill-decode", "kv-cache", "batching", "chunked-prefill", "prefix-caching",
+                                 "speculative-decoding", "pd-disaggregation", "goodput"}));
+  }
+
+  // The simulator does not simulate speculation: the lesson says so instead of running.
+  void speculativeDecodingRefusesTheSimulator() {
+    EngineConfig sim;
+    sim.executor.backend = "sim";
+    const Lesson& l = findLesson("speculative-decoding");
+    QVERIFY(english(unsupportedReason(l, sim)).find("does not simulate speculative decoding") != std::string::npos);
+    QVERIFY(unsupportedReason(l, EngineConfig{}).empty());
+    const test::CliResult r = test::runWorkbench(
+        {"lesson", "speculative-decoding", "--backend", "sim", "--model", LWB_SOURCE_DIR "/resources/sim-models/llama-3-8b",
+         "--quiet"},
+        60000);
+    QVERIFY2(r.exitCode != 0 && r.err.contains("lesson 'speculative-decoding'") &&
+                 r.err.contains("does not simulate speculative decoding"),
+             r.err.constData());
+  }
+
   // Every lesson, small, on the real CPU engine: its runs complete and a finding follows.
   void everyLessonRunsOnTheRealEngine() {
     QTemporaryDir dir;
@@ -148,7 +253,7 @@ class TestLessons : public QObject {
       const std::vector<LessonRun> runs = runLesson(l, model, base, 0.05);
       QCOMPARE(runs.size(), l.settings(base, 0.05).size());
       for (const LessonRun& r : runs) QVERIFY2(r.report.completed == r.setting.workload.numPrompts + r.setting.workload.numBackgroundRequests, l.name.c_str());
-      QVERIFY2(!l.finding(runs).empty(), l.name.c_str());
+      QVERIFY2(!findingText(l, runs).empty(), l.name.c_str());
     }
   }
 
@@ -176,7 +281,7 @@ class TestLessons : public QObject {
     QVERIFY(j.value("finding").toString().contains("preempted"));
     const QJsonArray runs = j.value("runs").toArray();
     QCOMPARE(runs.size(), 2);
-    QVERIFY(runs[1].toObject().value("label").toString().contains("num_gpu_blocks_override"));
+    QVERIFY(runs[1].toObject().value("label").toString().contains(QString::fromStdString(std::string(knob::kNumGpuBlocksOverride))));
     QVERIFY(runs[0].toObject().value("simulated").toBool());
   }
 };

@@ -31,6 +31,7 @@
 #include "ui/panels/kv_block_map.h"
 #include "ui/panels/kv_panel.h"
 #include "ui/panels/latency_panel.h"
+#include "lessons/lessons.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/panels/load_panel.h"
 #include "ui/panels/requests_panel.h"
@@ -300,9 +301,37 @@ void MainWindow::resetHistory() {
   spec_->clear();
 }
 
+// --demo: the first lesson, so the first minute shows the batch chart, the KV map and the
+// latency views moving with a finding at the end; then a light shared-prefix load and a
+// short chat keep the views going. --measure-seconds instead runs a saturating load.
 void MainWindow::startDemo() {
+  if (options_.measureSeconds > 0) {
+    // Saturating, as `llm-workbench bench --num-prompts 400 --input-len 128
+    // --output-len 64 --ignore-eos` (rate inf): compare its output_throughput.
+    WorkloadOptions w;
+    w.numPrompts = 400;
+    w.inputLen = 128;
+    w.outputLen = 64;
+    w.ignoreEos = true;
+    load_->setOptions(w);
+    load_->start();
+    startMeasurement();
+    return;
+  }
+  if (lessons_->running()) return;
+  auto* d = findChild<QDockWidget*>(QStringLiteral("dock.lessons"));
+  d->show();
+  d->raise();
+  lessons_->selectLesson(QString::fromStdString(lwb::lessons().front().name));
+  if (!lessons_->start(1.0)) return startDemoLoad();
+  connect(lessons_, &LessonsPanel::finished, this, &MainWindow::startDemoLoad, Qt::SingleShotConnection);
+}
+
+void MainWindow::startDemoLoad() {
   WorkloadOptions w;
-  w.numPrompts = 100000;  // keeps going while the window is open
+  // Keeps going while the window is open; a simulated engine takes the whole plan at once
+  // (stamped with virtual arrival times), so there it is ten minutes' worth.
+  w.numPrompts = simulated() ? 1800 : 100000;
   w.requestRate = 3;
   w.inputLen = 64;
   w.rangeRatio = 0.5;
@@ -310,21 +339,8 @@ void MainWindow::startDemo() {
   w.sharedPrefixLen = 192;
   w.numPrefixGroups = 2;
   w.ignoreEos = true;
-  if (options_.measureSeconds > 0) {
-    // Saturating, as `llm-workbench bench --num-prompts 400 --input-len 128
-    // --output-len 64 --ignore-eos` (rate inf): compare its output_throughput.
-    w = WorkloadOptions{};
-    w.numPrompts = 400;
-    w.inputLen = 128;
-    w.outputLen = 64;
-    w.ignoreEos = true;
-  }
   load_->setOptions(w);
   load_->start();
-  if (options_.measureSeconds > 0) {
-    startMeasurement();
-    return;
-  }
   if (auto* c = chat_->current(); c && !simulated() && !c->busy() && c->messages().empty()) {
     c->setInput(QStringLiteral("Tell me about Mr. Darcy."));  // the model's input: it speaks English
     c->send();

@@ -36,7 +36,7 @@ class CapacityPanel;
 struct WindowOptions {
   QString modelDir;          // empty: the default model
   EngineConfig knobs;        // the first engine's (the command line's knob flags)
-  bool demo = false;         // start a shared-prefix load and a short chat
+  bool demo = false;         // run the first lesson, then a shared-prefix load and a short chat
   double measureSeconds = 0; // > 0: print GUI-side throughput to stderr after this long, then quit
   bool restoreLayout = true; // tests start from the default layout
   // Engine ▸ Serve API… serves through it (app/api_serve_controller.h); none: no such entry.
@@ -97,6 +97,7 @@ class MainWindow : public QMainWindow {
   void onEngineAttached();
   void updateStatus(const EngineSnapshot& s);
   void startDemo();
+  void startDemoLoad();
   void startMeasurement();
   void exportMetrics();
   void exportPng(QWidget* w, const QString& name);

@@ -187,7 +187,7 @@ void MainWindow::buildMenus() {
       d->raise();
       lessons_->selectLesson(name);
     });
-    a->setToolTip(QString::fromStdString(l.question));
+    a->setToolTip(lessonText(l.question));
   }
   lessonMenu->actions().front()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
 

@@ -95,7 +95,7 @@ void WorkloadForm::setRateEnabled(bool enabled) { rate_->setEnabled(enabled); }
 bool WorkloadForm::showsRunning() const { return stop_->isEnabled(); }
 
 WorkloadOptions WorkloadForm::options() const {
-  WorkloadOptions w;
+  WorkloadOptions w = unshown_;
   w.numPrompts = count_->value();
   w.requestRate = rate_->value() <= 0 ? std::numeric_limits<double>::infinity() : rate_->value();
   w.inputLen = inputLen_->value();
@@ -109,6 +109,7 @@ WorkloadOptions WorkloadForm::options() const {
 }
 
 void WorkloadForm::setOptions(const WorkloadOptions& w) {
+  unshown_ = w;
   count_->setValue(w.numPrompts);
   rate_->setValue(std::isinf(w.requestRate) ? 0 : w.requestRate);
   inputLen_->setValue(w.inputLen);

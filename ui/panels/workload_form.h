@@ -20,6 +20,8 @@ class WorkloadForm : public QWidget {
   Q_OBJECT
  public:
   explicit WorkloadForm(const QString& stopToolTip, QWidget* parent = nullptr);
+  // The fields without a row (temperature, the background requests) are those of the
+  // last setOptions: a lesson's steady decodes reach the load it starts.
   WorkloadOptions options() const;
   void setOptions(const WorkloadOptions& w);
   QFormLayout* layout() const { return form_; }  // for a caller's own rows, above the buttons
@@ -43,6 +45,7 @@ class WorkloadForm : public QWidget {
   QDoubleSpinBox *rate_, *rangeRatio_;
   QSpinBox *count_, *inputLen_, *outputLen_, *prefixLen_, *groups_, *seed_;
   QCheckBox* ignoreEos_;
+  WorkloadOptions unshown_;  // the last setOptions, for the fields the form has no row for
 };
 
 }  // namespace lwb::ui
