@@ -133,6 +133,249 @@
     </message>
 </context>
 <context>
+    <name>Lessons</name>
+    <message>
+        <source>stayed at about %1</source>
+        <translation>ほぼ %1 のまま</translation>
+    </message>
+    <message>
+        <source>rose from %1 to %2 (%3)</source>
+        <translation>%1 から %2 に上昇（%3）</translation>
+    </message>
+    <message>
+        <source>fell from %1 to %2 (%3)</source>
+        <translation>%1 から %2 に低下（%3）</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1%2</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1、%2</translation>
+    </message>
+    <message>
+        <source>The run had no pure decode step or no large prefill step to compare; run the lesson at full size.</source>
+        <translation>比較できる純粋なデコードステップ、または大きなプリフィルステップがありませんでした。レッスンをフルサイズで実行してください。</translation>
+    </message>
+    <message>
+        <source>A decode step of %1 tokens took %2 ms (%3 us per token); a prefill step of %4 tokens took %5 us per token.</source>
+        <translation>%1 トークンのデコードステップは %2 ms（1 トークンあたり %3 us）、%4 トークンのプリフィルステップは 1 トークンあたり %5 us でした。</translation>
+    </message>
+    <message>
+        <source>Per token, prefill was %1 cheaper: a decode step reads all the weights (and its KV) once however few tokens it computes, so its time is set by memory bandwidth; a prefill step spreads that read over hundreds of tokens and keeps the compute units busy. Batching decodes is how an engine recovers the difference. See Batch composition: the step duration against the tokens each step computed.</source>
+        <translation>1 トークンあたりではプリフィルの方が %1 安く済みました。デコードステップは計算するトークンが少なくても重み全体（と KV）を一度読み込むため、時間はメモリ帯域で決まります（メモリバウンド）。プリフィルステップはその読み込みを数百トークンに分散し、演算器を忙しく保ちます（計算バウンド）。この差を取り戻す手段がデコードのバッチ化です。バッチ構成（Batch composition）ビューで、ステップ時間と各ステップで計算したトークン数の関係を確認してください。</translation>
+    </message>
+    <message>
+        <source>Per token the two cost about the same (%1), so the expected gap did not appear here: on this device even a decode step is bound by compute (the weights fit in the caches, or the batch is already large). See Batch composition.</source>
+        <translation>1 トークンあたりのコストは両者ほぼ同じ（%1）で、期待した差はここでは現れませんでした。このデバイスではデコードステップも計算バウンドです（重みがキャッシュに収まっているか、バッチがすでに大きい）。バッチ構成（Batch composition）ビューを参照してください。</translation>
+    </message>
+    <message>
+        <source>With %1 KV blocks (%2 tokens) instead of %3, the engine preempted %4 times (%5 with the larger pool), median TTFT %6 and output throughput %7.</source>
+        <translation>KV ブロックを %3 個ではなく %1 個（%2 トークン）にすると、エンジンのプリエンプションは %4 回（大きいプールでは %5 回）、TTFT の中央値は %6、出力スループットは %7 でした。</translation>
+    </message>
+    <message>
+        <source>A pool that cannot hold the whole running batch turns load into queueing (requests wait for blocks) and preemption (a running request gives its blocks back and recomputes later). See the KV block map (red: preempted) and Batch composition (waiting).</source>
+        <translation>実行中のバッチ全体を保持できない KV キャッシュは、負荷をキューイング（リクエストがブロックを待つ）とプリエンプション（実行中のリクエストがブロックを返し、後で再計算する）に変えます。KV ブロックマップ（KV block map、赤：プリエンプション）とバッチ構成（Batch composition、待機中）を参照してください。</translation>
+    </message>
+    <message>
+        <source>The small pool still held the batch, so the expected queueing and preemption did not happen here; a heavier load or a smaller pool would show it.</source>
+        <translation>小さいプールでもバッチが収まったため、期待したキューイングとプリエンプションはここでは起きませんでした。より重い負荷か、より小さいプールなら現れるはずです。</translation>
+    </message>
+    <message>
+        <source>From %1 to %2, total output throughput %3, while one request&apos;s decode speed %4.</source>
+        <translation>%1 から %2 にすると、全体の出力スループットは %3、一方で 1 リクエストのデコード速度は %4 でした。</translation>
+    </message>
+    <message>
+        <source>A decode step costs about the same for one request as for several (it reads the weights once), so batching multiplies the engine&apos;s throughput without making any single request faster. See Batch composition (decode tokens per step) and Latency (ITL).</source>
+        <translation>デコードステップのコストは 1 リクエストでも複数でもほぼ同じです（重みの読み込みは 1 回）。そのためバッチ化はエンジンのスループットを何倍にもしますが、個々のリクエストは速くなりません。バッチ構成（Batch composition、ステップあたりのデコードトークン）とレイテンシ（Latency、ITL）を参照してください。</translation>
+    </message>
+    <message>
+        <source>Throughput did not rise with the batch in this run, so the expected effect did not happen: each step&apos;s cost grew with its batch, as on a device already bound by compute (or a busy machine).</source>
+        <translation>この実行ではバッチを大きくしてもスループットが上がらず、期待した効果は起きませんでした。すでに計算バウンドなデバイス（または負荷の高いマシン）のように、各ステップのコストがバッチとともに増えました。</translation>
+    </message>
+    <message>
+        <source>With %1 instead of %2, p99 inter-token latency %3 and median TTFT %4.</source>
+        <translation>%2 ではなく %1 にすると、p99 のトークン間レイテンシ（ITL）は %3、TTFT の中央値は %4 でした。</translation>
+    </message>
+    <message>
+        <source>A smaller token budget cuts each long prompt into chunks, so the running requests&apos; decode steps no longer wait behind a whole prompt (lower ITL spikes), and each prompt takes more steps to finish (higher TTFT): the budget is a dial between the two. See Batch composition (prefill chunks against the budget line) and Latency (ITL).</source>
+        <translation>トークン予算を小さくするとチャンク化プリフィルで長いプロンプトが分割され、実行中のリクエストのデコードステップはプロンプト全体を待たなくなります（ITL のスパイクが減る）。その代わり各プロンプトの完了にはより多くのステップがかかります（TTFT が増える）。予算は両者を調整するダイヤルです。バッチ構成（Batch composition、予算ラインに対するプリフィルチャンク）とレイテンシ（Latency、ITL）を参照してください。</translation>
+    </message>
+    <message>
+        <source>The ITL spikes did not shrink in this run, so the expected effect did not appear: either a whole prompt&apos;s prefill costs little next to a decode step on this device, or other work on the machine hid it (run the lesson again, or at full size, to tell which).</source>
+        <translation>この実行では ITL のスパイクが小さくならず、期待した効果は現れませんでした。このデバイスではプロンプト全体のプリフィルがデコードステップに比べて安いか、マシン上の他の処理に隠れたかのどちらかです（どちらかを見分けるには、レッスンをもう一度、またはフルサイズで実行してください）。</translation>
+    </message>
+    <message>
+        <source>With prefix caching on, %1 % of the prompt tokens came from the cache, and median TTFT was %2 against %3 with it off (%4).</source>
+        <translation>プレフィックスキャッシュを有効にすると、プロンプトトークンの %1 % がキャッシュから得られ、TTFT の中央値は無効時の %3 に対して %2 でした（%4）。</translation>
+    </message>
+    <message>
+        <source>The tokens it computed anyway missed for these reasons: %1.</source>
+        <translation>それでも計算したトークンがミスした理由：%1。</translation>
+    </message>
+    <message>
+        <source>A shared system prompt is computed once and its KV blocks reused by every request that starts with it: the prefill of a hit costs nothing. See Prefix cache (hit rate and misses by reason).</source>
+        <translation>共有のシステムプロンプトは一度だけ計算され、その KV ブロックは同じ先頭を持つすべてのリクエストで再利用されます。ヒットした部分のプリフィルのコストはゼロです。プレフィックスキャッシュ（Prefix cache、ヒット率と理由別のミス）を参照してください。</translation>
+    </message>
+    <message>
+        <source>The cache did not shorten TTFT here, so the expected effect did not happen; the reasons above say why the prefix was not reused.</source>
+        <translation>ここではキャッシュで TTFT が短くならず、期待した効果は起きませんでした。プレフィックスが再利用されなかった理由は上に示したとおりです。</translation>
+    </message>
+    <message>
+        <source>The lesson needs a run with speculation and one without.</source>
+        <translation>このレッスンには投機的デコードありの実行となしの実行が必要です。</translation>
+    </message>
+    <message>
+        <source>With one request at a time, %1 % of the draft tokens were accepted (mean acceptance length %2 tokens per verification) and the request&apos;s decode speed %3.</source>
+        <translation>1 リクエストずつ処理すると、ドラフトトークンの %1 % が受理され（平均受理長は検証 1 回あたり %2 トークン）、リクエストのデコード速度は %3 でした。</translation>
+    </message>
+    <message>
+        <source>%1 at %2</source>
+        <translation>%2 で %1</translation>
+    </message>
+    <message>
+        <source>Total output throughput with speculation against without: %1.</source>
+        <translation>投機的デコードなしに対するありの全体出力スループット：%1。</translation>
+    </message>
+    <message>
+        <source>Speculation did not speed up even one request here, so the expected gain did not appear: too few drafts were accepted to pay for verifying them. See Speculative decoding (acceptance rate).</source>
+        <translation>ここでは 1 リクエストでさえ投機的デコードで速くならず、期待した効果は現れませんでした。受理されたドラフトが少なすぎて、検証のコストに見合いませんでした。投機的デコード（Speculative decoding、受理率）を参照してください。</translation>
+    </message>
+    <message>
+        <source>The gain was gone at %1: with many requests in a step the engine is no longer bound by reading the weights, so the draft positions each request verifies cost compute that the accepted tokens do not repay. Speculation pays while few requests share a step and costs throughput once the batch is full. See Speculative decoding (acceptance rate) and Batch composition.</source>
+        <translation>%1 で効果はなくなりました。1 ステップに多くのリクエストが入るとエンジンは重みの読み込みに律速されなくなり、各リクエストが検証するドラフト位置の計算コストを、受理されたトークンで取り戻せなくなります。投機的デコードは 1 ステップを共有するリクエストが少ない間は得をし、バッチが埋まるとスループットを損ないます。投機的デコード（Speculative decoding、受理率）とバッチ構成（Batch composition）を参照してください。</translation>
+    </message>
+    <message>
+        <source>The gain did not vanish up to %1, the highest load tried: on this device verifying the drafts still cost less than the steps they saved.</source>
+        <translation>試した最大の負荷である %1 まで効果は消えませんでした。このデバイスでは、ドラフトの検証コストが節約したステップより依然として小さいということです。</translation>
+    </message>
+    <message>
+        <source>The lesson needs the colocated run and the P/D run.</source>
+        <translation>このレッスンには同居構成の実行と P/D の実行が必要です。</translation>
+    </message>
+    <message>
+        <source>%1 against %2: p99 ITL %3, median TTFT (the KV transfer included) %4, total throughput %5.</source>
+        <translation>%2 に対する %1：p99 ITL は %3、TTFT の中央値（KV 転送を含む）は %4、全体のスループットは %5。</translation>
+    </message>
+    <message>
+        <source>The median KV transfer took %1.</source>
+        <translation>KV 転送の中央値は %1 でした。</translation>
+    </message>
+    <message>
+        <source>On the simulator the pair ran on two GPUs and the colocated engine on one: the pair had twice the hardware.</source>
+        <translation>シミュレーターでは P/D のペアが 2 GPU、同居構成のエンジンが 1 GPU で動きました。ペアは 2 倍のハードウェアを使っています。</translation>
+    </message>
+    <message>
+        <source>On the decode instance no prompt&apos;s prefill shares a step with the decodes, so the ITL spikes that chunked prefill only shortens are gone; the price was paid in TTFT (the prefill instance&apos;s queue and the transfer).</source>
+        <translation>デコードインスタンスではプロンプトのプリフィルがデコードとステップを共有しないため、チャンク化プリフィルでは短くするだけだった ITL のスパイクがなくなりました。その代償は TTFT（プリフィルインスタンスのキューと転送）で払われました。</translation>
+    </message>
+    <message>
+        <source>On the decode instance no prompt&apos;s prefill shares a step with the decodes, so the ITL spikes that chunked prefill only shortens are gone, and TTFT did not pay for it here: the prefill instance kept up with the arrivals.</source>
+        <translation>デコードインスタンスではプロンプトのプリフィルがデコードとステップを共有しないため、チャンク化プリフィルでは短くするだけだった ITL のスパイクがなくなりました。しかもここでは TTFT が犠牲になっていません。プリフィルインスタンスが到着に追いついていました。</translation>
+    </message>
+    <message>
+        <source>P/D did not lower p99 ITL in this run: chunked prefill already kept each prompt&apos;s chunks small next to a decode step, so separating the phases did not pay off on ITL here.</source>
+        <translation>この実行では P/D で p99 ITL は下がりませんでした。チャンク化プリフィルがすでに各プロンプトのチャンクをデコードステップに比べて小さく保っていたため、ここではフェーズの分離は ITL の改善につながりませんでした。</translation>
+    </message>
+    <message>
+        <source>See Latency (ITL) and the Runs view, which puts the two runs side by side.</source>
+        <translation>レイテンシ（Latency、ITL）と、2 つの実行を並べて比較する実行（Runs）ビューを参照してください。</translation>
+    </message>
+    <message>
+        <source>No SLO was set; goodput needs one.</source>
+        <translation>SLO が設定されていません。グッドプットには SLO が必要です。</translation>
+    </message>
+    <message>
+        <source>%1 req/s at %2 (%3 % of requests met it)</source>
+        <translation>%2 で %1 req/s（リクエストの %3 % が達成）</translation>
+    </message>
+    <message>
+        <source>Under the SLO %1 (ms), goodput was %2.</source>
+        <translation>SLO %1（ms）の下でのグッドプット：%2。</translation>
+    </message>
+    <message>
+        <source>The most requests per second that met it: %1 at %2.</source>
+        <translation>SLO を満たした 1 秒あたりリクエスト数の最大は、%2 での %1 でした。</translation>
+    </message>
+    <message>
+        <source>Past that load, throughput keeps rising or stays flat but fewer requests meet the SLO: queueing pushes TTFT over it. Capacity is the load where goodput peaks, not where throughput does. See Latency (TTFT against time).</source>
+        <translation>その負荷を超えると、スループットは上がり続けるか横ばいでも、SLO を満たすリクエストは減ります。キューイングで TTFT が SLO を超えるためです。容量とはスループットではなくグッドプットが最大になる負荷です。レイテンシ（Latency、時間に対する TTFT）を参照してください。</translation>
+    </message>
+    <message>
+        <source>Goodput still rose at the highest load tried, so this engine&apos;s capacity under the SLO lies beyond it.</source>
+        <translation>試した最大の負荷でもグッドプットはまだ上がっていたため、この SLO でのエンジンの容量はそれより先にあります。</translation>
+    </message>
+    <message>
+        <source>mixed load</source>
+        <translation>混合負荷</translation>
+    </message>
+    <message>
+        <source>KV pool as configured</source>
+        <translation>設定どおりの KV プール</translation>
+    </message>
+    <message>
+        <source>Why is a decode step as slow as a prefill step of many tokens?</source>
+        <translation>なぜデコードステップは、多数のトークンのプリフィルステップと同じくらい遅いのか？</translation>
+    </message>
+    <message>
+        <source>What happens when the KV cache cannot hold the running batch?</source>
+        <translation>KV キャッシュが実行中のバッチを保持できないと何が起きるか？</translation>
+    </message>
+    <message>
+        <source>Does a bigger batch make the engine faster, or each request?</source>
+        <translation>バッチを大きくすると速くなるのはエンジンか、それとも各リクエストか？</translation>
+    </message>
+    <message>
+        <source>What does %1 trade between TTFT and ITL?</source>
+        <translation>%1 は TTFT と ITL の間で何をトレードオフするのか？</translation>
+    </message>
+    <message>
+        <source>How much does a shared system prompt save, and what breaks the reuse?</source>
+        <translation>共有システムプロンプトでどれだけ節約でき、何が再利用を壊すのか？</translation>
+    </message>
+    <message>
+        <source>When does speculative decoding pay, and when does it stop paying as load grows?</source>
+        <translation>投機的デコードはいつ得をし、負荷が増えるとどこで得をしなくなるのか？</translation>
+    </message>
+    <message>
+        <source>Prefill and decode on separate instances, or chunked prefill on one: what does each do to ITL and TTFT?</source>
+        <translation>プリフィルとデコードを別インスタンスに分けるか、1 つでチャンク化プリフィルを使うか：それぞれ ITL と TTFT に何をもたらすか？</translation>
+    </message>
+    <message>
+        <source>How many requests per second can the engine serve within an SLO?</source>
+        <translation>エンジンは SLO 内で 1 秒あたり何リクエストを処理できるか？</translation>
+    </message>
+    <message>
+        <source>This lesson needs a real backend: the simulator does not simulate speculative decoding (its tokens are stand-ins, so no draft could be accepted and any speed-up would be made up). Open a model on the CPU and run it again.</source>
+        <translation>このレッスンには実際のバックエンドが必要です。シミュレーターは投機的デコードをシミュレートしません（トークンが代用品なのでドラフトは受理されず、高速化の数字は作り話になります）。CPU でモデルを開いてからもう一度実行してください。</translation>
+    </message>
+    <message>
+        <source>%1, speculation off</source>
+        <translation>%1、投機的デコードなし</translation>
+    </message>
+    <message>
+        <source>%1, n-gram drafts (k %2)</source>
+        <translation>%1、n-gram ドラフト（k %2）</translation>
+    </message>
+    <message>
+        <source>colocated on one GPU, chunked prefill (%1)</source>
+        <translation>1 GPU に同居、チャンク化プリフィル（%1）</translation>
+    </message>
+    <message>
+        <source>P/D 1:1, one GPU each</source>
+        <translation>P/D 1:1、各 1 GPU</translation>
+    </message>
+    <message>
+        <source>colocated on %1 threads, chunked prefill (%2)</source>
+        <translation>%1 スレッドに同居、チャンク化プリフィル（%2）</translation>
+    </message>
+    <message>
+        <source>P/D 1:1 on %1 + %2 threads</source>
+        <translation>P/D 1:1、%1 + %2 スレッド</translation>
+    </message>
+</context>
+<context>
     <name>ModelLoad</name>
     <message>
         <source>starting the engine</source>
@@ -1115,6 +1358,22 @@ Accepts %2.</source>
         <translation>
             <numerusform>%n 回中 %1 回の実行後に停止しました。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>This lesson cannot run on this engine.</source>
+        <translation>このレッスンはこのエンジンでは実行できません。</translation>
+    </message>
+    <message>
+        <source>Run %1 of %2: %3, on a prefill and a decode instance of their own; the run appears in the Runs view when it ends.</source>
+        <translation>実行 %1 / %2：%3。専用のプリフィルインスタンスとデコードインスタンスで実行します。終了すると実行（Runs）ビューに表示されます。</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>キャンセルされました</translation>
+    </message>
+    <message>
+        <source>The P/D run failed: %1</source>
+        <translation>P/D の実行に失敗しました：%1</translation>
     </message>
 </context>
 <context>
