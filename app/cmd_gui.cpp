@@ -8,6 +8,7 @@
 
 #include "app/api_serve_controller.h"
 #include "app/cli/args.h"
+#include "app/cli/bench_options.h"
 #include "ui/main_window.h"
 #include "ui/remote/remote_window.h"
 #include "ui/theme.h"
@@ -38,6 +39,8 @@ int gui(int argc, char** argv) {
   parser.option("kv-events", "ADDR",
                 "with --endpoint: the server's KV-event address (vLLM's --kv-events-config endpoint) for its block map");
   parser.option("kv-events-replay", "ADDR", "with --kv-events: its replay address");
+  parser.option("pd", "P:D", "start a prefill/decode pair: a prefill and a decode instance, the KV blocks copied\n"
+                            "between them (CPU: P and D threads; sim: 1:1 simulated GPUs)");
   parser.knobOptions("Engine knobs (vLLM names; the Knobs panel changes them later)");
   if (!parser.parse(argc, argv)) return 0;
   if (parser.has("version")) {
@@ -60,6 +63,11 @@ int gui(int argc, char** argv) {
   options.modelDir = QString::fromStdString(parser.stringOr("model", ""));
   parser.applyKnobs(options.knobs);
   options.demo = parser.has("demo") || parser.has("measure-seconds");
+  if (parser.has("pd")) {
+    const PdSplit split = parsePdSplit(parser.stringOr("pd", ""), options.knobs.executor.backend);
+    options.pdPrefill = split.prefill;
+    options.pdDecode = split.decode;
+  }
   if (parser.has("measure-seconds")) options.measureSeconds = parser.number("measure-seconds", 0, 1e-3, 1e9);
   options.serveController = std::make_shared<ApiServeController>();
 
