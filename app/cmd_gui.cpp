@@ -10,6 +10,7 @@
 #include "app/cli/args.h"
 #include "app/cli/bench_options.h"
 #include "ui/main_window.h"
+#include "ui/remote/remote_pair_window.h"
 #include "ui/remote/remote_window.h"
 #include "ui/theme.h"
 
@@ -39,6 +40,8 @@ int gui(int argc, char** argv) {
   parser.option("kv-events", "ADDR",
                 "with --endpoint: the server's KV-event address (vLLM's --kv-events-config endpoint) for its block map");
   parser.option("kv-events-replay", "ADDR", "with --kv-events: its replay address");
+  parser.option("prefill-endpoint", "URL", "with --decode-endpoint: watch a prefill/decode pair's two servers side by side");
+  parser.option("decode-endpoint", "URL", "with --prefill-endpoint: the pair's decode server");
   parser.option("pd", "P:D", "start a prefill/decode pair: a prefill and a decode instance, the KV blocks copied\n"
                             "between them (CPU: P and D threads; sim: 1:1 simulated GPUs)");
   parser.knobOptions("Engine knobs (vLLM names; the Knobs panel changes them later)");
@@ -46,6 +49,18 @@ int gui(int argc, char** argv) {
   if (parser.has("version")) {
     std::printf("llm-workbench %s\n", LWB_VERSION);
     return 0;
+  }
+
+  if (parser.has("prefill-endpoint") || parser.has("decode-endpoint")) {
+    if (!parser.has("prefill-endpoint") || !parser.has("decode-endpoint") || parser.has("endpoint"))
+      throw UsageError("--prefill-endpoint and --decode-endpoint: give both (and no --endpoint)");
+    lwb::ui::theme::apply(app);
+    auto value = [&parser](const char* name) { return QString::fromStdString(parser.stringOr(name, "")); };
+    const lwb::ui::RemoteOptions prefill{value("prefill-endpoint"), value("api-key"), value("served-model-name")};
+    const lwb::ui::RemoteOptions decode{value("decode-endpoint"), value("api-key"), value("served-model-name")};
+    lwb::ui::RemotePairWindow window(prefill, decode);
+    window.show();
+    return QApplication::exec();
   }
 
   if (parser.has("endpoint")) {
