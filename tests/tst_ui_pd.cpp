@@ -14,6 +14,8 @@
 #include "ui/charts/batch_chart.h"
 #include "ui/charts/timeline_chart.h"
 #include "ui/main_window.h"
+#include "ui/panels/chat_conversation.h"
+#include "ui/panels/chat_panel.h"
 #include "ui/panels/kv_block_map.h"
 #include "ui/panels/kv_panel.h"
 #include "ui/panels/latency_panel.h"
@@ -122,6 +124,16 @@ class TestUiPd : public QObject {
     window.show();
     QTRY_VERIFY_WITH_TIMEOUT(window.bridge()->attached() && window.disaggregated(), kTimeoutMs);
     checkPdViews(window, smallLoad(40));
+
+    // Chat stays on: the decode instance streams the answer.
+    ChatConversation* chat = window.chat()->current();
+    QVERIFY(window.chat()->isEnabled() && chat);
+    chat->setInput(QStringLiteral("Who is Emma?"));
+    QVERIFY(chat->send());
+    QTRY_VERIFY_WITH_TIMEOUT(!chat->busy(), kTimeoutMs);
+    const ChatTurn& answer = chat->messages().back();
+    QVERIFY(answer.role == ChatTurn::Role::Assistant);
+    QVERIFY2(!answer.content.empty() && !answer.stats.empty(), answer.content.c_str());
   }
 };
 
