@@ -100,7 +100,6 @@ Engine& PdEngine::prefillEngine(int i) { return *impl_->ps.at(size_t(i)); }
 Engine& PdEngine::decodeEngine(int i) { return *impl_->ds.at(size_t(i)); }
 int PdEngine::numPrefillInstances() const { return int(impl_->ps.size()); }
 int PdEngine::numDecodeInstances() const { return int(impl_->ds.size()); }
-const PdEngine::SteppedInstance& PdEngine::lastStepped() const { return impl_->stepped; }
 bool PdEngine::simulated() const { return impl_->sim; }
 bool PdEngine::hasUnfinishedRequests() const { return impl_->numUnfinished > 0; }
 

@@ -112,16 +112,6 @@ class PdEngine {
   Engine& decodeEngine(int i = 0);
   int numPrefillInstances() const;
   int numDecodeInstances() const;
-  // The instance the last step() stepped: true = a prefill instance; its index. On the
-  // CPU backend, decode instance 0 (P steps on its own thread). Step records of prefill
-  // instances are not in step()'s output (D's are): a view that charts each instance
-  // reads them from here.
-  struct SteppedInstance {
-    bool prefill = false;
-    int index = 0;
-    std::optional<StepRecord> record;  // the step it ran, if it ran a forward pass
-  };
-  const SteppedInstance& lastStepped() const;
   int numWaitingTransfers() const;  // prefilled, waiting for room in D's pool
   int numKvHolds() const;           // received blocks not yet admitted by D
 

@@ -47,8 +47,6 @@ StepOutput PdEngine::Impl::stepCpu() {
   }
   if (ds[0]->hasUnfinishedRequests()) report(0, ds[0]->step(), out);
   releaseAdmitted();
-  stepped = {false, 0, {}};
-  if (out.ranForward()) stepped.record = out.record;
   return out;
 }
 

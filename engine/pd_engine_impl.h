@@ -47,7 +47,6 @@ struct PdEngine::Impl {
   std::vector<std::unique_ptr<Engine>> ps, ds;  // prefill, decode instances
   bool sim = false;
   double prefillToDecodeClock = 0;  // D's clock − P's (CPU: the engines started apart)
-  SteppedInstance stepped;
 
   // Shared with P's thread (CPU) under `mutex`.
   mutable std::mutex mutex;

@@ -70,29 +70,24 @@ double PdEngine::Impl::simNow() const {
 bool PdEngine::Impl::landFront() {
   for (auto& d : ds)
     if (!d->hasUnfinishedRequests()) advanceTo(*d, transfers.front().readyTime);  // an idle one waits for it
-  const int to = chooseDecode(transfers.front());
-  stepped = {false, to, {}};
-  return admit(to);
+  return admit(chooseDecode(transfers.front()));
 }
 
 StepOutput PdEngine::Impl::stepSim() {
   StepOutput out;
   out.record.step = -1;
-  stepped = {};
   const int i = earliestBusy(ps);
   const int j = earliestBusy(ds);
   const double tP = i >= 0 ? ps[size_t(i)]->now() : kNever;
   const double tD = j >= 0 ? ds[size_t(j)]->now() : kNever;
   const double tX = nextTransferTime();
   if (i >= 0 && tP <= tX && tP <= tD) {
-    const StepOutput po = stepPrefill(i);
-    stepped = {true, i, po.ranForward() ? std::optional<StepRecord>(po.record) : std::nullopt};
+    stepPrefill(i);
   } else {
     const bool landed = tX != kNever && tX <= tD && landFront();
     if (!landed && j >= 0) {
       report(j, ds[size_t(j)]->step(), out);
       releaseAdmitted();
-      stepped = {false, j, out.ranForward() ? std::optional<StepRecord>(out.record) : std::nullopt};
     }
   }
   finishFailed(out);

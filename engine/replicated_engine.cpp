@@ -72,7 +72,6 @@ StepOutput ReplicatedEngine::step() {
     none.record.step = -1;
     return none;
   }
-  lastStepped_ = i;
   Engine& e = *replicas_[size_t(i)];
   std::map<RequestId, RequestId>& ids = ours_[size_t(i)];
   StepOutput out = e.step();

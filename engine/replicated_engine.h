@@ -31,7 +31,6 @@ class ReplicatedEngine {
 
   Engine& replica(int i) { return *replicas_.at(size_t(i)); }
   int numReplicas() const { return int(replicas_.size()); }
-  int lastStepped() const { return lastStepped_; }  // the replica the last step() stepped
 
  private:
   std::vector<std::unique_ptr<Engine>> replicas_;
@@ -39,7 +38,6 @@ class ReplicatedEngine {
   std::vector<std::map<RequestId, RequestId>> ours_;      // per replica: its id → ours
   std::map<RequestId, RequestTimeline> finished_;         // in our ids
   RequestId nextId_ = 1;
-  int lastStepped_ = 0;
   mutable double lastNow_ = 0;  // now() never goes back
 };
 
