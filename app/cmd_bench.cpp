@@ -25,6 +25,7 @@
 #include "engine/model/tokenizer.h"
 #include "engine/model/tokenizer_files.h"
 #include "engine/pd_engine.h"
+#include "engine/replicated_engine.h"
 #include "remote/remote_bench.h"
 #include "remote/remote_report.h"
 
@@ -100,19 +101,11 @@ std::vector<SyntheticRequest> workloadWithin(const BenchOptions& o, const Model&
   return workload;
 }
 
-// --pd P:D: the same workload on a prefill and a decode instance (engine/pd_engine.h);
-// on the CPU backend P and D are each instance's threads.
+// --pd P:D: the same workload on prefill and decode instances (engine/pd_engine.h); on
+// the CPU backend one of each, P and D being their threads; on the simulator P and D
+// instances.
 BenchRun runOnPair(const std::shared_ptr<const Model>& model, const std::string& dir, const BenchOptions& o) {
-  PdConfig pd;
-  pd.prefill = pd.decode = o.engine;
-  for (EngineConfig* c : {&pd.prefill, &pd.decode}) {
-    if (c->executor.backend == "auto") c->executor.backend = "cpu";  // P/D copies blocks on cpu or sim only
-  }
-  if (pd.prefill.executor.backend != "sim") {
-    pd.prefill.executor.numThreads = o.pd->prefill;
-    pd.decode.executor.numThreads = o.pd->decode;
-  }
-  pd.transfer = o.engine.kvTransfer.enabled() ? o.engine.kvTransfer : parseKvTransferConfig(kDefaultKvTransfer);
+  const PdConfig pd = makePdConfig(o.engine, o.pd->prefill, o.pd->decode);
   PdEngine engine(model, pd);
   Engine& d = engine.decodeEngine();
   const std::vector<SyntheticRequest> workload = workloadWithin(o, *model, d.maxModelLen());
@@ -138,9 +131,32 @@ BenchRun runOnPair(const std::shared_ptr<const Model>& model, const std::string&
   return run;
 }
 
+// --replicas N: the same workload on N colocated simulated devices.
+BenchRun runOnReplicas(const std::shared_ptr<const Model>& model, const std::string& dir, const BenchOptions& o) {
+  ReplicatedEngine engine(model, o.engine, o.replicas);
+  Engine& first = engine.replica(0);
+  const std::vector<SyntheticRequest> workload = workloadWithin(o, *model, first.maxModelLen());
+  const DeviceInfo device = first.deviceInfo();
+  if (!o.quiet)
+    std::fprintf(stderr, "bench: %d requests on %d colocated replicas, %s (%s), %d KV blocks each\n",
+                 o.workload.numPrompts, o.replicas, device.backend.c_str(), device.name.c_str(), first.numKvBlocks());
+  ProgressPrinter progress(!o.quiet);
+  BenchRun run = runServingBenchmark(engine, workload, std::ref(progress), {o.maxConcurrency});
+  run.report.config = benchConfigJson(o.workload, o.engine);
+  run.report.config["model"] = dir;
+  run.report.config["device"] = device.backend + ": " + device.name;
+  run.report.config["replicas"] = o.replicas;
+  run.report.config["num_kv_blocks"] = first.numKvBlocks();
+  run.report.simHardware = o.engine.executor.simHardware;
+  run.report.simulatedDevice = device.name;
+  if (o.goodput) applyGoodput(run.report, *o.goodput);
+  return run;
+}
+
 // One run of `o` on a loaded model: a fresh engine with o's knobs.
 BenchRun runOnModel(const std::shared_ptr<const Model>& model, const std::string& dir, const BenchOptions& o) {
   if (o.pd) return runOnPair(model, dir, o);
+  if (o.replicas > 0) return runOnReplicas(model, dir, o);
   Engine engine(model, o.engine);
   const BenchSetting setting = benchSetting(o);
   const std::vector<SyntheticRequest> workload = workloadWithin(o, *model, engine.maxModelLen());

@@ -8,8 +8,10 @@
 
 #include "app/api_serve_controller.h"
 #include "app/cli/args.h"
+#include "app/cli/bench_options.h"
 #include "ui/language.h"
 #include "ui/main_window.h"
+#include "ui/remote/remote_pair_window.h"
 #include "ui/remote/remote_window.h"
 #include "ui/theme.h"
 
@@ -50,6 +52,10 @@ int gui(int argc, char** argv) {
                 "with --endpoint: the server's KV-event address (vLLM's --kv-events-config endpoint) for its block map");
   parser.option("kv-events-replay", "ADDR", "with --kv-events: its replay address");
   parser.option("lang", "LANG", "the window's language: system, en or ja (default: View > Language, else system)");
+  parser.option("prefill-endpoint", "URL", "with --decode-endpoint: watch a prefill/decode pair's two servers side by side");
+  parser.option("decode-endpoint", "URL", "with --prefill-endpoint: the pair's decode server");
+  parser.option("pd", "P:D", "start a prefill/decode pair: a prefill and a decode instance, the KV blocks copied\n"
+                            "between them (CPU: P and D threads; sim: 1:1 simulated GPUs)");
   parser.knobOptions("Engine knobs (vLLM names; the Knobs panel changes them later)");
   if (!parser.parse(argc, argv)) return 0;
   if (parser.has("version")) {
@@ -57,6 +63,18 @@ int gui(int argc, char** argv) {
     return 0;
   }
   installWindowLanguage(parser);
+
+  if (parser.has("prefill-endpoint") || parser.has("decode-endpoint")) {
+    if (!parser.has("prefill-endpoint") || !parser.has("decode-endpoint") || parser.has("endpoint"))
+      throw UsageError("--prefill-endpoint and --decode-endpoint: give both (and no --endpoint)");
+    lwb::ui::theme::apply(app);
+    auto value = [&parser](const char* name) { return QString::fromStdString(parser.stringOr(name, "")); };
+    const lwb::ui::RemoteOptions prefill{value("prefill-endpoint"), value("api-key"), value("served-model-name")};
+    const lwb::ui::RemoteOptions decode{value("decode-endpoint"), value("api-key"), value("served-model-name")};
+    lwb::ui::RemotePairWindow window(prefill, decode);
+    window.show();
+    return QApplication::exec();
+  }
 
   if (parser.has("endpoint")) {
     lwb::ui::theme::apply(app);
@@ -73,6 +91,11 @@ int gui(int argc, char** argv) {
   options.modelDir = QString::fromStdString(parser.stringOr("model", ""));
   parser.applyKnobs(options.knobs);
   options.demo = parser.has("demo") || parser.has("measure-seconds");
+  if (parser.has("pd")) {
+    const PdSplit split = parsePdSplit(parser.stringOr("pd", ""), options.knobs.executor.backend);
+    options.pdPrefill = split.prefill;
+    options.pdDecode = split.decode;
+  }
   if (parser.has("measure-seconds")) options.measureSeconds = parser.number("measure-seconds", 0, 1e-3, 1e9);
   options.serveController = std::make_shared<ApiServeController>();
 

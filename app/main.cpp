@@ -9,11 +9,14 @@ namespace {
 
 const char* kUsage =
     "Usage:\n"
-    "  llm-workbench [--demo] [--model DIR] [--lang system|en|ja] [engine knobs]\n"
-    "                                   open the workbench window (engine knobs: see --help of any of them)\n"
+    "  llm-workbench [--demo] [--model DIR] [--lang system|en|ja] [--pd P:D] [engine knobs]\n"
+    "                                   open the workbench window (engine knobs: see --help of any of them;\n"
+    "                                   --pd: a prefill/decode pair side by side)\n"
     "  llm-workbench --endpoint URL [--api-key KEY] [--served-model-name NAME]\n"
     "                [--kv-events ADDR [--kv-events-replay ADDR]]\n"
     "                                   open the window on a running server (remote mode)\n"
+    "  llm-workbench --prefill-endpoint URL --decode-endpoint URL [--api-key KEY]\n"
+    "                                   watch a prefill/decode pair's two servers side by side\n"
     "  llm-workbench generate [OPTIONS]  generate text for one prompt (see generate --help)\n"
     "  llm-workbench bench [OPTIONS]     run a synthetic serving benchmark (see bench --help)\n"
     "  llm-workbench serve [OPTIONS]     serve an OpenAI-compatible HTTP API (see serve --help)\n"

@@ -31,7 +31,7 @@ void EngineLoop::Impl::rejectConfig(const std::string& why) {
 void EngineLoop::Impl::swapModel(Command& c) {
   const EngineConfig old = engine->config();
   try {
-    engine = std::make_unique<Engine>(c.model, c.config);
+    engine = makeLoopEngine(c.model, c.config, pd);
     // Arrivals planned on the old engine's virtual clock mean nothing on the new one's.
     for (const auto& [t, f] : future) finishOutside(f, FinishReason::Abort, {});
     future.clear();
@@ -124,7 +124,9 @@ void EngineLoop::Impl::apply(Command& c) {
       break;
     case Command::Kind::Call:
       try {  // here, not in run(): the rest of the batch must still apply
-        c.call(*engine);
+        Engine* colocated = engine->colocated();
+        if (!colocated) throw Error("this engine is a prefill/decode pair: a KV connector call needs one engine");
+        c.call(*colocated);
       } catch (const std::exception& e) {
         push(EngineErrorEvent{engine->now(), e.what(), std::nullopt});
       }
@@ -202,7 +204,7 @@ void EngineLoop::Impl::idleUntilNextArrival() {
 void EngineLoop::Impl::run(std::promise<void>& ready) {
   try {
     std::lock_guard lock(mu);
-    engine = std::make_unique<Engine>(model, config);
+    engine = makeLoopEngine(model, config, pd);
     engine->setKeepStepHistory(false);  // steps travel as events
   } catch (...) {
     ready.set_exception(std::current_exception());
@@ -250,10 +252,18 @@ void EngineLoop::Impl::run(std::promise<void>& ready) {
 }
 
 EngineLoop::EngineLoop(std::shared_ptr<const Model> model, const EngineConfig& config)
+    : EngineLoop(std::move(model), config, std::nullopt) {}
+
+EngineLoop::EngineLoop(std::shared_ptr<const Model> model, const PdConfig& pd)
+    : EngineLoop(std::move(model), pd.decode, pd) {}
+
+EngineLoop::EngineLoop(std::shared_ptr<const Model> model, const EngineConfig& config,
+                       const std::optional<PdConfig>& pd)
     : impl_(std::make_unique<Impl>()) {
   check(model != nullptr, "EngineLoop: no model");
   impl_->model = std::move(model);
   impl_->config = config;
+  impl_->pd = pd;
   std::promise<void> ready;
   std::future<void> built = ready.get_future();
   impl_->thread = std::thread([this, &ready] { impl_->run(ready); });
@@ -322,6 +332,11 @@ void EngineLoop::setConfig(const EngineConfig& config, bool abortInFlight) {
   c.abortInFlight = abortInFlight;
   d.inbox.push_back(std::move(c));
   d.cv.notify_one();
+}
+
+std::optional<PdConfig> EngineLoop::pdConfig() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->pd;
 }
 
 EngineConfig EngineLoop::config() const {

@@ -11,6 +11,7 @@
 
 #include "engine/common/bounded_queue.h"
 #include "engine/engine.h"
+#include "engine/pd_engine.h"
 #include "engine/kv/kv_events.h"
 
 namespace lwb {
@@ -28,6 +29,12 @@ struct EngineSnapshot {
   std::vector<KvBlockInfo> kvBlocks;       // index = block id
   std::vector<RequestTimeline> live;       // waiting / running / preempted requests
   EngineTotals totals;                     // running counters (prefix cache, preemptions, tokens, ...)
+  // P/D disaggregation (pd_engine.h): the fields above are the decode instance's (its KV
+  // pool, its counters; `live` spans both); these are the prefill instance's.
+  bool disaggregated = false;
+  std::vector<KvBlockInfo> prefillKvBlocks;  // index = block id
+  int prefillRunning = 0, prefillWaiting = 0;
+  int numTransfers = 0;                      // prefilled, waiting for room on the decode instance
 };
 
 struct ConfigChangedEvent {
@@ -71,6 +78,10 @@ class EngineLoop {
  public:
   // Builds the Engine on the loop's thread; throws lwb::Error if the first build fails.
   EngineLoop(std::shared_ptr<const Model> model, const EngineConfig& config);
+  // A prefill/decode pair instead (one prefill and one decode instance): the same door;
+  // step records carry their instance, setConfig applies live knobs to both and refuses
+  // structural ones, the KV events are the decode instance's.
+  EngineLoop(std::shared_ptr<const Model> model, const PdConfig& pd);
   ~EngineLoop();  // stops and joins the thread; in-flight requests are aborted
 
   // Thread-safe. Validation errors throw lwb::Error at once; the id is valid at once.
@@ -80,7 +91,8 @@ class EngineLoop {
   // Runs `fn` on the loop's thread between two steps, in inbox order with submissions:
   // the KV connector of P/D across processes holds, reads and writes blocks through it
   // (Engine is not thread-safe). An exception it throws becomes an EngineErrorEvent. A
-  // loop that stops first drops it unrun (a promise it captured then breaks).
+  // loop that stops first drops it unrun (a promise it captured then breaks). A loop
+  // running a prefill/decode pair has no one Engine: the call becomes that error event.
   void runOnEngine(std::function<void(Engine&)> fn);
   // Non-structural changes apply at the next step; structural ones drain (or, with
   // abortInFlight, abort) running work and rebuild. Invalid values throw lwb::Error.
@@ -90,6 +102,7 @@ class EngineLoop {
   // The knobs in force (the engine's), not the last requested: a change still queued or
   // draining shows once it applies.
   EngineConfig config() const;
+  std::optional<PdConfig> pdConfig() const;  // set when the loop runs a prefill/decode pair
   int maxModelLen() const;  // the effective max_model_len in force
   void setPaused(bool paused);
   // A simulated engine (backend sim): how fast its virtual clock runs against the wall
@@ -115,6 +128,7 @@ class EngineLoop {
   std::shared_ptr<const Model> model() const;
 
  private:
+  EngineLoop(std::shared_ptr<const Model> model, const EngineConfig& config, const std::optional<PdConfig>& pd);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/engine_loop.h"
+#include "engine/loop_engine.h"
 
 namespace lwb {
 
@@ -40,6 +41,7 @@ struct EngineLoop::Impl {
   int maxModelLen = 0;                  // effective, in force (the engine's)
   std::shared_ptr<const Model> model;   // the one serving (or about to)
   RequestId nextId = 1;
+  std::optional<PdConfig> pd;           // set: the loop runs a prefill/decode pair
   std::vector<std::thread> loaders;
 
   std::mutex outMu;  // events and subscribers
@@ -53,7 +55,7 @@ struct EngineLoop::Impl {
 
   // Loop thread only.
   std::thread thread;
-  std::unique_ptr<Engine> engine;
+  std::unique_ptr<LoopEngine> engine;  // an Engine, or a PdEngine when `pd` is set
   std::deque<Command> held;             // submissions held while draining
   std::optional<Command> drainFor;      // structural config or model swap waiting for idle
   std::chrono::steady_clock::time_point lastSnapshot;  // wall clock: a virtual one may race ahead

@@ -30,6 +30,7 @@ void EngineLoop::Impl::push(EngineEvent e) {
 }
 
 void EngineLoop::Impl::publish(const StepOutput& out) {
+  for (const StepRecord& r : engine->takePrefillSteps()) push(r);
   for (const TokenDelta& d : out.deltas) push(d);
   if (out.ranForward()) push(out.record);
   if (!out.error.empty()) push(EngineErrorEvent{engine->now(), out.error, std::nullopt});
@@ -82,6 +83,7 @@ void EngineLoop::Impl::publishSnapshot(bool isPaused) {
   s->kvBlocks = engine->kvBlocks();
   s->live = engine->liveTimelines();
   s->totals = engine->totals();
+  engine->fillSnapshot(*s);
   std::lock_guard lock(snapMu);
   snap = std::move(s);
   lastSnapshot = std::chrono::steady_clock::now();

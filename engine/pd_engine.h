@@ -8,17 +8,22 @@
 // block_size tokens, never the whole prompt), so its first token is the one P sampled
 // and TTFT counts from arrival to D's first token, transfer included.
 //
-// CPU backend: P steps on a thread of its own, D on the caller's, each with its own
-// executor threads; the copy is two memcpys (P's block → a staging buffer, the "wire";
-// the buffer → D's block). Sim backend: two simulated GPUs on one virtual clock (the
-// engine whose next event is earlier steps first); no data moves and the transfer takes
-// the interconnect's time (kvLinkSeconds).
+// CPU backend: one P and one D; P steps on a thread of its own, D on the caller's, each
+// with its own executor threads; the copy is two memcpys (P's block → a staging buffer,
+// the "wire"; the buffer → D's block). Sim backend: N prefill and M decode instances of
+// the simulated GPU on one virtual clock (the instance whose next event is earliest
+// steps first); no data moves and the transfer takes the interconnect's time
+// (kvLinkSeconds). Routing (docs/simulator.md): a new request goes to the prefill
+// instance with the fewest outstanding prefill tokens, a prefilled one to the decode
+// instance with the most free KV blocks; each prefill instance's outgoing link is one
+// serial queue, so a transfer waits for the previous one on that link.
 //
 // When D's pool lacks room for a request's whole sequence, its blocks wait in the
 // transfer queue, in arrival order, as vLLM's consumer defers a load it has no blocks
 // for; nothing is dropped, and received blocks are held (a KV hold of their own) until
 // D's scheduler has admitted the request, so D's other allocations cannot evict them.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +36,15 @@ struct PdConfig {
   EngineConfig prefill;  // the P instance's knobs (threads: its executor's)
   EngineConfig decode;   // the D instance's
   KvTransferConfig transfer;
+  // Instances of each (the sim backend; the CPU backend runs 1:1, P:D being threads).
+  int numPrefill = 1;
+  int numDecode = 1;
 };
+
+// `base`'s knobs on `prefill` and `decode`: on the CPU backend ("auto" taken as cpu) one
+// instance of each with that many executor threads, on the simulator that many
+// instances; base's kv_transfer_config, or the in-process connector over NVLink.
+PdConfig makePdConfig(const EngineConfig& base, int prefill, int decode);
 
 // One link's time to carry `bytes` (seconds): latency + bytes / bandwidth.
 double kvLinkSeconds(const KvLink& link, int64_t bytes);
@@ -60,8 +73,45 @@ class PdEngine {
   // P's queue and prefill, the transfer and D's decode in one record, on D's clock.
   const RequestTimeline* timeline(RequestId id) const;
 
-  Engine& prefillEngine();
-  Engine& decodeEngine();
+  // Instance i of each role (0 ≤ i < numPrefill / numDecode of the config).
+  // What EngineLoop needs beside the above (engine/loop_engine.h), in Engine's terms: the
+  // knobs, model, device, counters and KV pool are the decode instance's (instance 0);
+  // live timelines span every instance and the transfer queue. setConfig applies live
+  // knobs to every instance; a structural change throws (build a new PdEngine).
+  RequestId addRequestWithId(RequestId id, RequestInput input);
+  StepOutput flushFinished();
+  void setConfig(const EngineConfig& config);
+  const EngineConfig& config() const;
+  int maxModelLen() const;
+  const Model& model() const;
+  DeviceInfo deviceInfo() const;
+  void releaseRequest(RequestId id);
+  void setKeepStepHistory(bool keep);
+  void setRecordKvEvents(bool on);
+  std::vector<KvCacheEvent> takeKvEvents();
+  int64_t numSteps() const;
+  const std::vector<int>* outputTokenIds(RequestId id) const;  // prompt and output, as Engine's
+  std::vector<KvBlockInfo> kvBlocks() const;
+  std::vector<RequestTimeline> liveTimelines() const;
+  EngineTotals totals() const;
+  int numRunning() const;
+  int numWaiting() const;  // on the decode instance
+  double timeOf(std::chrono::steady_clock::time_point t) const;
+  // Prefill instance 0 as of its last step (taken on its thread on the CPU): its KV pool
+  // and counts, and its step records since the last call (Instance::Prefill), kept only
+  // while the step history is off (EngineLoop publishes them; at most 10,000).
+  struct PrefillView {
+    std::vector<KvBlockInfo> kvBlocks;
+    int numRunning = 0, numWaiting = 0;
+    std::vector<RequestTimeline> live;  // in this engine's ids
+  };
+  PrefillView prefillView() const;
+  std::vector<StepRecord> takePrefillSteps();
+
+  Engine& prefillEngine(int i = 0);
+  Engine& decodeEngine(int i = 0);
+  int numPrefillInstances() const;
+  int numDecodeInstances() const;
   int numWaitingTransfers() const;  // prefilled, waiting for room in D's pool
   int numKvHolds() const;           // received blocks not yet admitted by D
 

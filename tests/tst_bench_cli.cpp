@@ -94,7 +94,11 @@ class TestBenchCli : public QObject {
     QVERIFY(usageError({"--range-ratio", "1.5"}).contains("--range-ratio 1.5"));
     QVERIFY(usageError({"--pd", "2x"}).contains("--pd 2x: expected P:D"));
     QVERIFY(usageError({"--pd", "0:1"}).contains("--pd 0:1"));
-    QVERIFY(usageError({"--pd", "2:1", "--backend", "sim"}).contains("1:1"));
+    QCOMPARE(parse({"--pd", "2:3", "--backend", "sim"}).pd->prefill, 2);  // simulated instances
+    QVERIFY(usageError({"--pd", "65:1", "--backend", "sim"}).contains("at most 64"));
+    QCOMPARE(parse({"--replicas", "2", "--backend", "sim"}).replicas, 2);
+    QVERIFY(usageError({"--replicas", "2", "--backend", "cpu"}).contains("--replicas 2"));
+    QVERIFY(usageError({"--replicas", "2", "--backend", "sim", "--pd", "1:1"}).contains("--replicas and --pd"));
     QCOMPARE(parse({"--pd", "1:3"}).pd->decode, 3);
     QVERIFY(usageError({"--kv-transfer-config", R"({"kv_connector": "PdInProcessConnector"})"}).contains("--pd"));
   }

@@ -200,7 +200,8 @@ class TestPdEngine : public QObject {
   }
 
   // Two simulated H100s serving Llama-3-8B: the same workload twice gives the same run,
-  // and every request's transfer is priced at NVLink's bandwidth.
+  // and every request's transfer is priced at NVLink's bandwidth (at least: a transfer
+  // waits for the one before it on P's link; tst_pd_sim).
   void theSimulatedPairIsDeterministic() {
     const auto model = loadModelConfigOnly(LWB_SOURCE_DIR "/resources/sim-models/llama-3-8b");
     EngineConfig c;
@@ -232,7 +233,7 @@ class TestPdEngine : public QObject {
       QCOMPARE(ta.tokenTimes, tb.tokenTimes);
       QCOMPARE(ta.kvTransferBytes, tb.kvTransferBytes);
       QVERIFY(ta.kvTransferBytes > 0);
-      QCOMPARE(*ta.kvTransferTime, kvLinkSeconds(link, ta.kvTransferBytes));
+      QVERIFY(*ta.kvTransferTime >= kvLinkSeconds(link, ta.kvTransferBytes) - 1e-12);  // or queued on P's link
       QCOMPARE(ta.numOutputTokens, w.outputLen);
     }
   }

@@ -18,6 +18,7 @@
 #include "engine/model/model.h"
 #include "ui/bridge/engine_bridge.h"
 #include "ui/bridge/model_loader.h"
+#include "ui/bridge/pd_compare.h"
 #include "ui/charts/batch_chart.h"
 #include "ui/charts/latency_chart.h"
 #include "ui/charts/prefix_cache_chart.h"
@@ -34,6 +35,7 @@
 #include "lessons/lessons.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/panels/load_panel.h"
+#include "ui/panels/pd_panel.h"
 #include "ui/panels/requests_panel.h"
 #include "ui/panels/runs_panel.h"
 #include "ui/panels/simulate_dialog.h"
@@ -99,6 +101,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
       showError(tr("No default model"), QString::fromUtf8(e.what()) + tr("\n\nUse File ▸ Open model folder…"));
     }
   }
+  pdSplit_[0] = options.pdPrefill;
+  pdSplit_[1] = options.pdDecode;
   if (!dir.isEmpty()) openModel(dir);
 }
 
@@ -127,6 +131,9 @@ void MainWindow::buildDocks() {
   lessons_ = new LessonsPanel(bridge_, load_, runs_, this);
   connect(lessons_, &LessonsPanel::resetRequested, this, &MainWindow::resetHistory);
   capacity_ = new CapacityPanel(bridge_, this);
+  pd_ = new PdPanel(this);
+  pdCompare_ = new PdCompare(this);
+  setUpPd();
   addDock(chat_, tr("Chat"), "dock.chat", Qt::LeftDockWidgetArea);
   addDock(knobs_, tr("Scheduler knobs"), "dock.knobs", Qt::LeftDockWidgetArea);
   addDock(load_, tr("Load generator"), "dock.load", Qt::LeftDockWidgetArea);
@@ -140,6 +147,7 @@ void MainWindow::buildDocks() {
   addDock(lessons_, tr("Lessons"), "dock.lessons", Qt::LeftDockWidgetArea);
   addDock(latency_->timeline(), tr("Request timeline"), "dock.timeline", Qt::RightDockWidgetArea);
   addDock(capacity_, tr("Capacity"), "dock.capacity", Qt::RightDockWidgetArea);
+  addDock(pd_, tr("Prefill / decode"), "dock.pd", Qt::RightDockWidgetArea);
 }
 
 // Left: chat over knobs | load | runs | lessons (tabs). Right, a 2 × 2 grid:
@@ -167,7 +175,8 @@ void MainWindow::defaultLayout() {
   tabifyDockWidget(dock("dock.prefix"), dock("dock.spec"));
   tabifyDockWidget(dock("dock.requests"), dock("dock.timeline"));
   tabifyDockWidget(dock("dock.batch"), dock("dock.capacity"));
-  dock("dock.batch")->raise();
+  tabifyDockWidget(dock("dock.capacity"), dock("dock.pd"));
+  dock(disaggregated() ? "dock.pd" : "dock.batch")->raise();
   dock("dock.latency")->raise();
   dock("dock.requests")->raise();
   dock("dock.load")->raise();
@@ -255,7 +264,10 @@ void MainWindow::showSimulateDialog() {
 }
 
 void MainWindow::loadEngine(const QString& dir, const EngineConfig& config) {
-  if (!loader_->start(dir, config)) {
+  std::optional<PdConfig> pd;
+  if (pdSplit_[0] > 0)  // the window shows one instance of each: 1:1 simulated GPUs
+    pd = config.executor.backend == "sim" ? makePdConfig(config, 1, 1) : makePdConfig(config, pdSplit_[0], pdSplit_[1]);
+  if (!loader_->start(dir, config, pd)) {
     showError(tr("Busy"), tr("A model is already loading."));
     return;
   }
@@ -284,6 +296,7 @@ void MainWindow::onEngineAttached() {
                                                    : tr("no tokenizer (token ids)")));
   if (auto s = bridge_->lastSnapshot()) updateStatus(*s);
   showSimulated();
+  onPdAttached();
   if (backendGroup_ && bridge_->attached())
     for (auto* a : backendGroup_->actions())
       a->setChecked(a->text() == QString::fromStdString(bridge_->config().executor.backend));
@@ -379,6 +392,7 @@ void MainWindow::onFrame(const Frame& frame) {
   spec_->onFrame(frame);
   latency_->onFrame(frame);
   requests_->onFrame(frame);
+  pd_->onFrame(frame);
   for (const auto& e : frame.errors) statusBar()->showMessage(tr("Engine error: %1").arg(QString::fromStdString(e.message)), 8000);
   for (const auto& c : frame.configChanges)
     statusBar()->showMessage(tr("Knobs: %1").arg(QString::fromStdString(c.description)), 5000);
@@ -415,6 +429,7 @@ void MainWindow::showSimulated() {
   setSimulatedBanner(this, banner);
   capacity_->engineChanged(sim);  // its sweeps carry their own mark
   kv_->setSimulatedNote(banner);
+  pd_->setSimulatedNote(banner);
   speedMenu_->setEnabled(sim);
   chat_->setEnabled(!sim);
   chat_->setToolTip(sim ? tr("Chat is off in a simulated engine: it runs no weights, so its tokens are stand-ins. "

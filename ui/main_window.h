@@ -32,6 +32,8 @@ class RunsPanel;
 class SpecDecodePanel;
 class LessonsPanel;
 class CapacityPanel;
+class PdPanel;
+class PdCompare;
 
 struct WindowOptions {
   QString modelDir;          // empty: the default model
@@ -41,6 +43,8 @@ struct WindowOptions {
   bool restoreLayout = true; // tests start from the default layout
   // Engine ▸ Serve API… serves through it (app/api_serve_controller.h); none: no such entry.
   std::shared_ptr<ServeController> serveController;
+  // --pd P:D: the first engine is a prefill/decode pair (CPU: threads of each; sim: 1:1).
+  int pdPrefill = 0, pdDecode = 0;
 };
 
 class MainWindow : public QMainWindow {
@@ -72,6 +76,15 @@ class MainWindow : public QMainWindow {
   // Aborts every request and clears the history and the charts (Engine ▸ Reset).
   void resetHistory();
   CapacityPanel* capacity() const { return capacity_; }
+  PdPanel* pd() const { return pd_; }
+  // Engine ▸ Prefill/decode disaggregation…: the model in use again as a prefill/decode
+  // pair (CPU: P and D threads; sim: one simulated GPU each, 1:1 only); 0, 0: colocated.
+  // False, with lastError(), when the split is refused.
+  bool startPd(int prefill, int decode);
+  bool disaggregated() const;  // the engine attached is a prefill/decode pair
+  // The P/D view's button: the load generator's workload on the pair and on the colocated
+  // design, both landing in Runs: compare. False when none can start now.
+  bool compareWithColocated();
   QList<QDockWidget*> docks() const { return docks_; }
   QString lastError() const { return lastError_; }
   void resetLayout();
@@ -79,8 +92,9 @@ class MainWindow : public QMainWindow {
   // layout persisted by an older version is ignored (restoreState fails) and the new
   // default applies. 1: the first layout; 2: tabbed docks, 2 × 2 chart grid; 3: the
   // speculative-decoding dock, tabbed with the prefix cache; 4: the Capacity dock, tabbed
-  // with the batch composition; 5: the Lessons dock, tabbed with the runs.
-  static constexpr int kStateVersion = 5;
+  // with the batch composition; 5: the Lessons dock, tabbed with the runs; 6: the P/D
+  // dock, tabbed with the batch composition.
+  static constexpr int kStateVersion = 6;
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -122,6 +136,9 @@ class MainWindow : public QMainWindow {
   SpecDecodePanel* spec_;
   LessonsPanel* lessons_;
   CapacityPanel* capacity_;
+  PdPanel* pd_;
+  PdCompare* pdCompare_;
+  int pdSplit_[2] = {0, 0};  // the next engine's --pd (0: colocated)
   QList<QDockWidget*> docks_;
   QByteArray defaultState_;
   QLabel *modelLabel_, *deviceLabel_, *speedLabel_, *kvLabel_, *queueLabel_;
@@ -135,6 +152,9 @@ class MainWindow : public QMainWindow {
   bool shownSimulated_ = false;         // the SIMULATED marks are up
   void loadEngine(const QString& dir, const EngineConfig& config);
   void showSimulated();                 // the SIMULATED marks, chat and speed menu for the engine attached
+  void setUpPd();
+  void showPdDialog();
+  void onPdAttached();                  // the P/D view and dock follow the engine attached
   QString lastError_;
   bool needSizing_ = true;
   // Tokens/s over about one second of engine time.

@@ -165,6 +165,9 @@ void MainWindow::buildMenus() {
     });
   }
   speedMenu_->setEnabled(false);
+  auto* pdAction = engine->addAction(tr("Prefill/&decode disaggregation…"), this, &MainWindow::showPdDialog);
+  pdAction->setToolTip(tr("Run the model as a prefill instance and a decode instance, the KV cache copied "
+                          "between them; Prefill / decode shows both"));
   engine->addAction(tr("&Reset"), this, [this] {
     if (!bridge_->attached()) return;
     resetHistory();

@@ -24,6 +24,7 @@ inline const QColor kPrefill{0xf0, 0xa0, 0x4b};    // prompt tokens computed (se
 inline const QColor kDecode{0x4f, 0xb3, 0xd9};     // one token per running request (sets ITL)
 inline const QColor kVerify{0x9b, 0x7f, 0xd4};     // speculative draft tokens the target verifies
 inline const QColor kQueue{0x6b, 0x72, 0x80};      // waiting for admission
+inline const QColor kTransfer{0x7d, 0xd3, 0x8a};   // P/D: KV blocks on the link from prefill to decode
 inline const QColor kBudget{0xe0, 0x6c, 0x75};     // max_num_batched_tokens
 inline const QColor kRunning{0x98, 0xc3, 0x79};
 inline const QColor kWaiting{0xc6, 0x78, 0xdd};

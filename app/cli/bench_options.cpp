@@ -44,8 +44,10 @@ ArgParser makeBenchParser() {
   p.option("csv", "PREFIX", "PREFIX_requests.csv and PREFIX_steps.csv");
   p.flag("quiet", "no progress output");
   p.option("max-concurrency", "N", "at most N requests in flight, as vllm bench serve's flag (default: no limit)");
-  p.option("pd", "P:D", "prefill/decode disaggregation: a prefill and a decode instance, the KV blocks copied\n"
-                        "between them (CPU: P and D threads each; sim: 1:1 simulated devices)");
+  p.option("pd", "P:D", "prefill/decode disaggregation: prefill and decode instances, the KV blocks copied\n"
+                        "between them (CPU: one of each, P and D threads; sim: P and D simulated devices)");
+  p.option("replicas", "N", "sim: N colocated instances of the simulated device, routed least-loaded (the\n"
+                            "baseline for --pd on the same number of devices)");
   p.option("sweep", "KEY=V1,V2,...", "one run per value of a knob (vLLM name), request_rate or max_concurrency, with\n"
                                      "the same seeded workload; --json writes every run's report as a row");
   p.option("search", "KNOB[=V1,V2]...", "a grid over knobs (vLLM names; without values, candidates around the engine's\n"
@@ -168,9 +170,6 @@ BenchOptions sweepRunOptions(const BenchOptions& o, const std::string& value) {
   return withSetting(o, o.sweep->key, value);
 }
 
-namespace {
-
-// "P:D", two positive counts; on the sim backend 1:1.
 PdSplit parsePdSplit(const std::string& text, const std::string& backend) {
   const size_t colon = text.find(':');
   PdSplit split;
@@ -186,12 +185,10 @@ PdSplit parsePdSplit(const std::string& text, const std::string& backend) {
   }
   if (split.prefill < 1 || split.decode < 1 || split.prefill > 4096 || split.decode > 4096)
     throw UsageError("--pd " + text + ": expected P:D, each 1..4096");
-  if (backend == "sim" && (split.prefill != 1 || split.decode != 1))
-    throw UsageError("--pd " + text + ": the sim backend runs one prefill and one decode device (1:1)");
+  if (backend == "sim" && (split.prefill > 64 || split.decode > 64))
+    throw UsageError("--pd " + text + ": the sim backend runs at most 64 prefill and 64 decode devices");
   return split;
 }
-
-}  // namespace
 
 BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   ArgParser p = makeBenchParser();
@@ -214,6 +211,13 @@ BenchOptions parseBenchArgs(const std::vector<std::string>& args) {
   o.maxConcurrency = int(p.integer("max-concurrency", 0, 1, 1 << 20));
   p.applyKnobs(o.engine);
   if (p.has("pd")) o.pd = parsePdSplit(p.stringOr("pd", ""), o.engine.executor.backend);
+  if (p.has("replicas")) {
+    o.replicas = int(p.integer("replicas", 1, 1, 64));
+    if (o.engine.executor.backend != "sim")
+      throw UsageError("--replicas " + std::to_string(o.replicas) + ": colocated replicas run on --" +
+                       findKnob(knob::kBackend)->flag + " sim only");
+    if (o.pd) throw UsageError("--replicas and --pd: give one of them (colocated replicas, or a P/D deployment)");
+  }
   if (o.engine.kvTransfer.enabled() && !o.pd)
     throw UsageError("--" + findKnob(knob::kKvTransferConfig)->flag +
                      " sets the connector of a prefill/decode pair: give --pd P:D too");

@@ -33,13 +33,14 @@ struct SearchAxis {
 };
 
 // --pd P:D: prefill/decode disaggregation (engine/pd_engine.h). CPU backend: P and D
-// are the prefill and the decode instance's threads; sim: instances of the simulated
-// device (1:1 for now).
+// are the prefill and the decode instance's threads; sim: N prefill and M decode
+// instances of the simulated device.
 struct PdSplit {
   int prefill = 1, decode = 1;
 };
-// The connector --pd uses unless kv_transfer_config names one.
-inline constexpr const char* kDefaultKvTransfer = R"({"kv_connector": "PdInProcessConnector"})";
+// "P:D", two positive counts (at most 64 each on the sim backend, 4096 threads on the
+// CPU); throws UsageError naming --pd and the value. Also the window's --pd.
+PdSplit parsePdSplit(const std::string& text, const std::string& backend);
 
 struct BenchOptions {
   std::string modelDir;     // "" = lwb::defaultModelDir()
@@ -53,6 +54,9 @@ struct BenchOptions {
   std::optional<BenchSweep> sweep;
   std::vector<SearchAxis> search;
   std::optional<PdSplit> pd;
+  // --replicas N (sim): N colocated instances, routed least-loaded: the baseline for a
+  // P/D deployment on the same number of simulated GPUs (engine/replicated_engine.h).
+  int replicas = 0;         // 0 = one engine
 };
 
 // `o` with `key` (a knob's vLLM name, request_rate or max_concurrency) set to `value`;

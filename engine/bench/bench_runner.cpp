@@ -8,6 +8,7 @@
 #include "engine/bench/arrival_pacer.h"
 #include "engine/engine.h"
 #include "engine/pd_engine.h"
+#include "engine/replicated_engine.h"
 
 namespace lwb {
 namespace {
@@ -96,6 +97,11 @@ BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>
 }
 
 BenchRun runServingBenchmark(PdEngine& engine, const std::vector<SyntheticRequest>& workload,
+                             const BenchProgress& progress, const BenchRunOptions& options) {
+  return runWorkload(engine, workload, progress, options);
+}
+
+BenchRun runServingBenchmark(ReplicatedEngine& engine, const std::vector<SyntheticRequest>& workload,
                              const BenchProgress& progress, const BenchRunOptions& options) {
   return runWorkload(engine, workload, progress, options);
 }

@@ -15,6 +15,7 @@ namespace lwb {
 
 class Engine;
 class PdEngine;
+class ReplicatedEngine;
 
 struct BenchRun {
   BenchReport report;
@@ -46,9 +47,12 @@ struct BenchCancelled : Error {
 // when the engine refuses a request, BenchCancelled when options.cancel is set.
 BenchRun runServingBenchmark(Engine& engine, const std::vector<SyntheticRequest>& workload,
                              const BenchProgress& progress = {}, const BenchRunOptions& options = {});
-// The same workload on a prefill/decode pair (pd_engine.h): records in workload order,
-// each with its KV transfer; `steps` are the decode instance's.
+// The same workload on a prefill/decode deployment (pd_engine.h): records in workload
+// order, each with its KV transfer; `steps` are the decode instances'.
 BenchRun runServingBenchmark(PdEngine& engine, const std::vector<SyntheticRequest>& workload,
+                             const BenchProgress& progress = {}, const BenchRunOptions& options = {});
+// ... and on colocated replicas (replicated_engine.h): `steps` are every replica's.
+BenchRun runServingBenchmark(ReplicatedEngine& engine, const std::vector<SyntheticRequest>& workload,
                              const BenchProgress& progress = {}, const BenchRunOptions& options = {});
 
 }  // namespace lwb

@@ -35,6 +35,12 @@ struct StepRecord {
   int numSpecTokens = 0;
   int numAcceptedSpecTokens = 0;
   int numSpecDrafts = 0;
+  // P/D disaggregation (pd_engine.h): the instance that ran the step (its role and index
+  // among that role's instances); Colocated for a single engine. Not exported: a bench
+  // run's steps are the decode instances'.
+  enum class Instance : uint8_t { Colocated, Prefill, Decode };
+  Instance instance = Instance::Colocated;
+  int instanceIndex = 0;
 };
 
 }  // namespace lwb

@@ -54,6 +54,7 @@ struct RequestTimeline {
   // includes it: the first token comes from the decode instance.
   int64_t kvTransferBytes = 0;
   std::optional<double> kvTransferTime;
+  std::optional<double> kvTransferStartTime;  // when the prefill instance finished it (the transfer began)
 
   // The metric definitions, as vLLM V1's IterationStats / FinishedRequestStats; every
   // view, export, the bench JSON and the HTTP /metrics read these and nothing else.

@@ -83,7 +83,8 @@ void EngineBridge::poll() {
         [&frame](auto&& e) {
           using T = std::decay_t<decltype(e)>;
           if constexpr (std::is_same_v<T, TokenDelta>) frame.deltas.push_back(std::move(e));
-          else if constexpr (std::is_same_v<T, StepRecord>) frame.steps.push_back(std::move(e));
+          else if constexpr (std::is_same_v<T, StepRecord>)
+            (e.instance == StepRecord::Instance::Prefill ? frame.prefillSteps : frame.steps).push_back(std::move(e));
           else if constexpr (std::is_same_v<T, RequestFinishedEvent>) frame.finished.push_back(std::move(e));
           else if constexpr (std::is_same_v<T, ConfigChangedEvent>) frame.configChanges.push_back(std::move(e));
           else if constexpr (std::is_same_v<T, EngineErrorEvent>) frame.errors.push_back(std::move(e));

@@ -10,7 +10,8 @@ namespace lwb::ui {
 
 struct Frame {
   std::vector<TokenDelta> deltas;
-  std::vector<StepRecord> steps;
+  std::vector<StepRecord> steps;          // a P/D pair's: the decode instance's
+  std::vector<StepRecord> prefillSteps;   // a P/D pair's prefill instance (not in the run's history)
   std::vector<RequestFinishedEvent> finished;
   std::vector<ConfigChangedEvent> configChanges;
   std::vector<EngineErrorEvent> errors;
@@ -19,7 +20,7 @@ struct Frame {
   bool snapshotChanged = false;                    // a newer snapshot than the last tick's
 
   bool hasEvents() const {
-    return !deltas.empty() || !steps.empty() || !finished.empty() || !configChanges.empty() ||
+    return !deltas.empty() || !steps.empty() || !prefillSteps.empty() || !finished.empty() || !configChanges.empty() ||
            !errors.empty() || !modelLoads.empty();
   }
 };

@@ -15,11 +15,11 @@ ModelLoader::~ModelLoader() {
   if (thread_) thread_->wait();
 }
 
-bool ModelLoader::start(const QString& dir, const EngineConfig& config) {
+bool ModelLoader::start(const QString& dir, const EngineConfig& config, const std::optional<PdConfig>& pd) {
   if (thread_) return false;
   QPointer<ModelLoader> self(this);
   const std::string path = dir.toStdString();
-  thread_ = QThread::create([self, path, config, dir] {
+  thread_ = QThread::create([self, path, config, pd, dir] {
     auto report = [self](double f, const std::string& stage) {
       QMetaObject::invokeMethod(self, [self, f, s = translated("ModelLoad", stage)] {
         if (self) emit self->progress(f, s);
@@ -30,7 +30,7 @@ bool ModelLoader::start(const QString& dir, const EngineConfig& config) {
       std::shared_ptr<const Model> model =
           config.executor.backend == "sim" ? loadModelConfigOnly(path) : loadModel(path, report);
       report(0.95, LWB_TRANSLATE_NOOP("ModelLoad", "starting the engine"));
-      auto loop = std::make_shared<EngineLoop>(model, config);
+      auto loop = pd ? std::make_shared<EngineLoop>(model, *pd) : std::make_shared<EngineLoop>(model, config);
       QMetaObject::invokeMethod(self, [self, model, loop] {
         if (self) emit self->loaded(model, loop);
       }, Qt::QueuedConnection);

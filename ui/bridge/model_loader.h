@@ -18,8 +18,9 @@ class ModelLoader : public QObject {
   explicit ModelLoader(QObject* parent = nullptr);
   ~ModelLoader() override;  // waits for a load in progress
 
-  // Ignored (returns false) while another load runs.
-  bool start(const QString& dir, const EngineConfig& config);
+  // Ignored (returns false) while another load runs. `pd` set: the loop runs a
+  // prefill/decode pair of it (its decode config is `config`'s).
+  bool start(const QString& dir, const EngineConfig& config, const std::optional<PdConfig>& pd = std::nullopt);
   bool busy() const { return thread_ != nullptr; }
 
  signals:

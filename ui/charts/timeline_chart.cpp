@@ -25,13 +25,15 @@ TimelineChart::TimelineChart(QWidget* parent)
   offset_ = makeBars(p, Qt::transparent, QString());
   queue_ = makeBars(p, theme::kQueue, tr("queued"));
   prefill_ = makeBars(p, theme::kPrefill, tr("prefill"));
+  transfer_ = makeBars(p, theme::kTransfer, tr("KV transfer (P/D)"));
   decode_ = makeBars(p, theme::kDecode, tr("decode"));
   queue_->moveAbove(offset_);
   prefill_->moveAbove(queue_);
-  decode_->moveAbove(prefill_);
+  transfer_->moveAbove(prefill_);
+  decode_->moveAbove(transfer_);
   p->legend->setVisible(false);
   offset_->removeFromLegend();
-  addLegendAbove(p->axisRect(), {queue_, prefill_, decode_});
+  addLegendAbove(p->axisRect(), {queue_, prefill_, transfer_, decode_});
   p->yAxis->setLabel(tr("request id"));
   p->yAxis->setRangeReversed(true);
   p->yAxis->grid()->setVisible(false);
@@ -52,14 +54,24 @@ QString TimelineChart::rowToolTip(int row) const {
   const RequestTimeline& t = rows_[size_t(row)];
   QString s = tr("request %1").arg(t.id);
   if (t.prefixMiss.accounted) s += QStringLiteral(": ") + prefixMissTooltip(t);
+  if (t.kvTransferTime)
+    s += tr("\nKV transfer, prefill → decode instance: %1 ms, %2 KiB (the wait on the link included)")
+             .arg(*t.kvTransferTime * 1e3, 0, 'f', 2)
+             .arg(double(t.kvTransferBytes) / 1024.0, 0, 'f', 0);
   return s;
+}
+
+int TimelineChart::numTransferSegments() const {
+  int n = 0;
+  for (auto it = transfer_->data()->constBegin(); it != transfer_->data()->constEnd(); ++it) n += it->value > 0;
+  return n;
 }
 
 void TimelineChart::clear() {
   TimeChart::clear();
   finished_.clear();
   rows_.clear();
-  for (auto* b : {offset_, queue_, prefill_, decode_}) b->data()->clear();
+  for (auto* b : {offset_, queue_, prefill_, transfer_, decode_}) b->data()->clear();
 }
 
 void TimelineChart::setClientSide(bool clientSide) {
@@ -95,7 +107,7 @@ void TimelineChart::rebuild(double now) {
   for (auto it = all.rbegin(); it != all.rend() && int(rows_.size()) < kRows; ++it) rows_.push_back(*it->second);
   std::reverse(rows_.begin(), rows_.end());
 
-  QVector<double> keys, offs, queue, prefill, decode;
+  QVector<double> keys, offs, queue, prefill, transfer, decode;
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   highlight_->setVisible(false);
   for (int row = 0; row < int(rows_.size()); ++row) {
@@ -104,11 +116,19 @@ void TimelineChart::rebuild(double now) {
     // A client knows no scheduling time: its rows start "until first token" at arrival.
     const double scheduled = t.firstScheduledTime.value_or(clientSide_ ? std::min(t.arrivalTime, end) : end);
     const double first = t.firstTokenTime.value_or(t.firstScheduledTime || clientSide_ ? end : scheduled);
+    // A P/D pair's request: prefill on P until its KV blocks leave, the transfer, then
+    // the decode instance (its admission and the prompt's last block included).
+    double prefillEnd = first, sending = 0;
+    if (t.kvTransferStartTime && t.kvTransferTime) {
+      prefillEnd = std::clamp(*t.kvTransferStartTime, scheduled, std::max(scheduled, end));
+      sending = std::clamp(*t.kvTransferTime, 0.0, std::max(0.0, end - prefillEnd));
+    }
     keys << row;
     offs << t.arrivalTime;
     queue << scheduled - t.arrivalTime;
-    prefill << first - scheduled;
-    decode << std::max(0.0, end - first);
+    prefill << prefillEnd - scheduled;
+    transfer << sending;
+    decode << std::max(0.0, end - prefillEnd - sending);
     ticker->addTick(row, QString::number(t.id));
     if (t.id == selected_) {
       highlight_->topLeft->setCoords(t.arrivalTime, row - 0.5);
@@ -133,6 +153,7 @@ void TimelineChart::rebuild(double now) {
   offset_->setData(keys, offs, true);
   queue_->setData(keys, queue, true);
   prefill_->setData(keys, prefill, true);
+  transfer_->setData(keys, transfer, true);
   decode_->setData(keys, decode, true);
   plot()->yAxis->setTicker(ticker);
 }

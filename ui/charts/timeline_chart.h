@@ -1,6 +1,7 @@
 #pragma once
 // Gantt view of the newest requests: one row each, spans for queued (grey), prefill
-// (amber) and decode (blue) on the engine time axis; live requests grow to "now".
+// (amber), the KV transfer of a prefill/decode pair (green) and decode (blue) on the
+// engine time axis; live requests grow to "now".
 // The selected request's row is outlined; hovering a row tells why its prompt tokens
 // missed the prefix cache.
 #include <deque>
@@ -20,6 +21,7 @@ class TimelineChart : public TimeChart {
   void setSelectedRequest(RequestId id);
   void clear() override;
   int numRows() const { return int(rows_.size()); }
+  int numTransferSegments() const;  // rows showing a KV transfer
   // Requests seen from a client (the remote window): it cannot tell queueing from
   // prefill, so a row is "until first token" (amber) then "streaming" (blue).
   void setClientSide(bool clientSide);
@@ -30,7 +32,7 @@ class TimelineChart : public TimeChart {
  private:
   void rebuild(double now);
 
-  QCPBars *offset_, *queue_, *prefill_, *decode_;
+  QCPBars *offset_, *queue_, *prefill_, *transfer_, *decode_;
   QCPItemRect* highlight_;
   std::map<RequestId, RequestTimeline> finished_;  // the newest finished, bounded
   std::vector<RequestTimeline> rows_;
