@@ -112,17 +112,17 @@ float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
   return hsum8(acc) - mins;
 }
 
-// Tiles of kTR input rows × kTC weight rows: kQuantTileRows × kQuantTileCols for prefill,
-// 1 × kQuantRowCols for decode (independent accumulators that hide the FMA latency).
+// Prefill tiles of kTR input rows × kTC weight rows (kQuantTileRows × kQuantTileCols):
+// independent accumulators that hide the FMA latency. A decode runs the dots.
 
 // A tile streams its kTC weight rows from DRAM or the L3 as kTC interleaved short streams,
 // which the hardware prefetcher follows poorly; so every tile prefetches block b of the
 // kTC rows that follow (the GEMM's layout: rows contiguous, nb blocks each; gemmQuantized
-// runs the column groups in that order) while it reads block b of its own. A decode batch
-// runs only a few row tiles over each group, so the next group arrives spread over them
-// at the pace they compute, rather than in one burst before its tiles that competes with
-// their own loads. `bench_cpu --quick --only large --runs Q8_0` measures it. A prefetch
-// never faults, whatever lies there.
+// runs the column groups in that order) while it reads block b of its own. A prefill of a
+// few row tiles over each group gets the next group spread over them at the pace they
+// compute, rather than in one burst before its tiles that competes with their own loads.
+// `bench_cpu --quick --only large --runs Q8_0` measures it. A prefetch never faults,
+// whatever lies there.
 template <int kTC, typename B>
 inline void prefetchNextRows(const B* const* w, int b, int nb) {
   for (int c = 0; c < kTC; ++c)

@@ -186,22 +186,18 @@ void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, floa
 
 // This ISA's table, every member by name.
 QuantKernels x86QuantKernels(Isa isa) {
-  constexpr int R = kQuantTileRows, C = kQuantTileCols, D = kQuantRowCols;
+  constexpr int R = kQuantTileRows, C = kQuantTileCols;
   QuantKernels k;
   k.isa = isa;
   k.vnni = kVnni;
-  k.dotQ8_0 = &dotQ8_0, k.tileQ8_0 = &tileQ8_0<R, C>, k.rowsQ8_0 = &tileQ8_0<1, D>;
-  k.dotQ4_0 = &dotLegacySigned<BlockQ4_0, 4, 8>, k.tileQ4_0 = &tileLegacySigned<BlockQ4_0, 4, 8, R, C>,
-  k.rowsQ4_0 = &tileLegacySigned<BlockQ4_0, 4, 8, 1, D>;
-  k.dotQ4_1 = &dotLegacyMin<BlockQ4_1, 4>, k.tileQ4_1 = &tileLegacyMin<BlockQ4_1, 4, R, C>,
-  k.rowsQ4_1 = &tileLegacyMin<BlockQ4_1, 4, 1, D>;
-  k.dotQ5_0 = &dotLegacySigned<BlockQ5_0, 5, 16>, k.tileQ5_0 = &tileLegacySigned<BlockQ5_0, 5, 16, R, C>,
-  k.rowsQ5_0 = &tileLegacySigned<BlockQ5_0, 5, 16, 1, D>;
-  k.dotQ5_1 = &dotLegacyMin<BlockQ5_1, 5>, k.tileQ5_1 = &tileLegacyMin<BlockQ5_1, 5, R, C>,
-  k.rowsQ5_1 = &tileLegacyMin<BlockQ5_1, 5, 1, D>;
-  k.dotQ4_K = &dotQ4_K, k.tileQ4_K = &tileQ4_K<R, C>, k.rowsQ4_K = &tileQ4_K<1, D>;
-  k.dotQ5_K = &dotQ5_K, k.tileQ5_K = &tileQ5_K<R, C>, k.rowsQ5_K = &tileQ5_K<1, D>;
-  k.dotQ6_K = &dotQ6_K, k.tileQ6_K = &tileQ6_K<R, C>, k.rowsQ6_K = &tileQ6_K<1, D>;
+  k.dotQ8_0 = &dotQ8_0, k.tileQ8_0 = &tileQ8_0<R, C>;
+  k.dotQ4_0 = &dotLegacySigned<BlockQ4_0, 4, 8>, k.tileQ4_0 = &tileLegacySigned<BlockQ4_0, 4, 8, R, C>;
+  k.dotQ4_1 = &dotLegacyMin<BlockQ4_1, 4>, k.tileQ4_1 = &tileLegacyMin<BlockQ4_1, 4, R, C>;
+  k.dotQ5_0 = &dotLegacySigned<BlockQ5_0, 5, 16>, k.tileQ5_0 = &tileLegacySigned<BlockQ5_0, 5, 16, R, C>;
+  k.dotQ5_1 = &dotLegacyMin<BlockQ5_1, 5>, k.tileQ5_1 = &tileLegacyMin<BlockQ5_1, 5, R, C>;
+  k.dotQ4_K = &dotQ4_K, k.tileQ4_K = &tileQ4_K<R, C>;
+  k.dotQ5_K = &dotQ5_K, k.tileQ5_K = &tileQ5_K<R, C>;
+  k.dotQ6_K = &dotQ6_K, k.tileQ6_K = &tileQ6_K<R, C>;
   k.quantizeQ8_0 = &quantizeQ8_0;
   k.quantizeQ8_K = &quantizeQ8_K;
   return k;
