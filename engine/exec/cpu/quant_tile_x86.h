@@ -83,7 +83,7 @@ inline void quantsQ5_K(const BlockQ5_K& w, __m256i qh, int g, __m256i& lo, __m25
 template <int kTR, int kTC>
 void tileQ5_K(const BlockQ5_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
   __m256 acc[kTR][kTC];
-  float mins[kTR][kTC] = {};
+  __m256 mins = _mm256_setzero_ps();  // lane r · kTC + c
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
@@ -117,13 +117,14 @@ void tileQ5_K(const BlockQ5_K* const* w, const BlockQ8_K* const* x, int nb, floa
       }
     }
     for (int r = 0; r < kTR; ++r)
-      for (int c = 0; c < kTC; ++c) {
+      for (int c = 0; c < kTC; ++c)
         acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(x[r][b].d * halfScalar(w[c][b].d)), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
-        mins[r][c] += x[r][b].d * halfScalar(w[c][b].dmin) * float(minSumK4(s[c], x[r][b]));
-      }
+    mins = _mm256_add_ps(mins, minTermsK4<kTR, kTC>(s, w, x, b));
   }
+  alignas(32) float m[8];
+  _mm256_store_ps(m, mins);
   for (int r = 0; r < kTR; ++r)
-    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - mins[r][c];
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - m[r * kTC + c];
 }
 
 // Quants k (0..3) of half h of a Q6_K block: sub-blocks j = 8h + 2k, 8h + 2k + 1 (dotQ6_K).
@@ -139,7 +140,7 @@ inline __m256i quantsQ6_K(const BlockQ6_K& w, int half, int k) {
 template <int kTR, int kTC>
 void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
   __m256 acc[kTR][kTC];
-  float offsets[kTR][kTC] = {};
+  __m256 offsets = _mm256_setzero_ps();  // lane r · kTC + c
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
@@ -171,17 +172,30 @@ void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, floa
             sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(q0[c], y0, sc0[c], q1[c], y1, sc1[c]));
         }
       }
+    // The dot's d · float(32 · offsetSumQ6_K) for the 8 pairs at once, the same roundings.
+    alignas(32) float dv[8];
+    __m256i sc16[kTC], p[8];
     for (int c = 0; c < kTC; ++c) {
       const float dw = halfScalar(w[c][b].d);
+      sc16[c] = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w[c][b].scales)));
       for (int r = 0; r < kTR; ++r) {
         const float d = x[r][b].d * dw;
         acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
-        offsets[r][c] += d * float(32 * offsetSumQ6_K(w[c][b].scales, x[r][b]));
+        dv[r * kTC + c] = d;
       }
     }
+    static_assert(kTR * kTC == 8, "one lane per (row, column) pair");
+    for (int r = 0; r < kTR; ++r) {
+      const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].bsums));
+      for (int c = 0; c < kTC; ++c) p[r * kTC + c] = _mm256_madd_epi16(bsums, sc16[c]);
+    }
+    const __m256 offset = _mm256_cvtepi32_ps(_mm256_slli_epi32(sums8(p), 5));
+    offsets = _mm256_add_ps(offsets, _mm256_mul_ps(_mm256_load_ps(dv), offset));
   }
+  alignas(32) float o[8];
+  _mm256_store_ps(o, offsets);
   for (int r = 0; r < kTR; ++r)
-    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - offsets[r][c];
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - o[r * kTC + c];
 }
 
 // This ISA's table, every member by name.
