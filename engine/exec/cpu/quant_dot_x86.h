@@ -87,6 +87,7 @@ inline __m256i addScaledDot(__m256i acc, __m256i q, __m256i y, __m256i sc) {
 
 // Two scaled dots summed: a chain of two, so that the sub-blocks of a block do not wait
 // for each other in one long chain of dpwssd latencies (integers: any order is exact).
+// The tiles, whose 8 accumulators are chains enough, accumulate with addScaledDot alone.
 inline __m256i scaledDot2(__m256i q0, __m256i y0, __m256i sc0, __m256i q1, __m256i y1, __m256i sc1) {
   return addScaledDot(_mm256_madd_epi16(_mm256_maddubs_epi16(q0, y0), sc0), q1, y1, sc1);
 }
@@ -226,7 +227,7 @@ void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, floa
         const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
 #pragma GCC unroll 4
         for (int c = 0; c < kTC; ++c) {
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(lo[c], y0, sc0[c], hi[c], y1, sc1[c]));
+          sumi[r][c] = addScaledDot(addScaledDot(sumi[r][c], lo[c], y0, sc0[c]), hi[c], y1, sc1[c]);
         }
       }
     }

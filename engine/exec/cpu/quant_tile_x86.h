@@ -112,7 +112,7 @@ void tileQ5_K(const BlockQ5_K* const* w, const BlockQ8_K* const* x, int nb, floa
         const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
 #pragma GCC unroll 4
         for (int c = 0; c < kTC; ++c) {
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(lo[c], y0, sc0[c], hi[c], y1, sc1[c]));
+          sumi[r][c] = addScaledDot(addScaledDot(sumi[r][c], lo[c], y0, sc0[c]), hi[c], y1, sc1[c]);
         }
       }
     }
@@ -169,7 +169,7 @@ void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, floa
           const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 16 * j + 32));
 #pragma GCC unroll 4
           for (int c = 0; c < kTC; ++c)
-            sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(q0[c], y0, sc0[c], q1[c], y1, sc1[c]));
+            sumi[r][c] = addScaledDot(addScaledDot(sumi[r][c], q0[c], y0, sc0[c]), q1[c], y1, sc1[c]);
         }
       }
     // The dot's d · float(32 · offsetSumQ6_K) for the 8 pairs at once, the same roundings.
