@@ -85,28 +85,23 @@ inline __m256i addScaledDot(__m256i acc, __m256i q, __m256i y, __m256i sc) {
   else return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, sc));
 }
 
-// Two scaled dots summed: a chain of two, so that the sub-blocks of a block do not wait
-// for each other in one long chain of dpwssd latencies (integers: any order is exact).
-// The tiles, whose 8 accumulators are chains enough, accumulate with addScaledDot alone.
-inline __m256i scaledDot2(__m256i q0, __m256i y0, __m256i sc0, __m256i q1, __m256i y1, __m256i sc1) {
-  return addScaledDot(_mm256_madd_epi16(_mm256_maddubs_epi16(q0, y0), sc0), q1, y1, sc1);
-}
-
 float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
   const __m256i low4 = _mm256_set1_epi8(0x0F);
   __m256 acc = _mm256_setzero_ps();
   float mins = 0.0f;
   for (int b = 0; b < nb; ++b) {
     const ScalesK4 s = unpackScalesK4(w[b].scales);
-    __m256i sumi = _mm256_setzero_si256();
+    // Two chains (low and high nibbles), each accumulating its scaled dots directly.
+    __m256i sumLo = _mm256_setzero_si256(), sumHi = _mm256_setzero_si256();
 #pragma GCC unroll 4
     for (int g = 0; g < 4; ++g) {
       const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
       const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
       const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
-      sumi = _mm256_add_epi32(sumi, scaledDot2(_mm256_and_si256(q, low4), y0, scaleK4(s, 2 * g),
-                                               _mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1, scaleK4(s, 2 * g + 1)));
+      sumLo = addScaledDot(sumLo, _mm256_and_si256(q, low4), y0, scaleK4(s, 2 * g));
+      sumHi = addScaledDot(sumHi, _mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1, scaleK4(s, 2 * g + 1));
     }
+    const __m256i sumi = _mm256_add_epi32(sumLo, sumHi);
     acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
     mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
   }
