@@ -72,35 +72,25 @@ std::vector<Block> randomWeights(size_t numBlocks, std::mt19937& rng) {
 }
 
 struct Row {
-  double dotGBs = 0, rowsGBs = 0, tileGmacs = 0;
+  double dotGBs = 0, tileGmacs = 0;
   QuantTileDims dims;
 };
 
 // 64 weight rows of K = 4096 (Q8_0: 278 KiB, in L2) against 4 activation rows.
 template <typename Block, typename Act>
 Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Act*, int), QuantTileFn<Block, Act> tile,
-            QuantTileFn<Block, Act> rowsFn, QuantTileDims dims = {}) {
+            QuantTileDims dims = {}) {
   constexpr int K = 4096, rows = 64, iters = 200;
   std::mt19937 rng(1);
   const auto w = randomWeights<Block>(size_t(K) * rows / size_t(ggmlBlockSize(type)), rng);
   const auto x = randomBlocks<Act>(actType, size_t(K) * size_t(dims.rows), rng);
   const int nb = K / ggmlBlockSize(type), nbx = K / ggmlBlockSize(actType);
   volatile float sink = 0;
-  const Act* xs0[1] = {x.data()};
   const double tDot = bestSeconds([&] {
     for (int it = 0; it < iters; ++it)
       for (int r = 0; r < rows; ++r) sink = sink + dot(&w[size_t(r) * size_t(nb)], x.data(), nb);
   });
-  float y[kQuantTileMax * kQuantTileMax + kQuantRowCols];
-  const double tRows = bestSeconds([&] {
-    for (int it = 0; it < iters; ++it)
-      for (int r = 0; r + kQuantRowCols <= rows; r += kQuantRowCols) {
-        const Block* ws[kQuantRowCols];
-        for (int c = 0; c < kQuantRowCols; ++c) ws[c] = &w[size_t(r + c) * size_t(nb)];
-        rowsFn(ws, xs0, nb, y, kQuantRowCols);
-      }
-    sink = sink + y[0];
-  });
+  float y[kQuantTileMax * kQuantTileMax];
   const Act* xs[kQuantTileMax];
   for (int r = 0; r < dims.rows; ++r) xs[r] = x.data() + size_t(r) * size_t(nbx);
   const int tileIters = iters / dims.rows;
@@ -115,12 +105,12 @@ Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Ac
   });
   const double macs = double(tileIters) * dims.rows * rows * K;
   const double bytes = double(iters) * double(w.size()) * sizeof(Block);
-  return {bytes / tDot / 1e9, bytes / tRows / 1e9, macs / tTile / 1e9, dims};
+  return {bytes / tDot / 1e9, macs / tTile / 1e9, dims};
 }
 
 void print(const char* isa, const char* type, const Row& r) {
-  std::printf("%-8s %-5s decode: dot %6.1f GB/s, 1x%d rows %6.1f GB/s   prefill: %dx%d tile %6.1f GMAC/s\n", isa, type,
-              r.dotGBs, kQuantRowCols, r.rowsGBs, r.dims.rows, r.dims.cols, r.tileGmacs);
+  std::printf("%-8s %-5s decode: dot %6.1f GB/s   prefill: %dx%d tile %6.1f GMAC/s\n", isa, type, r.dotGBs,
+              r.dims.rows, r.dims.cols, r.tileGmacs);
 }
 
 // gemm() of K × N weights (by default 1024 × 4096, 8 MiB in 16 bits: past L2, in L3) on
@@ -209,14 +199,14 @@ int main(int argc, char** argv) {
   for (Isa isa : gemmOnly ? std::vector<Isa>{} : supportedIsas()) {
     const QuantKernels& qk = quantKernels(isa);
     const char* name = isaName(isa);
-    print(name, "Q8_0", measure(GgmlType::Q8_0, GgmlType::Q8_0, qk.dotQ8_0, qk.tileQ8_0, qk.rowsQ8_0, qk.tileDimsQ8_0));
-    print(name, "Q4_0", measure(GgmlType::Q4_0, GgmlType::Q8_0, qk.dotQ4_0, qk.tileQ4_0, qk.rowsQ4_0, qk.tileDimsQ4_0));
-    print(name, "Q4_1", measure(GgmlType::Q4_1, GgmlType::Q8_0, qk.dotQ4_1, qk.tileQ4_1, qk.rowsQ4_1));
-    print(name, "Q5_0", measure(GgmlType::Q5_0, GgmlType::Q8_0, qk.dotQ5_0, qk.tileQ5_0, qk.rowsQ5_0, qk.tileDimsQ5_0));
-    print(name, "Q5_1", measure(GgmlType::Q5_1, GgmlType::Q8_0, qk.dotQ5_1, qk.tileQ5_1, qk.rowsQ5_1));
-    print(name, "Q4_K", measure(GgmlType::Q4_K, GgmlType::Q8_K, qk.dotQ4_K, qk.tileQ4_K, qk.rowsQ4_K));
-    print(name, "Q5_K", measure(GgmlType::Q5_K, GgmlType::Q8_K, qk.dotQ5_K, qk.tileQ5_K, qk.rowsQ5_K));
-    print(name, "Q6_K", measure(GgmlType::Q6_K, GgmlType::Q8_K, qk.dotQ6_K, qk.tileQ6_K, qk.rowsQ6_K));
+    print(name, "Q8_0", measure(GgmlType::Q8_0, GgmlType::Q8_0, qk.dotQ8_0, qk.tileQ8_0, qk.tileDimsQ8_0));
+    print(name, "Q4_0", measure(GgmlType::Q4_0, GgmlType::Q8_0, qk.dotQ4_0, qk.tileQ4_0, qk.tileDimsQ4_0));
+    print(name, "Q4_1", measure(GgmlType::Q4_1, GgmlType::Q8_0, qk.dotQ4_1, qk.tileQ4_1));
+    print(name, "Q5_0", measure(GgmlType::Q5_0, GgmlType::Q8_0, qk.dotQ5_0, qk.tileQ5_0, qk.tileDimsQ5_0));
+    print(name, "Q5_1", measure(GgmlType::Q5_1, GgmlType::Q8_0, qk.dotQ5_1, qk.tileQ5_1));
+    print(name, "Q4_K", measure(GgmlType::Q4_K, GgmlType::Q8_K, qk.dotQ4_K, qk.tileQ4_K));
+    print(name, "Q5_K", measure(GgmlType::Q5_K, GgmlType::Q8_K, qk.dotQ5_K, qk.tileQ5_K));
+    print(name, "Q6_K", measure(GgmlType::Q6_K, GgmlType::Q8_K, qk.dotQ6_K, qk.tileQ6_K));
   }
   ThreadPool one(1);
   for (Isa isa : supportedIsas())  // not the scalar one: 256 rows of it would take minutes

@@ -39,7 +39,6 @@ using TileMember = void (*QuantKernels::*)(const Block* const*, const Act* const
 // A tile's shape on one ISA: Q8_0's, Q4_0's and Q5_0's prefill tiles have their own.
 using DimsOf = QuantTileDims (*)(const QuantKernels&);
 QuantTileDims defaultTile(const QuantKernels&) { return {}; }
-QuantTileDims decodeRows(const QuantKernels&) { return {1, kQuantRowCols}; }
 QuantTileDims q8_0Tile(const QuantKernels& qk) { return qk.tileDimsQ8_0; }
 QuantTileDims q4_0Tile(const QuantKernels& qk) { return qk.tileDimsQ4_0; }
 QuantTileDims q5_0Tile(const QuantKernels& qk) { return qk.tileDimsQ5_0; }
@@ -87,12 +86,11 @@ void checkTileShape(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, 
   }
 }
 
-// The prefill tile and the decode rows of one type.
+// The prefill tile of one type.
 template <typename Block, typename Act>
 void checkTile(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, TileMember<Block, Act> tile,
-               TileMember<Block, Act> rows, DimsOf tileDims = &defaultTile) {
+               DimsOf tileDims = &defaultTile) {
   checkTileShape(type, actType, dot, tile, tileDims);
-  checkTileShape(type, actType, dot, rows, &decodeRows);
 }
 
 // Q8_0 blocks at the extremes of the integer arithmetic: every weight byte -128 or 127
@@ -159,32 +157,24 @@ class TestQuantTiles : public QObject {
 
  private slots:
   void tilesEqualTheDotProducts() {
-    checkTile<BlockQ8_0, BlockQ8_0>(GgmlType::Q8_0, GgmlType::Q8_0, &QuantKernels::dotQ8_0, &QuantKernels::tileQ8_0,
-                                    &QuantKernels::rowsQ8_0, &q8_0Tile);
-    checkTile<BlockQ4_K, BlockQ8_K>(GgmlType::Q4_K, GgmlType::Q8_K, &QuantKernels::dotQ4_K, &QuantKernels::tileQ4_K,
-                                    &QuantKernels::rowsQ4_K);
-    checkTile<BlockQ4_0, BlockQ8_0>(GgmlType::Q4_0, GgmlType::Q8_0, &QuantKernels::dotQ4_0, &QuantKernels::tileQ4_0,
-                                    &QuantKernels::rowsQ4_0, &q4_0Tile);
-    checkTile<BlockQ4_1, BlockQ8_0>(GgmlType::Q4_1, GgmlType::Q8_0, &QuantKernels::dotQ4_1, &QuantKernels::tileQ4_1,
-                                    &QuantKernels::rowsQ4_1);
-    checkTile<BlockQ5_0, BlockQ8_0>(GgmlType::Q5_0, GgmlType::Q8_0, &QuantKernels::dotQ5_0, &QuantKernels::tileQ5_0,
-                                    &QuantKernels::rowsQ5_0, &q5_0Tile);
-    checkTile<BlockQ5_1, BlockQ8_0>(GgmlType::Q5_1, GgmlType::Q8_0, &QuantKernels::dotQ5_1, &QuantKernels::tileQ5_1,
-                                    &QuantKernels::rowsQ5_1);
-    checkTile<BlockQ5_K, BlockQ8_K>(GgmlType::Q5_K, GgmlType::Q8_K, &QuantKernels::dotQ5_K, &QuantKernels::tileQ5_K,
-                                    &QuantKernels::rowsQ5_K);
-    checkTile<BlockQ6_K, BlockQ8_K>(GgmlType::Q6_K, GgmlType::Q8_K, &QuantKernels::dotQ6_K, &QuantKernels::tileQ6_K,
-                                    &QuantKernels::rowsQ6_K);
+    checkTile<BlockQ8_0, BlockQ8_0>(GgmlType::Q8_0, GgmlType::Q8_0, &QuantKernels::dotQ8_0, &QuantKernels::tileQ8_0, &q8_0Tile);
+    checkTile<BlockQ4_K, BlockQ8_K>(GgmlType::Q4_K, GgmlType::Q8_K, &QuantKernels::dotQ4_K, &QuantKernels::tileQ4_K);
+    checkTile<BlockQ4_0, BlockQ8_0>(GgmlType::Q4_0, GgmlType::Q8_0, &QuantKernels::dotQ4_0, &QuantKernels::tileQ4_0, &q4_0Tile);
+    checkTile<BlockQ4_1, BlockQ8_0>(GgmlType::Q4_1, GgmlType::Q8_0, &QuantKernels::dotQ4_1, &QuantKernels::tileQ4_1);
+    checkTile<BlockQ5_0, BlockQ8_0>(GgmlType::Q5_0, GgmlType::Q8_0, &QuantKernels::dotQ5_0, &QuantKernels::tileQ5_0, &q5_0Tile);
+    checkTile<BlockQ5_1, BlockQ8_0>(GgmlType::Q5_1, GgmlType::Q8_0, &QuantKernels::dotQ5_1, &QuantKernels::tileQ5_1);
+    checkTile<BlockQ5_K, BlockQ8_K>(GgmlType::Q5_K, GgmlType::Q8_K, &QuantKernels::dotQ5_K, &QuantKernels::tileQ5_K);
+    checkTile<BlockQ6_K, BlockQ8_K>(GgmlType::Q6_K, GgmlType::Q8_K, &QuantKernels::dotQ6_K, &QuantKernels::tileQ6_K);
   }
 
   // Weights of -128 and 127, activations of ±127: the tiles' unsigned offset (x + 128,
-  // minus 128 · Σw) must still give the dot's exact integers, on every ISA, in the prefill
-  // tile and in the decode rows (AVX-512 runs the same 512-bit scheme for both).
+  // minus 128 · Σw) must still give the dot's exact integers, on every ISA.
   void q8_0TileAtTheIntegerExtremes() {
     for (Isa isa : supportedIsas()) {
       const QuantKernels& qk = quantKernels(isa);
-      for (auto [tile, dims] : {std::pair{&QuantKernels::tileQ8_0, qk.tileDimsQ8_0},
-                                std::pair{&QuantKernels::rowsQ8_0, QuantTileDims{1, kQuantRowCols}}}) {
+      {
+        const auto tile = &QuantKernels::tileQ8_0;
+        const QuantTileDims dims = qk.tileDimsQ8_0;
         for (int nb : {1, 2, 5, 33}) {
           const auto w = extremeQ8_0(dims.cols, nb, nb);
           const auto x = extremeActivations(dims.rows, nb);

@@ -85,44 +85,40 @@ inline __m256i addScaledDot(__m256i acc, __m256i q, __m256i y, __m256i sc) {
   else return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, sc));
 }
 
-// Two scaled dots summed: a chain of two, so that the sub-blocks of a block do not wait
-// for each other in one long chain of dpwssd latencies (integers: any order is exact).
-inline __m256i scaledDot2(__m256i q0, __m256i y0, __m256i sc0, __m256i q1, __m256i y1, __m256i sc1) {
-  return addScaledDot(_mm256_madd_epi16(_mm256_maddubs_epi16(q0, y0), sc0), q1, y1, sc1);
-}
-
 float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
   const __m256i low4 = _mm256_set1_epi8(0x0F);
   __m256 acc = _mm256_setzero_ps();
   float mins = 0.0f;
   for (int b = 0; b < nb; ++b) {
     const ScalesK4 s = unpackScalesK4(w[b].scales);
-    __m256i sumi = _mm256_setzero_si256();
+    // Two chains (low and high nibbles), each accumulating its scaled dots directly.
+    __m256i sumLo = _mm256_setzero_si256(), sumHi = _mm256_setzero_si256();
 #pragma GCC unroll 4
     for (int g = 0; g < 4; ++g) {
       const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
       const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
       const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
-      sumi = _mm256_add_epi32(sumi, scaledDot2(_mm256_and_si256(q, low4), y0, scaleK4(s, 2 * g),
-                                               _mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1, scaleK4(s, 2 * g + 1)));
+      sumLo = addScaledDot(sumLo, _mm256_and_si256(q, low4), y0, scaleK4(s, 2 * g));
+      sumHi = addScaledDot(sumHi, _mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1, scaleK4(s, 2 * g + 1));
     }
+    const __m256i sumi = _mm256_add_epi32(sumLo, sumHi);
     acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
     mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
   }
   return hsum8(acc) - mins;
 }
 
-// Tiles of kTR input rows × kTC weight rows: kQuantTileRows × kQuantTileCols for prefill,
-// 1 × kQuantRowCols for decode (independent accumulators that hide the FMA latency).
+// Prefill tiles of kTR input rows × kTC weight rows (kQuantTileRows × kQuantTileCols):
+// independent accumulators that hide the FMA latency. A decode runs the dots.
 
 // A tile streams its kTC weight rows from DRAM or the L3 as kTC interleaved short streams,
 // which the hardware prefetcher follows poorly; so every tile prefetches block b of the
 // kTC rows that follow (the GEMM's layout: rows contiguous, nb blocks each; gemmQuantized
-// runs the column groups in that order) while it reads block b of its own. A decode batch
-// runs only a few row tiles over each group, so the next group arrives spread over them
-// at the pace they compute, rather than in one burst before its tiles that competes with
-// their own loads. `bench_cpu --quick --only large --runs Q8_0` measures it. A prefetch
-// never faults, whatever lies there.
+// runs the column groups in that order) while it reads block b of its own. A prefill of a
+// few row tiles over each group gets the next group spread over them at the pace they
+// compute, rather than in one burst before its tiles that competes with their own loads.
+// `bench_cpu --quick --only large --runs Q8_0` measures it. A prefetch never faults,
+// whatever lies there.
 template <int kTC, typename B>
 inline void prefetchNextRows(const B* const* w, int b, int nb) {
   for (int c = 0; c < kTC; ++c)
@@ -159,11 +155,47 @@ void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, floa
     for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]);
 }
 
+// The 8 int32 sums of the 8 vectors p[0..7], in that order, in one vector: what a tile's
+// 8 (row, column) pairs need once per block, in 9 shuffles and adds rather than 8
+// reductions of 6 (integers: exact in any order).
+inline __m256i sums8(const __m256i (&p)[8]) {
+  const __m256i h0 = _mm256_hadd_epi32(p[0], p[1]), h1 = _mm256_hadd_epi32(p[2], p[3]);
+  const __m256i h2 = _mm256_hadd_epi32(p[4], p[5]), h3 = _mm256_hadd_epi32(p[6], p[7]);
+  const __m256i g0 = _mm256_hadd_epi32(h0, h1), g1 = _mm256_hadd_epi32(h2, h3);
+  return _mm256_add_epi32(_mm256_permute2x128_si256(g0, g1, 0x20), _mm256_permute2x128_si256(g0, g1, 0x31));
+}
+
+// x[r][b].d at lane r · kTC + c of a tile's 8 (row, column) pairs.
+template <int kTR, int kTC>
+inline __m256 rowScales8(const BlockQ8_K* const* x, int b) {
+  static_assert(kTR * kTC == 8, "one lane per (row, column) pair");
+  alignas(32) float v[8];
+  for (int r = 0; r < kTR; ++r)
+    for (int c = 0; c < kTC; ++c) v[r * kTC + c] = x[r][b].d;
+  return _mm256_load_ps(v);
+}
+
+// The min terms of block b of a Q4_K/Q5_K tile's 8 pairs, lane r · kTC + c: the dot's
+// x.d · dmin · float(minSumK4), the same products rounded the same way (no FMA here).
+template <int kTR, int kTC, typename WB>
+inline __m256 minTermsK4(const ScalesK4* s, const WB* const* w, const BlockQ8_K* const* x, int b) {
+  __m256i p[8];
+  alignas(32) float dmin[8];
+  for (int r = 0; r < kTR; ++r) {
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].bsums));
+    for (int c = 0; c < kTC; ++c) {
+      p[r * kTC + c] = _mm256_madd_epi16(bsums, s[c].m);
+      dmin[r * kTC + c] = halfScalar(w[c][b].dmin);
+    }
+  }
+  return _mm256_mul_ps(_mm256_mul_ps(rowScales8<kTR, kTC>(x, b), _mm256_load_ps(dmin)), _mm256_cvtepi32_ps(sums8(p)));
+}
+
 template <int kTR, int kTC>
 void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
   const __m256i low4 = _mm256_set1_epi8(0x0F);
   __m256 acc[kTR][kTC];
-  float mins[kTR][kTC] = {};
+  __m256 mins = _mm256_setzero_ps();  // lane r · kTC + c
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
@@ -190,18 +222,19 @@ void tileQ4_K(const BlockQ4_K* const* w, const BlockQ8_K* const* x, int nb, floa
         const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
 #pragma GCC unroll 4
         for (int c = 0; c < kTC; ++c) {
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(lo[c], y0, sc0[c], hi[c], y1, sc1[c]));
+          sumi[r][c] = addScaledDot(addScaledDot(sumi[r][c], lo[c], y0, sc0[c]), hi[c], y1, sc1[c]);
         }
       }
     }
     for (int r = 0; r < kTR; ++r)
-      for (int c = 0; c < kTC; ++c) {
+      for (int c = 0; c < kTC; ++c)
         acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(x[r][b].d * halfScalar(w[c][b].d)), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
-        mins[r][c] += x[r][b].d * halfScalar(w[c][b].dmin) * float(minSumK4(s[c], x[r][b]));
-      }
+    mins = _mm256_add_ps(mins, minTermsK4<kTR, kTC>(s, w, x, b));
   }
+  alignas(32) float m[8];
+  _mm256_store_ps(m, mins);
   for (int r = 0; r < kTR; ++r)
-    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - mins[r][c];
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - m[r * kTC + c];
 }
 
 // Activation quantization, byte for byte as quantizeBlockQ8_0/Q8_K: the same max, the

@@ -62,7 +62,7 @@ float dotQ5_K(const BlockQ5_K* w, const BlockQ8_K* x, int nb) {
   for (int b = 0; b < nb; ++b) {
     const ScalesK4 s = unpackScalesK4(w[b].scales);
     const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qh));
-    __m256i sumi = _mm256_setzero_si256();
+    __m256i sumLo = _mm256_setzero_si256(), sumHi = _mm256_setzero_si256();  // two chains, as in dotQ4_K
 #pragma GCC unroll 4
     for (int g = 0; g < 4; ++g) {
       const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
@@ -70,10 +70,11 @@ float dotQ5_K(const BlockQ5_K* w, const BlockQ8_K* x, int nb) {
       const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g + 1)), one), 4);
       const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
       const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
-      sumi = _mm256_add_epi32(
-          sumi, scaledDot2(_mm256_or_si256(_mm256_and_si256(q, low4), h0), y0, scaleK4(s, 2 * g),
-                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), h1), y1, scaleK4(s, 2 * g + 1)));
+      sumLo = addScaledDot(sumLo, _mm256_or_si256(_mm256_and_si256(q, low4), h0), y0, scaleK4(s, 2 * g));
+      sumHi = addScaledDot(sumHi, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), h1), y1,
+                           scaleK4(s, 2 * g + 1));
     }
+    const __m256i sumi = _mm256_add_epi32(sumLo, sumHi);
     acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
     mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
   }
@@ -112,7 +113,7 @@ float dotQ6_K(const BlockQ6_K* w, const BlockQ8_K* x, int nb) {
   float offsets = 0.0f;
   for (int b = 0; b < nb; ++b) {
     const ScalesQ6_K sc = unpackScalesQ6_K(w[b].scales);
-    __m256i sumi = _mm256_setzero_si256();
+    __m256i sum0 = _mm256_setzero_si256(), sum1 = _mm256_setzero_si256();  // two chains, as in dotQ4_K
 #pragma GCC unroll 2
     for (int half = 0; half < 2; ++half) {
       const __m256i ql0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].ql + 64 * half));
@@ -130,9 +131,11 @@ float dotQ6_K(const BlockQ6_K* w, const BlockQ8_K* x, int nb) {
         const int j = 8 * half + 2 * k;  // sub-blocks j .. j+3 of 16
         const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 16 * j));
         const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 16 * j + 32));
-        sumi = _mm256_add_epi32(sumi, scaledDot2(q[k], y0, scalePairQ6_K(sc, j), q[k + 1], y1, scalePairQ6_K(sc, j + 2)));
+        sum0 = addScaledDot(sum0, q[k], y0, scalePairQ6_K(sc, j));
+        sum1 = addScaledDot(sum1, q[k + 1], y1, scalePairQ6_K(sc, j + 2));
       }
     }
+    const __m256i sumi = _mm256_add_epi32(sum0, sum1);
     const int offset = offsetSumQ6_K(w[b].scales, x[b]);
     const float d = x[b].d * halfScalar(w[b].d);
     acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);

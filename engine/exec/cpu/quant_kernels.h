@@ -23,7 +23,6 @@ using QuantTileFn = void (*)(const WB* const* w, const XB* const* x, int nb, flo
 
 constexpr int kQuantTileRows = 4;
 constexpr int kQuantTileCols = 2;
-constexpr int kQuantRowCols = 4;
 constexpr int kQuantTileMax = 8;  // the largest rows or cols of any prefill tile
 
 // A prefill tile's input rows × weight rows.
@@ -57,15 +56,6 @@ struct QuantKernels {
   QuantTileFn<BlockQ4_K, BlockQ8_K> tileQ4_K = nullptr;
   QuantTileFn<BlockQ5_K, BlockQ8_K> tileQ5_K = nullptr;
   QuantTileFn<BlockQ6_K, BlockQ8_K> tileQ6_K = nullptr;
-  // Decode (and the rows a prefill leaves over): 1 × kQuantRowCols.
-  QuantTileFn<BlockQ8_0, BlockQ8_0> rowsQ8_0 = nullptr;
-  QuantTileFn<BlockQ4_0, BlockQ8_0> rowsQ4_0 = nullptr;
-  QuantTileFn<BlockQ4_1, BlockQ8_0> rowsQ4_1 = nullptr;
-  QuantTileFn<BlockQ5_0, BlockQ8_0> rowsQ5_0 = nullptr;
-  QuantTileFn<BlockQ5_1, BlockQ8_0> rowsQ5_1 = nullptr;
-  QuantTileFn<BlockQ4_K, BlockQ8_K> rowsQ4_K = nullptr;
-  QuantTileFn<BlockQ5_K, BlockQ8_K> rowsQ5_K = nullptr;
-  QuantTileFn<BlockQ6_K, BlockQ8_K> rowsQ6_K = nullptr;
   // Activation rows → Q8_0 / Q8_K blocks (n a multiple of the block): the same bytes as
   // quantizeRow, vectorized.
   void (*quantizeQ8_0)(const float* x, BlockQ8_0* out, int n) = nullptr;

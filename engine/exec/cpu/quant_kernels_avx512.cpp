@@ -1,8 +1,8 @@
 // AVX-512 quantized dot products: VNNI's dpbusd on 256-bit vectors, and 512-bit tiles for
-// Q8_0, Q4_0 and Q5_0 (two weight columns per register; quant_tile_avx512.h), both for
-// prefill and for the 1 × 4 decode rows: weights that stream from memory are read no faster
-// by them, but cache-resident ones are (`bench_quant_kernels` and `bench_cpu --only austen
-// --runs Q8_0` measure it). Without VNNI the AVX2 kernels run (same integers, same bits).
+// Q8_0, Q4_0 and Q5_0 prefill (two weight columns per register; quant_tile_avx512.h):
+// cache-resident weights are read faster by them (`bench_quant_kernels` and `bench_cpu
+// --only austen --runs Q8_0` measure it). Without VNNI the AVX2 kernels run (same
+// integers, same bits).
 #include <cstdint>
 #include <cstring>
 
@@ -31,20 +31,17 @@ constexpr bool kVnni = true;
 #include "engine/exec/cpu/quant_tile_avx512.h"
 
 // The 512-bit tiles replace the 256-bit ones of these three types (the prefill shapes that
-// measured fastest in bench_quant_kernels; the decode rows keep kQuantRowCols columns).
+// measured fastest in bench_quant_kernels).
 constexpr QuantTileDims kZmmDimsQ8_0{4, 8}, kZmmDimsLegacy{8, 4};
 
 QuantKernels avx512Table() {
   constexpr int R = kZmmDimsLegacy.rows, C = kZmmDimsLegacy.cols;
   QuantKernels k = x86QuantKernels(Isa::Avx512);
   k.tileQ8_0 = &tileQ8_0Zmm<kZmmDimsQ8_0.rows, kZmmDimsQ8_0.cols>;
-  k.rowsQ8_0 = &tileQ8_0Zmm<1, kQuantRowCols>;
   k.tileDimsQ8_0 = kZmmDimsQ8_0;
   k.tileQ4_0 = &tileLegacySignedZmm<BlockQ4_0, 4, 8, R, C>;
-  k.rowsQ4_0 = &tileLegacySignedZmm<BlockQ4_0, 4, 8, 1, kQuantRowCols>;
   k.tileDimsQ4_0 = kZmmDimsLegacy;
   k.tileQ5_0 = &tileLegacySignedZmm<BlockQ5_0, 5, 16, R, C>;
-  k.rowsQ5_0 = &tileLegacySignedZmm<BlockQ5_0, 5, 16, 1, kQuantRowCols>;
   k.tileDimsQ5_0 = kZmmDimsLegacy;
   return k;
 }

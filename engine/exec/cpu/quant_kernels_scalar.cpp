@@ -135,12 +135,11 @@ void tile(const W* const* w, const X* const* x, int nb, float* y, size_t ldy) {
     for (int c = 0; c < C; ++c) y[size_t(r) * ldy + size_t(c)] = Dot(w[c], x[r], nb);
 }
 
-// dot, prefill tile and decode rows of one type: the tiles are the dot, output by output.
+// dot and prefill tile of one type: the tile is the dot, output by output.
 template <typename W, typename X, float (*Dot)(const W*, const X*, int)>
-void set(float (*&dot)(const W*, const X*, int), QuantTileFn<W, X>& tileFn, QuantTileFn<W, X>& rowsFn) {
+void set(float (*&dot)(const W*, const X*, int), QuantTileFn<W, X>& tileFn) {
   dot = Dot;
   tileFn = &tile<W, X, Dot, kQuantTileRows, kQuantTileCols>;
-  rowsFn = &tile<W, X, Dot, 1, kQuantRowCols>;
 }
 
 void quantizeQ8_0(const float* x, BlockQ8_0* out, int n) { quantizeRow(GgmlType::Q8_0, x, out, n); }
@@ -151,14 +150,14 @@ void quantizeQ8_K(const float* x, BlockQ8_K* out, int n) { quantizeRow(GgmlType:
 const QuantKernels& scalarQuantKernels() {
   static const QuantKernels k = [] {
     QuantKernels t;
-    set<BlockQ8_0, BlockQ8_0, dotQ8_0>(t.dotQ8_0, t.tileQ8_0, t.rowsQ8_0);
-    set<BlockQ4_0, BlockQ8_0, dotLegacy<BlockQ4_0, 4, 8, false>>(t.dotQ4_0, t.tileQ4_0, t.rowsQ4_0);
-    set<BlockQ4_1, BlockQ8_0, dotLegacy<BlockQ4_1, 4, 0, true>>(t.dotQ4_1, t.tileQ4_1, t.rowsQ4_1);
-    set<BlockQ5_0, BlockQ8_0, dotLegacy<BlockQ5_0, 5, 16, false>>(t.dotQ5_0, t.tileQ5_0, t.rowsQ5_0);
-    set<BlockQ5_1, BlockQ8_0, dotLegacy<BlockQ5_1, 5, 0, true>>(t.dotQ5_1, t.tileQ5_1, t.rowsQ5_1);
-    set<BlockQ4_K, BlockQ8_K, dotQ4_K>(t.dotQ4_K, t.tileQ4_K, t.rowsQ4_K);
-    set<BlockQ5_K, BlockQ8_K, dotQ5_K>(t.dotQ5_K, t.tileQ5_K, t.rowsQ5_K);
-    set<BlockQ6_K, BlockQ8_K, dotQ6_K>(t.dotQ6_K, t.tileQ6_K, t.rowsQ6_K);
+    set<BlockQ8_0, BlockQ8_0, dotQ8_0>(t.dotQ8_0, t.tileQ8_0);
+    set<BlockQ4_0, BlockQ8_0, dotLegacy<BlockQ4_0, 4, 8, false>>(t.dotQ4_0, t.tileQ4_0);
+    set<BlockQ4_1, BlockQ8_0, dotLegacy<BlockQ4_1, 4, 0, true>>(t.dotQ4_1, t.tileQ4_1);
+    set<BlockQ5_0, BlockQ8_0, dotLegacy<BlockQ5_0, 5, 16, false>>(t.dotQ5_0, t.tileQ5_0);
+    set<BlockQ5_1, BlockQ8_0, dotLegacy<BlockQ5_1, 5, 0, true>>(t.dotQ5_1, t.tileQ5_1);
+    set<BlockQ4_K, BlockQ8_K, dotQ4_K>(t.dotQ4_K, t.tileQ4_K);
+    set<BlockQ5_K, BlockQ8_K, dotQ5_K>(t.dotQ5_K, t.tileQ5_K);
+    set<BlockQ6_K, BlockQ8_K, dotQ6_K>(t.dotQ6_K, t.tileQ6_K);
     t.quantizeQ8_0 = &quantizeQ8_0;
     t.quantizeQ8_K = &quantizeQ8_K;
     return t;

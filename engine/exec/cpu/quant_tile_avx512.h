@@ -1,4 +1,4 @@
-// The AVX-512 (VNNI) tiles of Q8_0, Q4_0 and Q5_0 (prefill, and the 1 × 4 decode rows),
+// The AVX-512 (VNNI) prefill tiles of Q8_0, Q4_0 and Q5_0,
 // included by quant_kernels_avx512.cpp after quant_dot_x86.h and quant_dot_x86_more.h (it
 // reuses hsum8, halfScalar, legacyQuants and prefetchNextRows). Every output is its dot's
 // exact bits (dotQ8_0, dotLegacySigned): the same 8 int32 lanes per block (integers are

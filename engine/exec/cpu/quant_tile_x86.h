@@ -83,7 +83,7 @@ inline void quantsQ5_K(const BlockQ5_K& w, __m256i qh, int g, __m256i& lo, __m25
 template <int kTR, int kTC>
 void tileQ5_K(const BlockQ5_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
   __m256 acc[kTR][kTC];
-  float mins[kTR][kTC] = {};
+  __m256 mins = _mm256_setzero_ps();  // lane r · kTC + c
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
@@ -112,18 +112,19 @@ void tileQ5_K(const BlockQ5_K* const* w, const BlockQ8_K* const* x, int nb, floa
         const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 64 * g + 32));
 #pragma GCC unroll 4
         for (int c = 0; c < kTC; ++c) {
-          sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(lo[c], y0, sc0[c], hi[c], y1, sc1[c]));
+          sumi[r][c] = addScaledDot(addScaledDot(sumi[r][c], lo[c], y0, sc0[c]), hi[c], y1, sc1[c]);
         }
       }
     }
     for (int r = 0; r < kTR; ++r)
-      for (int c = 0; c < kTC; ++c) {
+      for (int c = 0; c < kTC; ++c)
         acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(x[r][b].d * halfScalar(w[c][b].d)), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
-        mins[r][c] += x[r][b].d * halfScalar(w[c][b].dmin) * float(minSumK4(s[c], x[r][b]));
-      }
+    mins = _mm256_add_ps(mins, minTermsK4<kTR, kTC>(s, w, x, b));
   }
+  alignas(32) float m[8];
+  _mm256_store_ps(m, mins);
   for (int r = 0; r < kTR; ++r)
-    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - mins[r][c];
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - m[r * kTC + c];
 }
 
 // Quants k (0..3) of half h of a Q6_K block: sub-blocks j = 8h + 2k, 8h + 2k + 1 (dotQ6_K).
@@ -139,7 +140,7 @@ inline __m256i quantsQ6_K(const BlockQ6_K& w, int half, int k) {
 template <int kTR, int kTC>
 void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, float* y, size_t ldy) {
   __m256 acc[kTR][kTC];
-  float offsets[kTR][kTC] = {};
+  __m256 offsets = _mm256_setzero_ps();  // lane r · kTC + c
   for (auto& row : acc)
     for (__m256& a : row) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
@@ -168,40 +169,49 @@ void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, floa
           const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs + 16 * j + 32));
 #pragma GCC unroll 4
           for (int c = 0; c < kTC; ++c)
-            sumi[r][c] = _mm256_add_epi32(sumi[r][c], scaledDot2(q0[c], y0, sc0[c], q1[c], y1, sc1[c]));
+            sumi[r][c] = addScaledDot(addScaledDot(sumi[r][c], q0[c], y0, sc0[c]), q1[c], y1, sc1[c]);
         }
       }
+    // The dot's d · float(32 · offsetSumQ6_K) for the 8 pairs at once, the same roundings.
+    alignas(32) float dv[8];
+    __m256i sc16[kTC], p[8];
     for (int c = 0; c < kTC; ++c) {
       const float dw = halfScalar(w[c][b].d);
+      sc16[c] = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w[c][b].scales)));
       for (int r = 0; r < kTR; ++r) {
         const float d = x[r][b].d * dw;
         acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[r][c]), acc[r][c]);
-        offsets[r][c] += d * float(32 * offsetSumQ6_K(w[c][b].scales, x[r][b]));
+        dv[r * kTC + c] = d;
       }
     }
+    static_assert(kTR * kTC == 8, "one lane per (row, column) pair");
+    for (int r = 0; r < kTR; ++r) {
+      const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].bsums));
+      for (int c = 0; c < kTC; ++c) p[r * kTC + c] = _mm256_madd_epi16(bsums, sc16[c]);
+    }
+    const __m256 offset = _mm256_cvtepi32_ps(_mm256_slli_epi32(sums8(p), 5));
+    offsets = _mm256_add_ps(offsets, _mm256_mul_ps(_mm256_load_ps(dv), offset));
   }
+  alignas(32) float o[8];
+  _mm256_store_ps(o, offsets);
   for (int r = 0; r < kTR; ++r)
-    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - offsets[r][c];
+    for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - o[r * kTC + c];
 }
 
 // This ISA's table, every member by name.
 QuantKernels x86QuantKernels(Isa isa) {
-  constexpr int R = kQuantTileRows, C = kQuantTileCols, D = kQuantRowCols;
+  constexpr int R = kQuantTileRows, C = kQuantTileCols;
   QuantKernels k;
   k.isa = isa;
   k.vnni = kVnni;
-  k.dotQ8_0 = &dotQ8_0, k.tileQ8_0 = &tileQ8_0<R, C>, k.rowsQ8_0 = &tileQ8_0<1, D>;
-  k.dotQ4_0 = &dotLegacySigned<BlockQ4_0, 4, 8>, k.tileQ4_0 = &tileLegacySigned<BlockQ4_0, 4, 8, R, C>,
-  k.rowsQ4_0 = &tileLegacySigned<BlockQ4_0, 4, 8, 1, D>;
-  k.dotQ4_1 = &dotLegacyMin<BlockQ4_1, 4>, k.tileQ4_1 = &tileLegacyMin<BlockQ4_1, 4, R, C>,
-  k.rowsQ4_1 = &tileLegacyMin<BlockQ4_1, 4, 1, D>;
-  k.dotQ5_0 = &dotLegacySigned<BlockQ5_0, 5, 16>, k.tileQ5_0 = &tileLegacySigned<BlockQ5_0, 5, 16, R, C>,
-  k.rowsQ5_0 = &tileLegacySigned<BlockQ5_0, 5, 16, 1, D>;
-  k.dotQ5_1 = &dotLegacyMin<BlockQ5_1, 5>, k.tileQ5_1 = &tileLegacyMin<BlockQ5_1, 5, R, C>,
-  k.rowsQ5_1 = &tileLegacyMin<BlockQ5_1, 5, 1, D>;
-  k.dotQ4_K = &dotQ4_K, k.tileQ4_K = &tileQ4_K<R, C>, k.rowsQ4_K = &tileQ4_K<1, D>;
-  k.dotQ5_K = &dotQ5_K, k.tileQ5_K = &tileQ5_K<R, C>, k.rowsQ5_K = &tileQ5_K<1, D>;
-  k.dotQ6_K = &dotQ6_K, k.tileQ6_K = &tileQ6_K<R, C>, k.rowsQ6_K = &tileQ6_K<1, D>;
+  k.dotQ8_0 = &dotQ8_0, k.tileQ8_0 = &tileQ8_0<R, C>;
+  k.dotQ4_0 = &dotLegacySigned<BlockQ4_0, 4, 8>, k.tileQ4_0 = &tileLegacySigned<BlockQ4_0, 4, 8, R, C>;
+  k.dotQ4_1 = &dotLegacyMin<BlockQ4_1, 4>, k.tileQ4_1 = &tileLegacyMin<BlockQ4_1, 4, R, C>;
+  k.dotQ5_0 = &dotLegacySigned<BlockQ5_0, 5, 16>, k.tileQ5_0 = &tileLegacySigned<BlockQ5_0, 5, 16, R, C>;
+  k.dotQ5_1 = &dotLegacyMin<BlockQ5_1, 5>, k.tileQ5_1 = &tileLegacyMin<BlockQ5_1, 5, R, C>;
+  k.dotQ4_K = &dotQ4_K, k.tileQ4_K = &tileQ4_K<R, C>;
+  k.dotQ5_K = &dotQ5_K, k.tileQ5_K = &tileQ5_K<R, C>;
+  k.dotQ6_K = &dotQ6_K, k.tileQ6_K = &tileQ6_K<R, C>;
   k.quantizeQ8_0 = &quantizeQ8_0;
   k.quantizeQ8_K = &quantizeQ8_K;
   return k;
