@@ -557,6 +557,22 @@ Accepts %2.</source>
         <translation>%1。
 受け付ける値：%2。</translation>
     </message>
+    <message>
+        <source>P/D %1:%2 (simulated GPUs)</source>
+        <translation>P/D %1:%2（シミュレートされたGPU）</translation>
+    </message>
+    <message>
+        <source>%1 colocated GPUs, chunked prefill</source>
+        <translation>同居型GPU %1 台、チャンク化プリフィル</translation>
+    </message>
+    <message>
+        <source>P/D, %1 + %2 threads</source>
+        <translation>P/D、%1 + %2 スレッド</translation>
+    </message>
+    <message>
+        <source>colocated, %1 threads, chunked prefill</source>
+        <translation>同居型、%1 スレッド、チャンク化プリフィル</translation>
+    </message>
 </context>
 <context>
     <name>RemoteSession</name>
@@ -1871,6 +1887,89 @@ no longer exists; it was removed from the recent models.</source>
         <source>Metrics JSON (*.json)</source>
         <translation>メトリクスJSON（*.json）</translation>
     </message>
+    <message>
+        <source>Prefill / decode</source>
+        <translation>プリフィル／デコード</translation>
+    </message>
+    <message>
+        <source>Prefill/&amp;decode disaggregation…</source>
+        <translation>プリフィル／デコード分離(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Run the model as a prefill instance and a decode instance, the KV cache copied between them; Prefill / decode shows both</source>
+        <translation>モデルをプリフィルインスタンスとデコードインスタンスとして実行し、KVキャッシュをその間でコピーする。「プリフィル／デコード」ビューに両方が表示される</translation>
+    </message>
+    <message>
+        <source>No model is loaded yet.</source>
+        <translation>まだモデルが読み込まれていません。</translation>
+    </message>
+    <message>
+        <source>P:D %1:%2: the window runs one simulated prefill and one decode GPU (1:1); bench --pd N:M runs more</source>
+        <translation>P:D %1:%2：ウィンドウではシミュレートされたプリフィルGPUとデコードGPUを1台ずつ（1:1）実行します。それ以上は bench --pd N:M で実行できます</translation>
+    </message>
+    <message>
+        <source>P:D %1:%2: expected two positive thread counts, e.g. 1:1</source>
+        <translation>P:D %1:%2：正のスレッド数を2つ指定してください（例：1:1）</translation>
+    </message>
+    <message>
+        <source>Prefill/decode disaggregation</source>
+        <translation>プリフィル／デコード分離</translation>
+    </message>
+    <message>
+        <source>P:D — simulated GPUs of the prefill and the decode instance (1:1), or 0:0 for one colocated engine:</source>
+        <translation>P:D — プリフィルインスタンスとデコードインスタンスのシミュレートされたGPU数（1:1）。同居型エンジン1つに戻すには 0:0：</translation>
+    </message>
+    <message>
+        <source>P:D — threads of the prefill and the decode instance, or 0:0 for one colocated engine:</source>
+        <translation>P:D — プリフィルインスタンスとデコードインスタンスのスレッド数。同居型エンジン1つに戻すには 0:0：</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot;: expected P:D, e.g. 1:1</source>
+        <translation>「%1」：P:D の形式で指定してください（例：1:1）</translation>
+    </message>
+    <message>
+        <source>Done: A = %1, B = %2 in Runs: compare.</source>
+        <translation>完了：A = %1、B = %2 を「実行の比較」に追加しました。</translation>
+    </message>
+    <message>
+        <source>The comparison failed: %1</source>
+        <translation>比較に失敗しました：%1</translation>
+    </message>
+    <message>
+        <source>Running the load generator&apos;s workload (at most %1 requests) on the pair, then on the colocated design…</source>
+        <translation>負荷生成器のワークロード（最大 %1 リクエスト）をペアで、続いて同居型構成で実行中…</translation>
+    </message>
+</context>
+<context>
+    <name>lwb::ui::PdPanel</name>
+    <message>
+        <source>Prefill instance (P)</source>
+        <translation>プリフィルインスタンス（P）</translation>
+    </message>
+    <message>
+        <source>Decode instance (D)</source>
+        <translation>デコードインスタンス（D）</translation>
+    </message>
+    <message>
+        <source>Runs each prompt with max_tokens 1, as vLLM&apos;s disaggregation proxy sends it; its KV blocks are then copied to the decode instance.</source>
+        <translation>vLLMの分離プロキシが送るのと同じく、各プロンプトを max_tokens 1 で実行する。そのKVブロックはその後デコードインスタンスへコピーされる。</translation>
+    </message>
+    <message>
+        <source>Receives each prompt&apos;s KV blocks (a prefix-cache hit), computes only the last partial block and decodes.</source>
+        <translation>各プロンプトのKVブロックを受け取り（プレフィックスキャッシュのヒット）、最後の部分ブロックだけを計算してデコードする。</translation>
+    </message>
+    <message>
+        <source>A colocated engine is running. Engine ▸ Prefill/decode disaggregation… starts a prefill/decode pair; its two instances show here.</source>
+        <translation>同居型エンジンが実行中です。エンジン ▸ プリフィル／デコード分離… でプリフィル／デコードのペアを開始すると、2つのインスタンスがここに表示されます。</translation>
+    </message>
+    <message>
+        <source>Compare with colocated chunked prefill</source>
+        <translation>同居型チャンク化プリフィルと比較</translation>
+    </message>
+    <message>
+        <source>Runs the load generator&apos;s workload twice off the window&apos;s engine: on this P/D pair and on the colocated design on the same hardware (one instance on the same threads with chunked prefill; on the simulator, as many colocated instances as the pair has GPUs). Both runs land in Runs: compare.</source>
+        <translation>負荷生成器のワークロードをウィンドウのエンジンとは別に2回実行する：このP/Dペアと、同じハードウェア上の同居型構成（同じスレッド数でチャンク化プリフィルを使う1インスタンス。シミュレータではペアと同じGPU数の同居型インスタンス）。両方の実行結果が「実行の比較」に入る。</translation>
+    </message>
 </context>
 <context>
     <name>lwb::ui::PrefixCacheChart</name>
@@ -2164,6 +2263,25 @@ Here: the remote server&apos;s start-up flag (read-only).</source>
     <message>
         <source>KV cache usage</source>
         <translation>KVキャッシュ使用率</translation>
+    </message>
+</context>
+<context>
+    <name>lwb::ui::RemotePairWindow</name>
+    <message>
+        <source>LLM Workbench — remote prefill/decode pair</source>
+        <translation>LLM Workbench — リモートのプリフィル／デコードペア</translation>
+    </message>
+    <message>
+        <source>Prefill instance (kv_producer): %1</source>
+        <translation>プリフィルインスタンス（kv_producer）：%1</translation>
+    </message>
+    <message>
+        <source>Decode instance (kv_consumer): %1</source>
+        <translation>デコードインスタンス（kv_consumer）：%1</translation>
+    </message>
+    <message>
+        <source>Each side is a remote window of its own: its own connection, status, knobs and gauges. Requests go through the deployment&apos;s proxy; each side shows its server&apos;s share of the work.</source>
+        <translation>それぞれが独立したリモートウィンドウで、接続・状態・ノブ・ゲージを個別に持つ。リクエストはデプロイメントのプロキシを経由し、各側はそのサーバーが担った分の処理を表示する。</translation>
     </message>
 </context>
 <context>
@@ -2867,6 +2985,16 @@ Here: the remote server&apos;s start-up flag (read-only).</source>
     <message>
         <source>request</source>
         <translation>リクエスト</translation>
+    </message>
+    <message>
+        <source>KV transfer (P/D)</source>
+        <translation>KV転送（P/D）</translation>
+    </message>
+    <message>
+        <source>
+KV transfer, prefill → decode instance: %1 ms, %2 KiB (the wait on the link included)</source>
+        <translation>
+KV転送、プリフィル → デコードインスタンス：%1 ms、%2 KiB（リンクでの待ち時間を含む）</translation>
     </message>
 </context>
 <context>
