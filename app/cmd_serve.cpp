@@ -5,14 +5,18 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/cli/args.h"
+#include "app/cli/bench_options.h"
 #include "app/commands.h"
 #include "engine/config/knobs.h"
 #include "engine/engine_loop.h"
 #include "engine/model/model.h"
+#include "engine/pd_engine.h"
 #include "server/api_server.h"
 #include "server/kv_event_publisher.h"
 #include "server/server_metrics.h"
@@ -27,6 +31,7 @@ struct ServeOptions {
   std::string modelDir;  // "" = the bundled model
   EngineConfig engine;
   server::KvEventsConfig kvEvents;  // --kv-events-config (vLLM's)
+  std::optional<PdSplit> pd;        // --pd P:D: an in-process prefill/decode pair behind the API
   bool help = false;
 };
 
@@ -44,6 +49,9 @@ ArgParser makeServeParser() {
   p.option("kv-events-config", "JSON",
            "publish KV-cache events as vLLM does, e.g. '{\"enable_kv_cache_events\": true, \"endpoint\": "
            "\"tcp://*:5557\"}'");
+  p.option("pd", "P:D", "serve from an in-process prefill/decode pair: a prefill instance of P threads and a\n"
+                        "decode instance of D threads, each prompt's KV blocks copied between them\n"
+                        "(two processes instead: kv_transfer_config's TcpConnector and llm-workbench proxy)");
   p.knobOptions();
   return p;
 }
@@ -74,7 +82,13 @@ ServeOptions parseServeArgs(const std::vector<std::string>& args) {
   const KvTransferConfig& kv = o.engine.kvTransfer;
   if (kv.enabled() && !kv.tcp())
     throw UsageError("--" + findKnob(knob::kKvTransferConfig)->flag + ": serve takes kv_connector \"TcpConnector\" (" +
-                     kv.kvConnector + " is the in-process pair of bench --pd)");
+                     kv.kvConnector + " is the in-process pair of --pd)");
+  if (p.has("pd")) {
+    if (kv.enabled())
+      throw UsageError("--pd: an in-process pair has its own connector; --" +
+                       findKnob(knob::kKvTransferConfig)->flag + " (TcpConnector) is one side of a two-process pair");
+    o.pd = parsePdSplit(p.stringOr("pd", ""), o.engine.executor.backend);
+  }
   return o;
 }
 
@@ -124,7 +138,11 @@ int serve(const ServeOptions& o) {
                      " sim: the API serves a real engine; a simulated one runs no weights (its tokens are stand-ins)");
   const std::string dir = o.modelDir.empty() ? defaultModelDir() : o.modelDir;
   logLine("loading " + dir);
-  EngineLoop loop(loadModel(dir), o.engine);
+  auto model = loadModel(dir);
+  std::unique_ptr<EngineLoop> pairOrOne =
+      o.pd ? std::make_unique<EngineLoop>(model, makePdConfig(o.engine, o.pd->prefill, o.pd->decode))
+           : std::make_unique<EngineLoop>(model, o.engine);
+  EngineLoop& loop = *pairOrOne;
   server::ApiServer api(loop, o.server);
   api.start();
   const auto snap = loop.snapshot();
@@ -132,6 +150,10 @@ int serve(const ServeOptions& o) {
           "), " + std::string(knob::kMaxModelLen) + " " + std::to_string(snap->maxModelLen));
   logLine("API at " + api.address() + "/v1 (OpenAI-compatible), metrics at " + api.address() + "/metrics" +
           (o.server.apiKey.empty() ? "" : "; API key required"));
+  if (o.pd)
+    logLine("prefill/decode pair in this process: a prefill instance of " + std::to_string(o.pd->prefill) +
+            " thread(s), a decode instance of " + std::to_string(o.pd->decode) +
+            " thread(s); each prompt's KV blocks are copied from P to D");
   if (api.kvPort() > 0)
     logLine("KV connector TcpConnector: kv_producer; consumers pull blocks from " + o.engine.kvTransfer.kvIp + ":" +
             std::to_string(api.kvPort()));

@@ -1,7 +1,8 @@
 // The two-process recipe of docs/pd.md with the built program: a decode `serve`
 // (kv_consumer) and the proxy start first, the prefill `serve` (kv_producer) last; the
 // proxy's /health turns 200, a greedy completion through it equals the engine's own, and
-// all three exit 0 on SIGTERM. Bad command lines are refused with exit code 2.
+// all three exit 0 on SIGTERM. `serve --pd 1:1` (the pair in one process) answers the
+// same way. Bad command lines are refused with exit code 2.
 #include <QtTest>
 
 #include <signal.h>
@@ -83,6 +84,31 @@ class TestServerPdCli : public QObject {
     QVERIFY2(log.contains("kv_producer"), log.constData());
   }
 
+  // serve --pd 1:1: the in-process pair behind the API answers as the colocated engine does.
+  void servesFromAnInProcessPair() {
+    QVERIFY2(colocated_.model, kBundledModelMissing);
+    const int port = freePort();
+    auto pair = launch({"serve", "--pd", "1:1", "--port", QString::number(port)});
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(120, 0);
+    bool ready = false;
+    for (int i = 0; i < 600 && !ready; ++i, QThread::msleep(100)) {
+      const auto r = c.Get("/health");
+      ready = r && r->status == 200;
+    }
+    QVERIFY2(ready, pair->readAll().constData());
+    const std::string prompt = "She was the youngest of the two daughters of a most affectionate, indulgent father.";
+    const auto r = c.Post("/v1/completions", json{{"prompt", prompt}, {"max_tokens", 8}, {"temperature", 0}}.dump(),
+                          "application/json");
+    QVERIFY(r);
+    QVERIFY2(r->status == 200, r->body.c_str());
+    QCOMPARE(json::parse(r->body)["choices"][0]["text"].get<std::string>(),
+             colocated_.engineGreedy(colocated_.model->encodePrompt(prompt), 8));
+    QVERIFY(stopped(*pair));
+    const QByteArray log = pair->readAll();
+    QVERIFY2(log.contains("prefill/decode pair"), log.constData());
+  }
+
   void badCommandLinesAreRefused() {
     const CliResult noDecode = runWorkbench({"proxy", "--prefill", "http://127.0.0.1:1"});
     QCOMPARE(noDecode.exitCode, 2);
@@ -97,6 +123,13 @@ class TestServerPdCli : public QObject {
     const CliResult both = runWorkbench({"serve", flag, R"({"kv_connector": "TcpConnector", "kv_role": "kv_both"})"});
     QCOMPARE(both.exitCode, 2);
     QVERIFY2(both.err.contains("kv_role"), both.err.constData());
+    const CliResult zero = runWorkbench({"serve", "--pd", "0:1"});
+    QCOMPARE(zero.exitCode, 2);
+    QVERIFY2(zero.err.contains("--pd 0:1"), zero.err.constData());
+    const CliResult pdAndTcp =
+        runWorkbench({"serve", "--pd", "1:1", flag, R"({"kv_connector": "TcpConnector", "kv_role": "kv_producer"})"});
+    QCOMPARE(pdAndTcp.exitCode, 2);
+    QVERIFY2(pdAndTcp.err.contains("in-process pair"), pdAndTcp.err.constData());
   }
 };
 
