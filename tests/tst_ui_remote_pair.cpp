@@ -1,16 +1,21 @@
 // Remote mode on a prefill/decode pair (ui/remote/remote_pair_window.h) against two of
 // our own `serve` instances on loopback ports: each side connects to its own endpoint
 // and shows that server's status, configuration and gauges; the decode server going
-// away is reported on its side only, and the prefill side keeps running.
+// away is reported on its side only, and the prefill side keeps running. Then a real
+// pair: a kv_producer and a kv_consumer server behind the proxy (tests/common/
+// pd_harness.h); a request through the proxy shows on both sides, the prompt's prefill
+// on the producer's counters and the generated tokens on the consumer's.
 #include <QtTest>
 
 #include <QTableWidget>
 
 #include "common/bundled_model.h"
+#include "common/pd_harness.h"
 #include "engine/engine_loop.h"
 #include "server/api_server.h"
 #include "ui/remote/remote_metrics_chart.h"
 #include "ui/remote/remote_pair_window.h"
+#include "ui/remote/remote_session.h"
 
 using namespace lwb;
 using namespace lwb::ui;
@@ -71,6 +76,37 @@ class TestUiRemotePair : public QObject {
     QVERIFY2(!p->statusText().contains("disconnected"), qPrintable(p->statusText()));
     const int before = p->chart()->numSamples();
     QTRY_VERIFY_WITH_TIMEOUT(p->chart()->numSamples() > before, kTimeoutMs);
+  }
+
+  void watchesAProducerConsumerPair() {
+    test::PdHarness pair;
+    pair.start();
+    RemotePairWindow w({QString::fromStdString(pair.prefill->address()), "", "", 0.1},
+                       {QString::fromStdString(pair.decode->address()), "", "", 0.1});
+    w.show();
+    // The last counters each side scraped.
+    remote::RemoteServerState seen[2];
+    for (int side : {0, 1})
+      connect(w.side(side == 0 ? RemotePairWindow::Prefill : RemotePairWindow::Decode)->session(),
+              &RemoteSession::scraped, this, [&seen, side](double, const remote::RemoteServerState& s) { seen[side] = s; });
+    QTRY_VERIFY_WITH_TIMEOUT(seen[0].promptTokens.has_value() && seen[1].generationTokens.has_value(), kTimeoutMs);
+    const double decodeTokensBefore = *seen[1].generationTokens;
+
+    const auto r = pair.post(pair.proxy->address(), "/v1/completions",
+                             {{"prompt", test::longPrompt()}, {"max_tokens", 6}, {"temperature", 0}, {"ignore_eos", true}});
+    QVERIFY(r);
+    QVERIFY2(r->status == 200, r->body.c_str());
+    // The producer prefilled the prompt (max_tokens 1: one generated token); the consumer
+    // generated the answer's tokens and computed only the prompt's last, partial block.
+    QTRY_VERIFY_WITH_TIMEOUT(seen[0].promptTokens.value_or(0) >= 16, kTimeoutMs);
+    QTRY_VERIFY2_WITH_TIMEOUT(seen[1].generationTokens.value_or(0) >= decodeTokensBefore + 6,
+                              qPrintable(QStringLiteral("decode: %1 generated tokens (%2 before), %3 prompt; prefill: %4 generated, %5 prompt")
+                                             .arg(seen[1].generationTokens.value_or(-1)).arg(decodeTokensBefore)
+                                             .arg(seen[1].promptTokens.value_or(-1)).arg(seen[0].generationTokens.value_or(-1))
+                                             .arg(seen[0].promptTokens.value_or(-1))),
+                              5000);
+    QVERIFY(seen[0].generationTokens.value_or(0) <= 1);
+    QVERIFY(pair.waitIdle());
   }
 };
 
