@@ -4,6 +4,7 @@
 // written from the measured numbers, with a line per run.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -46,7 +47,9 @@ int lesson(int argc, char** argv) {
   ArgParser p = makeParser();
   if (!p.parse(args)) return 0;
   if (p.has("list")) {
-    for (const Lesson& l : lessons()) std::printf("%-18s %s\n", l.name.c_str(), english(l.question).c_str());
+    size_t width = 0;  // the longest name, so the questions line up
+    for (const Lesson& l : lessons()) width = std::max(width, l.name.size());
+    for (const Lesson& l : lessons()) std::printf("%-*s  %s\n", int(width), l.name.c_str(), english(l.question).c_str());
     return 0;
   }
   if (name.empty()) throw UsageError("give a lesson's NAME (see lesson --list)");
