@@ -40,7 +40,7 @@ class TestServerPd : public QObject {
     const auto r = h_.post(h_.proxy->address(), "/v1/completions", body);
     QVERIFY(r);
     QVERIFY2(r->status == 200, r->body.c_str());
-    const json j = json::parse(r->body);
+    const json j = lwb::parseJson(r->body);
     const std::vector<int> prompt = h_.model->encodePrompt(longPrompt());
     QCOMPARE(j["choices"][0]["text"].get<std::string>(), colocated_.engineGreedy(prompt, 12));
 
@@ -90,7 +90,7 @@ class TestServerPd : public QObject {
     const json body = {{"prompt", "Emma"}, {"max_tokens", 4}, {"temperature", 0}};
     const auto r = h_.post(h_.proxy->address(), "/v1/completions", body);
     QVERIFY(r && r->status == 200);
-    QCOMPARE(json::parse(r->body)["choices"][0]["text"].get<std::string>(),
+    QCOMPARE(lwb::parseJson(r->body)["choices"][0]["text"].get<std::string>(),
              colocated_.engineGreedy(h_.model->encodePrompt("Emma"), 4));
     QVERIFY(h_.waitIdle());
   }
@@ -101,7 +101,7 @@ class TestServerPd : public QObject {
     QVERIFY(health && health->status == 200);
     auto models = c.Get("/v1/models");
     QVERIFY(models && models->status == 200);
-    QCOMPARE(json::parse(models->body)["data"][0]["id"].get<std::string>(), std::string("austen"));
+    QCOMPARE(lwb::parseJson(models->body)["data"][0]["id"].get<std::string>(), std::string("austen"));
     // The prefill instance's 400 comes through as it was.
     verifyError(h_.post(h_.proxy->address(), "/v1/completions", {{"prompt", "x"}, {"temperature", -1}}), 400,
                 "temperature");

@@ -75,7 +75,7 @@ class TestServerPdCli : public QObject {
                           "application/json");
     QVERIFY(r);
     QVERIFY2(r->status == 200, r->body.c_str());
-    QCOMPARE(json::parse(r->body)["choices"][0]["text"].get<std::string>(),
+    QCOMPARE(lwb::parseJson(r->body)["choices"][0]["text"].get<std::string>(),
              colocated_.engineGreedy(colocated_.model->encodePrompt(prompt), 8));
     QVERIFY(stopped(*proxy));
     QVERIFY(stopped(*prefill));
@@ -102,7 +102,7 @@ class TestServerPdCli : public QObject {
                           "application/json");
     QVERIFY(r);
     QVERIFY2(r->status == 200, r->body.c_str());
-    QCOMPARE(json::parse(r->body)["choices"][0]["text"].get<std::string>(),
+    QCOMPARE(lwb::parseJson(r->body)["choices"][0]["text"].get<std::string>(),
              colocated_.engineGreedy(colocated_.model->encodePrompt(prompt), 8));
     QVERIFY(stopped(*pair));
     const QByteArray log = pair->readAll();

@@ -27,7 +27,7 @@ class TestServerPdFaults : public QObject {
                            {{"prompt", longPrompt()}, {"max_tokens", 1}, {"temperature", 0},
                             {"kv_transfer_params", {{"do_remote_decode", true}}}});
     if (!r || r->status != 200) return {};
-    return json::parse(r->body)["kv_transfer_params"];
+    return lwb::parseJson(r->body)["kv_transfer_params"];
   }
 
   // Sends raw bytes to the producer's KV port; true when the producer then closed.
