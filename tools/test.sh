@@ -24,7 +24,7 @@ echo "== source text: no session numbers, benchmark machines or load averages in
 python3 tools/check-source-text.py --self-test
 python3 tools/check-source-text.py
 echo "== nlohmann json's parser compiled once: json::parse only in engine/common/json.cpp [$((SECONDS / 60)) min]"
-if grep -rnE '(json|ojson)::parse\(' --include=*.cpp --include=*.h engine wire remote server ui app tests fuzz bench |
+if grep -rnE '(json|ojson)::parse\(' --include=*.cpp --include=*.h engine wire remote server ui app lessons tests fuzz bench |
     grep -v '^engine/common/json.cpp:'; then
   echo "parse JSON with lwb::parseJson & co. (engine/common/json.h)" >&2
   exit 1
