@@ -67,6 +67,23 @@ inline ScalesK4 unpackScalesK4(const uint8_t* q) {
   return {all, _mm256_shuffle_epi8(all, twice)};
 }
 
+// unpackScalesK4 of two blocks at once, one in each 128-bit lane.
+inline void unpackScalesK4x2(const uint8_t* q0, const uint8_t* q1, ScalesK4& s0, ScalesK4& s1) {
+  const __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q0))),
+                                            _mm_loadu_si128(reinterpret_cast<const __m128i*>(q1)), 1);
+  const __m256i low = _mm256_and_si256(v, _mm256_set1_epi8(0x3f));
+  const __m256i nib = _mm256_srlv_epi32(_mm256_shuffle_epi32(v, 0xaa), _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4));
+  const __m256i high = _mm256_or_si256(_mm256_and_si256(nib, _mm256_set1_epi8(0x0f)),
+                                       _mm256_and_si256(_mm256_srli_epi32(v, 2), _mm256_set1_epi8(0x30)));
+  const __m256i both = _mm256_unpacklo_epi32(low, high);  // block 0's sc, m | block 1's
+  const __m256i twice = _mm256_setr_epi8(8, -1, 8, -1, 9, -1, 9, -1, 10, -1, 10, -1, 11, -1, 11, -1,  //
+                                         12, -1, 12, -1, 13, -1, 13, -1, 14, -1, 14, -1, 15, -1, 15, -1);
+  s0.sc = _mm256_permute4x64_epi64(both, 0x44);
+  s1.sc = _mm256_permute4x64_epi64(both, 0xee);
+  s0.m = _mm256_shuffle_epi8(s0.sc, twice);
+  s1.m = _mm256_shuffle_epi8(s1.sc, twice);
+}
+
 // sc_j in every int16 lane (j is a constant once the loops are unrolled).
 inline __m256i scaleK4(const ScalesK4& s, int j) {
   return _mm256_shuffle_epi8(s.sc, _mm256_set1_epi16(int16_t(0x8000 | j)));
@@ -118,17 +135,17 @@ inline __m256i addScaledDotPair(__m256i acc, __m256i q, __m256i y0, __m256i y1, 
   }
 }
 
-// The integer sum of block b's sub-blocks (two chains: even and odd groups).
+// The integer lanes of a Q4_K block (one chain: the block pairs give the overlap).
 inline __m256i blockSumQ4_K(const BlockQ4_K& w, const BlockQ8_K& x, const ScalesK4& s) {
-  __m256i sum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  __m256i sum = _mm256_setzero_si256();
 #pragma GCC unroll 4
   for (int g = 0; g < 4; ++g) {
     const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * g));
     const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * g));
     const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * g + 32));
-    sum[g & 1] = addScaledDotPair(sum[g & 1], q, y0, y1, s, 2 * g);
+    sum = addScaledDotPair(sum, q, y0, y1, s, 2 * g);
   }
-  return _mm256_add_epi32(sum[0], sum[1]);
+  return sum;
 }
 
 // x.d·d and x.d·dmin in lanes 0 and 1: the products of the scalar expressions (d and dmin
@@ -174,7 +191,8 @@ float dotK4(const WB* w, const BlockQ8_K* x, int nb) {
   int b = 0;
   // Blocks in pairs where 32 vector registers hold two blocks' work (AVX2's 16 spill).
   for (; kVnni && b + 1 < nb; b += 2) {
-    const ScalesK4 s0 = unpackScalesK4(w[b].scales), s1 = unpackScalesK4(w[b + 1].scales);
+    ScalesK4 s0, s1;
+    unpackScalesK4x2(w[b].scales, w[b + 1].scales, s0, s1);
     const __m256i sumi0 = blockSum(w[b], x[b], s0), sumi1 = blockSum(w[b + 1], x[b + 1], s1);
     addBlockPairK4(w + b, x + b, sumi0, sumi1, s0, s1, acc, mins);
   }
