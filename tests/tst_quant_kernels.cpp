@@ -120,6 +120,7 @@ class TestQuantKernels : public QObject {
       const auto xk = quantized<BlockQ8_K>(GgmlType::Q8_K, x);
       QCOMPARE(a.dotQ8_0(w8.data(), x8.data(), 64), b.dotQ8_0(w8.data(), x8.data(), 64));
       QCOMPARE(a.dotQ4_K(w4.data(), xk.data(), 8), b.dotQ4_K(w4.data(), xk.data(), 8));
+      QCOMPARE(a.dotQ4_K(w4.data(), xk.data(), 7), b.dotQ4_K(w4.data(), xk.data(), 7));  // odd: a lone last block
     }
   }
 

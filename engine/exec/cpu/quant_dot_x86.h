@@ -46,35 +46,55 @@ float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
 }
 
 // The 8 six-bit scales and mins of a Q4_K/Q5_K block (same values as unpackScaleMinK4),
-// unpacked four at a time in 32-bit words: bytes 0-3 and 4-7 hold sc/m 0-3 in their low
-// six bits and the top two bits of sc/m 4-7; bytes 8-11 hold the low nibbles of those.
-// Kept as vectors, so that each use is one shuffle or one madd, not a broadcast from memory.
+// unpacked in vector registers from the three 32-bit words u0-u2: bytes 0-3 and 4-7 hold
+// sc/m 0-3 in their low six bits and the top two bits of sc/m 4-7; bytes 8-11 hold the
+// low nibbles of those. A dot runs this once per block, where the scalar shifts and the
+// moves into vectors cost a third of its instructions.
 struct ScalesK4 {
-  __m256i sc;  // sc_j as int16 at word j of both 128-bit lanes (scaleK4 picks one)
+  __m256i sc;  // bytes sc_0..7 then m_0..7, in both 128-bit lanes (scaleK4 picks one)
   __m256i m;   // m_j as int16 at words 2j and 2j+1 (the partners of Q8_K's bsums)
 };
+// q: the block's 12 scale bytes, followed by at least 4 more bytes of the block.
 inline ScalesK4 unpackScalesK4(const uint8_t* q) {
-  uint32_t u[3];
-  std::memcpy(u, q, 12);
-  const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, low2 = 0x03030303;
-  const uint64_t sc = uint64_t(u[0] & low6) | uint64_t((u[2] & low4) | (((u[0] >> 6) & low2) << 4)) << 32;
-  const uint64_t m = uint64_t(u[1] & low6) | uint64_t(((u[2] >> 4) & low4) | (((u[1] >> 6) & low2) << 4)) << 32;
-  const __m128i twice = _mm_setr_epi8(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
-  return {_mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(int64_t(sc)))),
-          _mm256_cvtepu8_epi16(_mm_shuffle_epi8(_mm_cvtsi64_si128(int64_t(m)), twice))};
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));  // u0 u1 u2 -
+  const __m128i low = _mm_and_si128(v, _mm_set1_epi8(0x3f));                // sc 0-3, m 0-3
+  const __m128i nib = _mm_srlv_epi32(_mm_shuffle_epi32(v, 0xaa), _mm_setr_epi32(0, 4, 0, 4));
+  const __m128i high = _mm_or_si128(_mm_and_si128(nib, _mm_set1_epi8(0x0f)),
+                                    _mm_and_si128(_mm_srli_epi32(v, 2), _mm_set1_epi8(0x30)));  // sc 4-7, m 4-7
+  const __m256i all = _mm256_broadcastsi128_si256(_mm_unpacklo_epi32(low, high));  // sc 0-7, m 0-7
+  const __m256i twice = _mm256_setr_epi8(8, -1, 8, -1, 9, -1, 9, -1, 10, -1, 10, -1, 11, -1, 11, -1,  //
+                                         12, -1, 12, -1, 13, -1, 13, -1, 14, -1, 14, -1, 15, -1, 15, -1);
+  return {all, _mm256_shuffle_epi8(all, twice)};
+}
+
+// unpackScalesK4 of two blocks at once, one in each 128-bit lane.
+inline void unpackScalesK4x2(const uint8_t* q0, const uint8_t* q1, ScalesK4& s0, ScalesK4& s1) {
+  const __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q0))),
+                                            _mm_loadu_si128(reinterpret_cast<const __m128i*>(q1)), 1);
+  const __m256i low = _mm256_and_si256(v, _mm256_set1_epi8(0x3f));
+  const __m256i nib = _mm256_srlv_epi32(_mm256_shuffle_epi32(v, 0xaa), _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4));
+  const __m256i high = _mm256_or_si256(_mm256_and_si256(nib, _mm256_set1_epi8(0x0f)),
+                                       _mm256_and_si256(_mm256_srli_epi32(v, 2), _mm256_set1_epi8(0x30)));
+  const __m256i both = _mm256_unpacklo_epi32(low, high);  // block 0's sc, m | block 1's
+  const __m256i twice = _mm256_setr_epi8(8, -1, 8, -1, 9, -1, 9, -1, 10, -1, 10, -1, 11, -1, 11, -1,  //
+                                         12, -1, 12, -1, 13, -1, 13, -1, 14, -1, 14, -1, 15, -1, 15, -1);
+  s0.sc = _mm256_permute4x64_epi64(both, 0x44);
+  s1.sc = _mm256_permute4x64_epi64(both, 0xee);
+  s0.m = _mm256_shuffle_epi8(s0.sc, twice);
+  s1.m = _mm256_shuffle_epi8(s1.sc, twice);
 }
 
 // sc_j in every int16 lane (j is a constant once the loops are unrolled).
 inline __m256i scaleK4(const ScalesK4& s, int j) {
-  return _mm256_shuffle_epi8(s.sc, _mm256_set1_epi16(int16_t((2 * j + 1) << 8 | 2 * j)));
+  return _mm256_shuffle_epi8(s.sc, _mm256_set1_epi16(int16_t(0x8000 | j)));
 }
 
-// Σ_j m_j · (bsums[2j] + bsums[2j+1]): the min correction of a Q4_K block, exact.
-inline int minSumK4(const ScalesK4& s, const BlockQ8_K& x) {
+// Σ_j m_j · (bsums[2j] + bsums[2j+1]): the min correction of a Q4_K block, exact, in lane 0.
+inline __m128i minSumK4Vec(const ScalesK4& s, const BlockQ8_K& x) {
   const __m256i prod = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums)), s.m);
   const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(prod), _mm256_extracti128_si256(prod, 1));
   const __m128i h2 = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
-  return _mm_cvtsi128_si32(_mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xb1)));
+  return _mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xb1));
 }
 
 // acc + lane i: sc · Σ of the 4 products 4i..4i+3 of q (0..63) and int8 y, exact (the
@@ -85,28 +105,105 @@ inline __m256i addScaledDot(__m256i acc, __m256i q, __m256i y, __m256i sc) {
   else return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, sc));
 }
 
-float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) {
-  const __m256i low4 = _mm256_set1_epi8(0x0F);
-  __m256 acc = _mm256_setzero_ps();
-  float mins = 0.0f;
-  for (int b = 0; b < nb; ++b) {
-    const ScalesK4 s = unpackScalesK4(w[b].scales);
-    // Two chains (low and high nibbles), each accumulating its scaled dots directly.
-    __m256i sumLo = _mm256_setzero_si256(), sumHi = _mm256_setzero_si256();
-#pragma GCC unroll 4
-    for (int g = 0; g < 4; ++g) {
-      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
-      const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
-      const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
-      sumLo = addScaledDot(sumLo, _mm256_and_si256(q, low4), y0, scaleK4(s, 2 * g));
-      sumHi = addScaledDot(sumHi, _mm256_and_si256(_mm256_srli_epi16(q, 4), low4), y1, scaleK4(s, 2 * g + 1));
-    }
-    const __m256i sumi = _mm256_add_epi32(sumLo, sumHi);
-    acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
-    mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
-  }
-  return hsum8(acc) - mins;
+// (sc_j, sc_j+1) as int16 pairs in every dword (j even).
+inline __m256i scalePairK4(const ScalesK4& s, int j) {
+  return _mm256_shuffle_epi8(s.sc, _mm256_set1_epi32(int32_t(0x80008000u | uint32_t(j + 1) << 16 | uint32_t(j))));
 }
+
+// VNNI: lane i of sub-blocks j and j+1 (unsigned a0 against y0, a1 against y1), scaled
+// and added to acc, the same lane integers as two addScaledDot. dpbusd sums each lane's 4
+// products (|sum| <= 4 · 31 · 127, an int16), the two sums are paired as int16 in one
+// dword (a1 may hold its values times 2^(16 - kShift1): the shift drops the factor) and
+// one dpwssd scales both: 3 multiplies for 64 bytes, not 4.
+template <int kShift1>
+inline __m256i addScaledDotPairVnni(__m256i acc, __m256i a0, __m256i y0, __m256i a1, __m256i y1, __m256i scPair) {
+  const __m256i p0 = _mm256_dpbusd_epi32(_mm256_setzero_si256(), a0, y0);
+  const __m256i p1 = _mm256_dpbusd_epi32(_mm256_setzero_si256(), a1, y1);
+  return _mm256_dpwssd_epi32(acc, _mm256_blend_epi16(p0, _mm256_slli_epi32(p1, kShift1), 0xaa), scPair);
+}
+
+// Sub-blocks j and j+1 of a Q4_K group: the low nibbles of q against y0, the high against
+// y1 (VNNI takes them unshifted, as 16 times their values).
+inline __m256i addScaledDotPair(__m256i acc, __m256i q, __m256i y0, __m256i y1, const ScalesK4& s, int j) {
+  if constexpr (kVnni) {
+    return addScaledDotPairVnni<12>(acc, _mm256_and_si256(q, _mm256_set1_epi8(0x0f)), y0,
+                                    _mm256_and_si256(q, _mm256_set1_epi8(-16)), y1, scalePairK4(s, j));
+  } else {
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m256i lo = _mm256_and_si256(q, low4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+    return addScaledDot(addScaledDot(acc, lo, y0, scaleK4(s, j)), hi, y1, scaleK4(s, j + 1));
+  }
+}
+
+// The integer lanes of a Q4_K block (one chain: the block pairs give the overlap).
+inline __m256i blockSumQ4_K(const BlockQ4_K& w, const BlockQ8_K& x, const ScalesK4& s) {
+  __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+  for (int g = 0; g < 4; ++g) {
+    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * g));
+    const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * g));
+    const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * g + 32));
+    sum = addScaledDotPair(sum, q, y0, y1, s, 2 * g);
+  }
+  return sum;
+}
+
+// x.d·d and x.d·dmin in lanes 0 and 1: the products of the scalar expressions (d and dmin
+// converted together).
+template <typename WB>
+inline __m128 blockScalesK4(const WB& w, const BlockQ8_K& x) {
+  static_assert(offsetof(WB, d) == 0 && offsetof(WB, dmin) == 2, "d, dmin lead the block");
+  uint32_t ddmin;
+  std::memcpy(&ddmin, &w, 4);
+  return _mm_mul_ps(_mm_set1_ps(x.d), _mm_cvtph_ps(_mm_cvtsi32_si128(int(ddmin))));
+}
+
+// The float part of a Q4_K/Q5_K block in a dot, in lane 0 of `mins`: acc += x.d·d · sumi
+// and mins += x.d·dmin · float(minSum).
+template <typename WB>
+inline void addBlockK4(const WB& w, const BlockQ8_K& x, __m256i sumi, const ScalesK4& s, __m256& acc, __m128& mins) {
+  const __m128 f = blockScalesK4(w, x);
+  acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(f), _mm256_cvtepi32_ps(sumi), acc);
+  mins = _mm_add_ss(mins, _mm_mul_ss(_mm_movehdup_ps(f), _mm_cvtepi32_ps(minSumK4Vec(s, x))));
+}
+
+// Two blocks' float parts in block order, the min sums of both reduced together.
+template <typename WB>
+inline void addBlockPairK4(const WB* w, const BlockQ8_K* x, __m256i sumi0, __m256i sumi1, const ScalesK4& s0,
+                           const ScalesK4& s1, __m256& acc, __m128& mins) {
+  const __m128 f0 = blockScalesK4(w[0], x[0]), f1 = blockScalesK4(w[1], x[1]);
+  acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(f0), _mm256_cvtepi32_ps(sumi0), acc);
+  acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(f1), _mm256_cvtepi32_ps(sumi1), acc);
+  const __m256i p0 = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[0].bsums)), s0.m);
+  const __m256i p1 = _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[1].bsums)), s1.m);
+  const __m256i h = _mm256_hadd_epi32(p0, p1);
+  const __m128i h4 = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  const __m128 m = _mm_cvtepi32_ps(_mm_hadd_epi32(h4, h4));  // minSum of block 0, 1, 0, 1
+  const __m128 t = _mm_mul_ps(_mm_shuffle_ps(f0, f1, _MM_SHUFFLE(1, 1, 1, 1)), m);  // lanes 0 and 3
+  mins = _mm_add_ss(_mm_add_ss(mins, t), _mm_permute_ps(t, 3));
+}
+
+// A Q4_K/Q5_K dot: blockSum gives a block's integer lanes.
+template <typename WB, __m256i (*blockSum)(const WB&, const BlockQ8_K&, const ScalesK4&)>
+float dotK4(const WB* w, const BlockQ8_K* x, int nb) {
+  __m256 acc = _mm256_setzero_ps();
+  __m128 mins = _mm_setzero_ps();
+  int b = 0;
+  // Blocks in pairs where 32 vector registers hold two blocks' work (AVX2's 16 spill).
+  for (; kVnni && b + 1 < nb; b += 2) {
+    ScalesK4 s0, s1;
+    unpackScalesK4x2(w[b].scales, w[b + 1].scales, s0, s1);
+    const __m256i sumi0 = blockSum(w[b], x[b], s0), sumi1 = blockSum(w[b + 1], x[b + 1], s1);
+    addBlockPairK4(w + b, x + b, sumi0, sumi1, s0, s1, acc, mins);
+  }
+  for (; b < nb; ++b) {
+    const ScalesK4 s = unpackScalesK4(w[b].scales);
+    addBlockK4(w[b], x[b], blockSum(w[b], x[b], s), s, acc, mins);
+  }
+  return hsum8(acc) - _mm_cvtss_f32(mins);
+}
+
+float dotQ4_K(const BlockQ4_K* w, const BlockQ8_K* x, int nb) { return dotK4<BlockQ4_K, blockSumQ4_K>(w, x, nb); }
 
 // Prefill tiles of kTR input rows × kTC weight rows (kQuantTileRows × kQuantTileCols):
 // independent accumulators that hide the FMA latency. A decode runs the dots.
@@ -176,7 +273,7 @@ inline __m256 rowScales8(const BlockQ8_K* const* x, int b) {
 }
 
 // The min terms of block b of a Q4_K/Q5_K tile's 8 pairs, lane r · kTC + c: the dot's
-// x.d · dmin · float(minSumK4), the same products rounded the same way (no FMA here).
+// x.d · dmin · float(minSum), the same products rounded the same way (no FMA here).
 template <int kTR, int kTC, typename WB>
 inline __m256 minTermsK4(const ScalesK4* s, const WB* const* w, const BlockQ8_K* const* x, int b) {
   __m256i p[8];

@@ -55,31 +55,30 @@ float dotLegacyMin(const B* w, const BlockQ8_0* x, int nb) {
   return hsum8(acc) + hsum8(accm);
 }
 
-float dotQ5_K(const BlockQ5_K* w, const BlockQ8_K* x, int nb) {
+// The integer lanes of a Q5_K block: as Q4_K's, each nibble with its fifth bit.
+inline __m256i blockSumQ5_K(const BlockQ5_K& w, const BlockQ8_K& x, const ScalesK4& s) {
   const __m256i low4 = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
-  __m256 acc = _mm256_setzero_ps();
-  float mins = 0.0f;
-  for (int b = 0; b < nb; ++b) {
-    const ScalesK4 s = unpackScalesK4(w[b].scales);
-    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qh));
-    __m256i sumLo = _mm256_setzero_si256(), sumHi = _mm256_setzero_si256();  // two chains, as in dotQ4_K
+  const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
+  __m256i sum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};  // two chains, as in dotQ4_K
 #pragma GCC unroll 4
-    for (int g = 0; g < 4; ++g) {
-      const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * g));
-      const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g)), one), 4);
-      const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g + 1)), one), 4);
-      const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g));
-      const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * g + 32));
-      sumLo = addScaledDot(sumLo, _mm256_or_si256(_mm256_and_si256(q, low4), h0), y0, scaleK4(s, 2 * g));
-      sumHi = addScaledDot(sumHi, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), h1), y1,
-                           scaleK4(s, 2 * g + 1));
+  for (int g = 0; g < 4; ++g) {
+    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * g));
+    const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g)), one), 4);
+    const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * g + 1)), one), 4);
+    const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * g));
+    const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 64 * g + 32));
+    const __m256i lo = _mm256_or_si256(_mm256_and_si256(q, low4), h0);
+    const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), h1);
+    if constexpr (kVnni) {
+      sum[g & 1] = addScaledDotPairVnni<16>(sum[g & 1], lo, y0, hi, y1, scalePairK4(s, 2 * g));
+    } else {
+      sum[g & 1] = addScaledDot(addScaledDot(sum[g & 1], lo, y0, scaleK4(s, 2 * g)), hi, y1, scaleK4(s, 2 * g + 1));
     }
-    const __m256i sumi = _mm256_add_epi32(sumLo, sumHi);
-    acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfScalar(w[b].d)), _mm256_cvtepi32_ps(sumi), acc);
-    mins += x[b].d * halfScalar(w[b].dmin) * float(minSumK4(s, x[b]));
   }
-  return hsum8(acc) - mins;
+  return _mm256_add_epi32(sum[0], sum[1]);
 }
+
+float dotQ5_K(const BlockQ5_K* w, const BlockQ8_K* x, int nb) { return dotK4<BlockQ5_K, blockSumQ5_K>(w, x, nb); }
 
 // The 16 int8 scales of a Q6_K block as int16, each twice in a dword: lo holds sc_j for
 // j = 0-3 | 8-11, hi for j = 4-7 | 12-15 (the unpacks work within 128-bit lanes).
