@@ -9,6 +9,7 @@
 #include "app/api_serve_controller.h"
 #include "app/cli/args.h"
 #include "app/cli/bench_options.h"
+#include "app/window_args.h"
 #include "ui/language.h"
 #include "ui/main_window.h"
 #include "ui/remote/remote_pair_window.h"
@@ -54,8 +55,8 @@ int gui(int argc, char** argv) {
   parser.option("lang", "LANG", "the window's language: system, en or ja (default: View > Language, else system)");
   parser.option("prefill-endpoint", "URL", "with --decode-endpoint: watch a prefill/decode pair's two servers side by side");
   parser.option("decode-endpoint", "URL", "with --prefill-endpoint: the pair's decode server");
-  parser.option("pd", "P:D", "start a prefill/decode pair: a prefill and a decode instance, the KV blocks copied\n"
-                            "between them (CPU: P and D threads; sim: 1:1 simulated GPUs)");
+  parser.option("pd", "P:D", "start a prefill/decode pair: prefill and decode instances, the KV blocks copied\n"
+                            "between them (CPU: one of each, P and D threads; sim: P and D simulated GPUs, each 1..8)");
   parser.knobOptions("Engine knobs (vLLM names; the Knobs panel changes them later)");
   if (!parser.parse(argc, argv)) return 0;
   if (parser.has("version")) {
@@ -92,7 +93,7 @@ int gui(int argc, char** argv) {
   parser.applyKnobs(options.knobs);
   options.demo = parser.has("demo") || parser.has("measure-seconds");
   if (parser.has("pd")) {
-    const PdSplit split = parsePdSplit(parser.stringOr("pd", ""), options.knobs.executor.backend);
+    const PdSplit split = parseWindowPdSplit(parser.stringOr("pd", ""), options.knobs.executor.backend);
     options.pdPrefill = split.prefill;
     options.pdDecode = split.decode;
   }

@@ -16,6 +16,13 @@
 
 namespace lwb {
 
+// One instance of a prefill/decode pair at one instant: its KV pool and counts.
+struct PdInstanceSnapshot {
+  std::vector<KvBlockInfo> kvBlocks;  // index = block id
+  int numRunning = 0, numWaiting = 0;
+  int64_t numPreemptions = 0;  // decode instances only (0 on the prefill side)
+};
+
 // Everything the views need at one instant, immutable once published.
 struct EngineSnapshot {
   int64_t step = 0;
@@ -29,12 +36,12 @@ struct EngineSnapshot {
   std::vector<KvBlockInfo> kvBlocks;       // index = block id
   std::vector<RequestTimeline> live;       // waiting / running / preempted requests
   EngineTotals totals;                     // running counters (prefix cache, preemptions, tokens, ...)
-  // P/D disaggregation (pd_engine.h): the fields above are the decode instance's (its KV
-  // pool, its counters; `live` spans both); these are the prefill instance's.
+  // P/D disaggregation (pd_engine.h): the fields above are decode instance 0's (its KV
+  // pool, its counters; `live` spans every instance); these are each instance's own.
   bool disaggregated = false;
-  std::vector<KvBlockInfo> prefillKvBlocks;  // index = block id
-  int prefillRunning = 0, prefillWaiting = 0;
-  int numTransfers = 0;                      // prefilled, waiting for room on the decode instance
+  std::vector<PdInstanceSnapshot> prefillInstances;  // [numPrefill]
+  std::vector<PdInstanceSnapshot> decodeInstances;   // [numDecode]; [0] repeats the fields above
+  int numTransfers = 0;                              // prefilled, waiting for room on a decode instance
 };
 
 struct ConfigChangedEvent {

@@ -53,11 +53,16 @@ class PdLoopEngine : public LoopEngineOf<PdEngine> {
   using LoopEngineOf::LoopEngineOf;
   std::vector<StepRecord> takePrefillSteps() override { return e_->takePrefillSteps(); }
   void fillSnapshot(EngineSnapshot& s) const override {
-    PdEngine::PrefillView v = e_->prefillView();
     s.disaggregated = true;
-    s.prefillKvBlocks = std::move(v.kvBlocks);
-    s.prefillRunning = v.numRunning;
-    s.prefillWaiting = v.numWaiting;
+    for (int i = 0; i < e_->numPrefillInstances(); ++i) {
+      PdEngine::PrefillView v = e_->prefillView(i);
+      s.prefillInstances.push_back({std::move(v.kvBlocks), v.numRunning, v.numWaiting});
+    }
+    // The decode instances step on the loop's thread (CPU and sim alike): read them here.
+    for (int j = 0; j < e_->numDecodeInstances(); ++j) {
+      const Engine& d = e_->decodeEngine(j);
+      s.decodeInstances.push_back({d.kvBlocks(), d.numRunning(), d.numWaiting(), d.totals().preemptions});
+    }
     s.numTransfers = e_->numWaitingTransfers();
   }
 };

@@ -71,6 +71,7 @@ PdEngine::PdEngine(std::shared_ptr<const Model> model, const PdConfig& config) :
   for (int i = 0; i < config.numPrefill; ++i) m.ps.push_back(std::make_unique<Engine>(model, config.prefill));
   for (int j = 0; j < config.numDecode; ++j) m.ds.push_back(std::make_unique<Engine>(model, config.decode));
   m.prefillIds.resize(m.ps.size());
+  m.views.resize(m.ps.size());
   m.outstandingPrefillTokens.assign(m.ps.size(), 0);
   m.linkFreeAt.assign(m.ps.size(), 0.0);
   m.decodeIds.resize(m.ds.size());

@@ -97,15 +97,16 @@ class PdEngine {
   int numRunning() const;
   int numWaiting() const;  // on the decode instance
   double timeOf(std::chrono::steady_clock::time_point t) const;
-  // Prefill instance 0 as of its last step (taken on its thread on the CPU): its KV pool
-  // and counts, and its step records since the last call (Instance::Prefill), kept only
-  // while the step history is off (EngineLoop publishes them; at most 10,000).
+  // Prefill instance i as of its last step (taken on its thread on the CPU): its KV pool
+  // and counts; and every prefill instance's step records since the last call
+  // (Instance::Prefill, instanceIndex i), kept only while the step history is off
+  // (EngineLoop publishes them; at most 10,000).
   struct PrefillView {
     std::vector<KvBlockInfo> kvBlocks;
     int numRunning = 0, numWaiting = 0;
     std::vector<RequestTimeline> live;  // in this engine's ids
   };
-  PrefillView prefillView() const;
+  PrefillView prefillView(int i = 0) const;
   std::vector<StepRecord> takePrefillSteps();
 
   Engine& prefillEngine(int i = 0);

@@ -57,12 +57,12 @@ struct PdEngine::Impl {
   std::set<RequestId> abortedOnPrefill;  // to end when P finishes them
   bool stop = false;
   std::thread prefillThread;
-  // Under EngineLoop (step history off): prefill instance 0's steps and latest view, taken
-  // after each of its steps; live knobs for the prefill instances, applied before their
-  // next step (on P's thread on the CPU).
+  // Under EngineLoop (step history off): every prefill instance's steps and latest view
+  // (views[i]), taken after each of its steps; live knobs for the prefill instances,
+  // applied before their next step (on P's thread on the CPU).
   bool keepSteps = true;
   std::deque<StepRecord> prefillSteps;
-  PrefillView view;
+  std::vector<PrefillView> views;  // per prefill instance
   std::optional<EngineConfig> pendingPrefillConfig;
   // Per prefill instance: its ids → ours; P's thread (or step() on the sim) only.
   std::vector<std::map<RequestId, RequestId>> prefillIds;

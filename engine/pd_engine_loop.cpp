@@ -55,23 +55,23 @@ void PdEngine::Impl::applyPendingPrefillConfig() {
   }
 }
 
-// Prefill instance 0's step record and view for the loop, taken on the thread that
+// Prefill instance i's step record and view for the loop, taken on the thread that
 // stepped it (under `mutex` on the CPU).
 void PdEngine::Impl::afterPrefillStep(int i, const StepOutput& out) {
-  if (keepSteps || i != 0) return;
-  const Engine& p = *ps[0];
+  if (keepSteps) return;
+  const Engine& p = *ps[size_t(i)];
   PrefillView v;
   v.kvBlocks = p.kvBlocks();
   v.numRunning = p.numRunning();
   v.numWaiting = p.numWaiting();
   for (RequestTimeline t : p.liveTimelines()) {
-    auto id = prefillIds[0].find(t.id);
-    if (id == prefillIds[0].end()) continue;
+    auto id = prefillIds[size_t(i)].find(t.id);
+    if (id == prefillIds[size_t(i)].end()) continue;
     t.id = id->second;
     v.live.push_back(std::move(t));
   }
   shared([&] {
-    view = std::move(v);
+    views[size_t(i)] = std::move(v);
     if (out.ranForward()) {
       prefillSteps.push_back(out.record);
       prefillSteps.back().startTime += prefillToDecodeClock;  // on the decode instance's clock, as the rest
@@ -80,9 +80,9 @@ void PdEngine::Impl::afterPrefillStep(int i, const StepOutput& out) {
   });
 }
 
-PdEngine::PrefillView PdEngine::prefillView() const {
+PdEngine::PrefillView PdEngine::prefillView(int i) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->view;
+  return impl_->views.at(size_t(i));
 }
 
 std::vector<StepRecord> PdEngine::takePrefillSteps() {
@@ -115,7 +115,7 @@ std::vector<RequestTimeline> PdEngine::liveTimelines() const {
     t.id = x.id;
     out.push_back(std::move(t));
   }
-  out.insert(out.end(), m.view.live.begin(), m.view.live.end());
+  for (const PrefillView& v : m.views) out.insert(out.end(), v.live.begin(), v.live.end());
   return out;
 }
 

@@ -69,8 +69,11 @@ void checkPair(EngineLoop& loop, int numRequests, int first = 0) {
   }
   QVERIFY(seen.numPrefillSteps > 0);
   QVERIFY(seen.numDecodeSteps > 0);
-  QTRY_VERIFY(loop.snapshot()->disaggregated && !loop.snapshot()->prefillKvBlocks.empty());
+  QTRY_VERIFY(loop.snapshot()->disaggregated && !loop.snapshot()->prefillInstances.empty() &&
+              !loop.snapshot()->prefillInstances[0].kvBlocks.empty());
   QVERIFY(loop.pdConfig().has_value());
+  QCOMPARE(int(loop.snapshot()->prefillInstances.size()), loop.pdConfig()->numPrefill);
+  QCOMPARE(int(loop.snapshot()->decodeInstances.size()), loop.pdConfig()->numDecode);
 }
 
 }  // namespace

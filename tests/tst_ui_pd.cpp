@@ -2,12 +2,17 @@
 // disaggregation…, or --pd) shows two batch charts and two KV maps, each fed with its own
 // instance's steps and pool; the request timeline draws each request's KV transfer; the
 // comparison with the colocated design lands two runs in Runs: compare. On the simulator
-// (two simulated H100s) and, when the default model is built, on the CPU.
+// (two simulated H100s, then a 2:2 pair whose instances the dock's selectors pick) and,
+// when the default model is built, on the CPU.
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QPushButton>
 #include <QtTest>
+#include <set>
 
+#include "app/cli/args.h"
+#include "app/window_args.h"
 #include "common/cli_runner.h"
 #include "common/simulated_window.h"
 #include "ui/bridge/engine_bridge.h"
@@ -60,11 +65,30 @@ void checkPdViews(MainWindow& window, const WorkloadOptions& w) {
   QTRY_VERIFY(pd->kv(PdPanel::Prefill)->map()->numBlocks() > 0);
   QTRY_VERIFY(pd->kv(PdPanel::Decode)->map()->numBlocks() > 0);
   const auto snap = window.bridge()->snapshot();
-  QCOMPARE(pd->kv(PdPanel::Prefill)->map()->numBlocks(), int(snap->prefillKvBlocks.size()));
+  QCOMPARE(pd->kv(PdPanel::Prefill)->map()->numBlocks(), int(snap->prefillInstances.at(0).kvBlocks.size()));
   QCOMPARE(pd->kv(PdPanel::Decode)->map()->numBlocks(), int(snap->kvBlocks.size()));
   TimelineChart* timeline = window.latency()->timeline();
   QTRY_VERIFY(timeline->numTransferSegments() > 0);
   QVERIFY(timeline->rowToolTip(0).contains("KV transfer"));
+}
+
+std::set<uint64_t> hashes(const std::vector<KvBlockInfo>& blocks) {
+  std::set<uint64_t> out;
+  for (const KvBlockInfo& b : blocks)
+    if (b.hasHash) out.insert(b.hash);
+  return out;
+}
+
+// `side`'s map follows its selector: instance 1, then instance 0, each the snapshot's pool
+// of that instance, and the two pools differ (distinct prompts went to each).
+void checkMapFollowsSelection(PdPanel& pd, PdPanel::Side side, const EngineSnapshot& snap) {
+  const auto& instances = side == PdPanel::Prefill ? snap.prefillInstances : snap.decodeInstances;
+  QCOMPARE(int(instances.size()), 2);
+  QVERIFY(hashes(instances[0].kvBlocks) != hashes(instances[1].kvBlocks));
+  for (int i : {1, 0}) {
+    pd.instanceSelector(side)->setCurrentIndex(i);
+    QTRY_VERIFY(hashes(pd.kv(side)->map()->blocks()) == hashes(instances[size_t(i)].kvBlocks));
+  }
 }
 
 }  // namespace
@@ -79,8 +103,8 @@ class TestUiPd : public QObject {
     QVERIFY(window);
     QVERIFY(!window->disaggregated());
     QVERIFY(!window->pd()->compareButton()->isEnabled());
-    QVERIFY(!window->startPd(2, 1));  // the window shows one simulated GPU of each
-    QVERIFY(window->lastError().contains("1:1"));
+    QVERIFY(!window->startPd(9, 1));  // the dock's selectors offer at most 8 per side
+    QVERIFY2(window->lastError().contains("at most 8"), qPrintable(window->lastError()));
     QVERIFY(window->startPd(1, 1));
     QTRY_VERIFY_WITH_TIMEOUT(window->disaggregated(), kTimeoutMs);
     window->bridge()->loop()->setSimulationSpeed(0);
@@ -105,6 +129,58 @@ class TestUiPd : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window->bridge()->attached() && !window->disaggregated() && window->simulated(),
                              kTimeoutMs);
     QVERIFY(!window->pd()->compareButton()->isEnabled());
+  }
+
+  // A simulated 2:2 pair: each side's selector lists both instances, the chart plots the
+  // selected instance's steps (prefill instance 2's among them), the map its pool, and
+  // every request of a burst that spreads over both instances finishes.
+  void simulatedTwoByTwoPairSelectsInstances() {
+    auto window = test::openSimulatedWindow(kTimeoutMs);
+    QVERIFY(window);
+    QVERIFY(window->startPd(2, 2));
+    QTRY_VERIFY_WITH_TIMEOUT(window->disaggregated(), kTimeoutMs);
+    window->bridge()->loop()->setSimulationSpeed(0);
+    PdPanel* pd = window->pd();
+    for (PdPanel::Side side : {PdPanel::Prefill, PdPanel::Decode}) {
+      QTRY_COMPARE(pd->instanceSelector(side)->count(), 2);
+      QVERIFY(pd->instanceSelector(side)->isVisibleTo(pd));
+      pd->instanceSelector(side)->setCurrentIndex(1);
+      QCOMPARE(pd->batch(side)->instance(), 1);
+    }
+    QVERIFY(pd->instanceSelector(PdPanel::Prefill)->itemText(1).contains("2 of 2"));
+
+    WorkloadOptions w = smallLoad(2000);
+    w.numPrompts = 16;
+    w.requestRate = 500;  // a burst: prompts queue, so the router spreads them over both
+    window->load()->setOptions(w);
+    QVERIFY(window->load()->start());
+    QTRY_VERIFY_WITH_TIMEOUT(!window->load()->running() && window->load()->numFinished() == w.numPrompts,
+                             kTimeoutMs);
+    QTRY_VERIFY(pd->batch(PdPanel::Prefill)->numPoints() > 0);  // instance 2's steps only
+    QTRY_VERIFY(pd->batch(PdPanel::Decode)->numPoints() > 0);
+    QTRY_VERIFY(window->bridge()->snapshot()->live.empty());
+    const auto snap = window->bridge()->snapshot();
+    checkMapFollowsSelection(*pd, PdPanel::Prefill, *snap);
+    checkMapFollowsSelection(*pd, PdPanel::Decode, *snap);
+  }
+
+  // --pd on the gui command line: 2:2 simulated instances (or threads on the CPU, one
+  // instance each); more than the dock shows, or a half-colocated split, is refused.
+  void windowPdSplitFromTheCommandLine() {
+    const app::PdSplit sim = app::parseWindowPdSplit("2:2", "sim");
+    QCOMPARE(sim.prefill, 2);
+    QCOMPARE(sim.decode, 2);
+    QCOMPARE(app::parseWindowPdSplit("2:2", "cpu").decode, 2);
+    try {
+      app::parseWindowPdSplit("9:2", "sim");
+      QFAIL("--pd 9:2 on the sim accepted");
+    } catch (const app::UsageError& e) {
+      QVERIFY2(QString::fromUtf8(e.what()).contains("--pd 9:2") && QString::fromUtf8(e.what()).contains("at most 8"),
+               e.what());
+    }
+    QVERIFY(MainWindow::pdSplitError(0, 0, "sim").isEmpty());  // back to colocated
+    QVERIFY(MainWindow::pdSplitError(2, 0, "cpu").contains("thread counts"));
+    QVERIFY(MainWindow::pdSplitError(2, 0, "sim").contains("simulated GPUs"));
   }
 
   // --pd 1:1 on the CPU with the default model: the prefill instance steps on its own

@@ -265,8 +265,7 @@ void MainWindow::showSimulateDialog() {
 
 void MainWindow::loadEngine(const QString& dir, const EngineConfig& config) {
   std::optional<PdConfig> pd;
-  if (pdSplit_[0] > 0)  // the window shows one instance of each: 1:1 simulated GPUs
-    pd = config.executor.backend == "sim" ? makePdConfig(config, 1, 1) : makePdConfig(config, pdSplit_[0], pdSplit_[1]);
+  if (pdSplit_[0] > 0) pd = makePdConfig(config, pdSplit_[0], pdSplit_[1]);
   if (!loader_->start(dir, config, pd)) {
     showError(tr("Busy"), tr("A model is already loading."));
     return;

@@ -43,7 +43,7 @@ struct WindowOptions {
   bool restoreLayout = true; // tests start from the default layout
   // Engine ▸ Serve API… serves through it (app/api_serve_controller.h); none: no such entry.
   std::shared_ptr<ServeController> serveController;
-  // --pd P:D: the first engine is a prefill/decode pair (CPU: threads of each; sim: 1:1).
+  // --pd P:D: the first engine is a prefill/decode pair (CPU: threads of each; sim: instances).
   int pdPrefill = 0, pdDecode = 0;
 };
 
@@ -78,9 +78,14 @@ class MainWindow : public QMainWindow {
   CapacityPanel* capacity() const { return capacity_; }
   PdPanel* pd() const { return pd_; }
   // Engine ▸ Prefill/decode disaggregation…: the model in use again as a prefill/decode
-  // pair (CPU: P and D threads; sim: one simulated GPU each, 1:1 only); 0, 0: colocated.
-  // False, with lastError(), when the split is refused.
+  // pair (CPU: one instance each, P and D threads; sim: P prefill and D decode instances
+  // of the simulated GPU, each at most kMaxSimPdInstances); 0, 0: colocated. False, with
+  // lastError(), when the split is refused.
   bool startPd(int prefill, int decode);
+  // Per side: what the P/D dock's instance selectors offer (bench --pd runs more).
+  static constexpr int kMaxSimPdInstances = 8;
+  // Why the window refuses P:D on `backend` (empty: it accepts it); 0:0 is colocated.
+  static QString pdSplitError(int prefill, int decode, const std::string& backend);
   bool disaggregated() const;  // the engine attached is a prefill/decode pair
   // The P/D view's button: the load generator's workload on the pair and on the colocated
   // design, both landing in Runs: compare. False when none can start now.

@@ -22,20 +22,27 @@ bool MainWindow::disaggregated() const {
   return bridge_->attached() && s && s->disaggregated;
 }
 
+QString MainWindow::pdSplitError(int prefill, int decode, const std::string& backend) {
+  const bool sim = backend == "sim";
+  if (prefill < 0 || decode < 0 || (prefill == 0) != (decode == 0))
+    return sim ? tr("P:D %1:%2: expected two positive counts of simulated GPUs, e.g. 2:2").arg(prefill).arg(decode)
+               : tr("P:D %1:%2: expected two positive thread counts, e.g. 1:1").arg(prefill).arg(decode);
+  if (sim && (prefill > kMaxSimPdInstances || decode > kMaxSimPdInstances))
+    return tr("P:D %1:%2: the window shows at most %3 simulated prefill and %3 decode instances; "
+              "bench --pd N:M runs more")
+        .arg(prefill)
+        .arg(decode)
+        .arg(kMaxSimPdInstances);
+  return {};
+}
+
 bool MainWindow::startPd(int prefill, int decode) {
   if (!bridge_->attached() || !bridge_->model()) {
     lastError_ = tr("No model is loaded yet.");
     return false;
   }
-  const bool sim = bridge_->config().executor.backend == "sim";
-  if (prefill < 0 || decode < 0 || (prefill == 0) != (decode == 0) || (sim && prefill > 1) || (sim && decode > 1)) {
-    lastError_ = sim ? tr("P:D %1:%2: the window runs one simulated prefill and one decode GPU (1:1); "
-                          "bench --pd N:M runs more")
-                           .arg(prefill)
-                           .arg(decode)
-                     : tr("P:D %1:%2: expected two positive thread counts, e.g. 1:1").arg(prefill).arg(decode);
-    return false;
-  }
+  lastError_ = pdSplitError(prefill, decode, bridge_->config().executor.backend);
+  if (!lastError_.isEmpty()) return false;
   pdSplit_[0] = prefill;
   pdSplit_[1] = decode;
   loadEngine(QString::fromStdString(bridge_->model()->dir), bridge_->config());
@@ -49,8 +56,9 @@ void MainWindow::showPdDialog() {
                                           : QStringLiteral("1:1");
   const QString text = QInputDialog::getText(
       this, tr("Prefill/decode disaggregation"),
-      sim ? tr("P:D — simulated GPUs of the prefill and the decode instance (1:1), or 0:0 for one colocated "
-               "engine:")
+      sim ? tr("P:D — prefill and decode instances of the simulated GPU (each 1 to %1), or 0:0 for one "
+               "colocated engine:")
+                .arg(kMaxSimPdInstances)
           : tr("P:D — threads of the prefill and the decode instance, or 0:0 for one colocated engine:"),
       QLineEdit::Normal, current, &ok);
   if (!ok) return;
@@ -69,7 +77,7 @@ void MainWindow::showPdDialog() {
 // streams the answer) except where the engine is simulated.
 void MainWindow::onPdAttached() {
   const bool pair = disaggregated();
-  pd_->setPairAttached(pair);
+  pd_->setPairAttached(pair, bridge_->lastSnapshot());
   if (pair)
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("dock.pd"))) dock->raise();
 }

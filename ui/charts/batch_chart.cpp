@@ -70,8 +70,15 @@ void BatchChart::addStep(const StepRecord& s) {
   maxMs_ = std::max(maxMs_, s.duration * 1000.0);
 }
 
+void BatchChart::setInstance(int index) {
+  if (index == instance_) return;
+  instance_ = index;
+  clear();
+}
+
 void BatchChart::onFrame(const Frame& frame) {
-  for (const auto& s : frame.steps) addStep(s);
+  for (const auto& s : frame.steps)
+    if (s.instanceIndex == instance_) addStep(s);
   for (const auto& c : frame.configChanges) addKnobMarker(c.time, QString::fromStdString(c.description));
   if (!frame.snapshot) return;
   if (frame.steps.empty() && !frame.snapshotChanged) return;

@@ -13,6 +13,10 @@ class BatchChart : public TimeChart {
   explicit BatchChart(QWidget* parent = nullptr);
   void onFrame(const Frame& frame);
   int numPoints() const { return decode_->data()->size(); }
+  // Plots only the steps of instance `index` (StepRecord::instanceIndex; a colocated
+  // engine's are all 0, a P/D pair's decode instance 1 too). A new index clears the chart.
+  void setInstance(int index);
+  int instance() const { return instance_; }
 
  private:
   void addStep(const StepRecord& s);
@@ -20,6 +24,7 @@ class BatchChart : public TimeChart {
   QCPGraph *decode_, *verify_, *stacked_, *budget_;
   QCPGraph *running_, *waiting_, *duration_;
   double maxTokens_ = 1, maxSeqs_ = 1, maxMs_ = 1;
+  int instance_ = 0;
 };
 
 }  // namespace lwb::ui

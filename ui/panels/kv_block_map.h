@@ -23,6 +23,7 @@ class KvBlockMap : public QWidget {
   void setBlocks(std::vector<KvBlockInfo> blocks, int64_t totalPreemptions);
   void setSelectedRequest(RequestId id);
   int numBlocks() const { return int(blocks_.size()); }
+  const std::vector<KvBlockInfo>& blocks() const { return blocks_; }  // as last set, index = block id
   CellState cellState(int block) const;
   QRect cellRect(int block) const;  // where the block is drawn (empty when not shown)
   int blockAt(const QPoint& pos) const;

@@ -1904,20 +1904,12 @@ no longer exists; it was removed from the recent models.</source>
         <translation>まだモデルが読み込まれていません。</translation>
     </message>
     <message>
-        <source>P:D %1:%2: the window runs one simulated prefill and one decode GPU (1:1); bench --pd N:M runs more</source>
-        <translation>P:D %1:%2：ウィンドウではシミュレートされたプリフィルGPUとデコードGPUを1台ずつ（1:1）実行します。それ以上は bench --pd N:M で実行できます</translation>
-    </message>
-    <message>
         <source>P:D %1:%2: expected two positive thread counts, e.g. 1:1</source>
         <translation>P:D %1:%2：正のスレッド数を2つ指定してください（例：1:1）</translation>
     </message>
     <message>
         <source>Prefill/decode disaggregation</source>
         <translation>プリフィル／デコード分離</translation>
-    </message>
-    <message>
-        <source>P:D — simulated GPUs of the prefill and the decode instance (1:1), or 0:0 for one colocated engine:</source>
-        <translation>P:D — プリフィルインスタンスとデコードインスタンスのシミュレートされたGPU数（1:1）。同居型エンジン1つに戻すには 0:0：</translation>
     </message>
     <message>
         <source>P:D — threads of the prefill and the decode instance, or 0:0 for one colocated engine:</source>
@@ -1938,6 +1930,18 @@ no longer exists; it was removed from the recent models.</source>
     <message>
         <source>Running the load generator&apos;s workload (at most %1 requests) on the pair, then on the colocated design…</source>
         <translation>負荷生成器のワークロード（最大 %1 リクエスト）をペアで、続いて同居型構成で実行中…</translation>
+    </message>
+    <message>
+        <source>P:D %1:%2: expected two positive counts of simulated GPUs, e.g. 2:2</source>
+        <translation>P:D %1:%2：シミュレートするGPUの正の台数を2つ指定してください（例：2:2）</translation>
+    </message>
+    <message>
+        <source>P:D %1:%2: the window shows at most %3 simulated prefill and %3 decode instances; bench --pd N:M runs more</source>
+        <translation>P:D %1:%2：ウィンドウで扱えるのは、シミュレートされたプリフィルインスタンスとデコードインスタンスそれぞれ最大%3個までです。それ以上は bench --pd N:M で実行できます</translation>
+    </message>
+    <message>
+        <source>P:D — prefill and decode instances of the simulated GPU (each 1 to %1), or 0:0 for one colocated engine:</source>
+        <translation>P:D — シミュレートされたGPUのプリフィルインスタンス数とデコードインスタンス数（それぞれ1〜%1）。同居型エンジン1つに戻すには 0:0：</translation>
     </message>
 </context>
 <context>
@@ -1969,6 +1973,22 @@ no longer exists; it was removed from the recent models.</source>
     <message>
         <source>Runs the load generator&apos;s workload twice off the window&apos;s engine: on this P/D pair and on the colocated design on the same hardware (one instance on the same threads with chunked prefill; on the simulator, as many colocated instances as the pair has GPUs). Both runs land in Runs: compare.</source>
         <translation>負荷生成器のワークロードをウィンドウのエンジンとは別に2回実行する：このP/Dペアと、同じハードウェア上の同居型構成（同じスレッド数でチャンク化プリフィルを使う1インスタンス。シミュレータではペアと同じGPU数の同居型インスタンス）。両方の実行結果が「実行の比較」に入る。</translation>
+    </message>
+    <message>
+        <source>Which prefill instance this side shows: a new request goes to the one with the fewest prompt tokens still to compute.</source>
+        <translation>この側に表示するプリフィルインスタンス。新しいリクエストは、計算の残っているプロンプトトークンが最も少ないインスタンスに送られる。</translation>
+    </message>
+    <message>
+        <source>Which decode instance this side shows: a prefilled request goes to the one with the most free KV blocks. The window&apos;s Batch composition per step and KV block map docks show decode instance 1.</source>
+        <translation>この側に表示するデコードインスタンス。プリフィル済みのリクエストは、空きKVブロックが最も多いインスタンスに送られる。ウィンドウの「ステップごとのバッチ構成」と「KVブロックマップ」のドックはデコードインスタンス1を表示する。</translation>
+    </message>
+    <message>
+        <source>Prefill instance %1 of %2</source>
+        <translation>プリフィルインスタンス %1 / %2</translation>
+    </message>
+    <message>
+        <source>Decode instance %1 of %2</source>
+        <translation>デコードインスタンス %1 / %2</translation>
     </message>
 </context>
 <context>
