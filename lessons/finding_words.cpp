@@ -1,5 +1,6 @@
 #include "lessons/finding_words.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -55,5 +56,18 @@ Phrase sentences(const std::vector<Phrase>& parts) {
 Phrase list(const std::vector<Phrase>& items) { return fold(items, LWB_TRANSLATE_NOOP("Lessons", "%1, %2")); }
 
 std::string knobLabel(std::string_view knob, const std::string& value) { return std::string(knob) + " " + value; }
+
+int scaled(int full, double scale, int least) { return std::max(least, int(std::lround(full * scale))); }
+
+WorkloadOptions fixedLengthWorkload(int prompts, int input, int output, double rate, uint64_t seed) {
+  WorkloadOptions w;
+  w.numPrompts = prompts;
+  w.inputLen = input;
+  w.outputLen = output;
+  w.requestRate = rate;
+  w.ignoreEos = true;
+  w.seed = seed;
+  return w;
+}
 
 }  // namespace lwb::lesson_words

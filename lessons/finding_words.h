@@ -3,9 +3,11 @@
 // them, ratios, "rose from a to b (r)", and the joins between sentences and list items,
 // each a template of its own so that a translation can reword it (Japanese joins
 // sentences without a space and lists with 、).
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "engine/bench/workload.h"
 #include "lessons/phrase.h"
 
 namespace lwb::lesson_words {
@@ -24,5 +26,10 @@ Phrase sentences(const std::vector<Phrase>& parts);
 Phrase list(const std::vector<Phrase>& items);
 // "max_num_seqs 4": a knob's name and its value, as the lessons' labels name their runs.
 std::string knobLabel(std::string_view knob, const std::string& value);
+
+// The settings' side, shared by lessons.cpp and lessons_more.cpp: a count at `scale`
+// (at least `least`), and a workload that runs every request to its output length.
+int scaled(int full, double scale, int least);
+WorkloadOptions fixedLengthWorkload(int prompts, int input, int output, double rate, uint64_t seed);
 
 }  // namespace lwb::lesson_words

@@ -17,31 +17,20 @@ namespace lwb {
 
 namespace {
 
+using lesson_words::fixedLengthWorkload;
 using lesson_words::knobLabel;
+using lesson_words::scaled;
 using lesson_words::num;
-
-int scaled(int full, double scale, int least) { return std::max(least, int(std::lround(full * scale))); }
-
-WorkloadOptions workload(int prompts, int input, int output, double rate, uint64_t seed) {
-  WorkloadOptions w;
-  w.numPrompts = prompts;
-  w.inputLen = input;
-  w.outputLen = output;
-  w.requestRate = rate;
-  w.ignoreEos = true;
-  w.seed = seed;
-  return w;
-}
 
 Phrase question(const char* text, std::vector<Phrase> args = {}) { return Phrase::marked(text, std::move(args)); }
 
 std::vector<LessonSetting> prefillDecodeSettings(const EngineConfig& base, double scale) {
   return {{Phrase::marked(LWB_TRANSLATE_NOOP("Lessons", "mixed load")), base,
-           workload(scaled(24, scale, 4), 512, scaled(64, scale, 8), INFINITY, 1), "", {}}};
+           fixedLengthWorkload(scaled(24, scale, 4), 512, scaled(64, scale, 8), INFINITY, 1), "", {}}};
 }
 
 std::vector<LessonSetting> kvCacheSettings(const EngineConfig& base, double scale) {
-  const WorkloadOptions w = workload(scaled(48, scale, 6), 256, scaled(128, scale, 16), INFINITY, 2);
+  const WorkloadOptions w = fixedLengthWorkload(scaled(48, scale, 6), 256, scaled(128, scale, 16), INFINITY, 2);
   EngineConfig small = base;
   // Two whole requests and a third's prompt: the third is admitted, and the decodes'
   // growth then preempts.
@@ -51,7 +40,7 @@ std::vector<LessonSetting> kvCacheSettings(const EngineConfig& base, double scal
 }
 
 std::vector<LessonSetting> batchingSettings(const EngineConfig& base, double scale) {
-  const WorkloadOptions w = workload(scaled(32, scale, 8), 64, scaled(128, scale, 16), INFINITY, 3);
+  const WorkloadOptions w = fixedLengthWorkload(scaled(32, scale, 8), 64, scaled(128, scale, 16), INFINITY, 3);
   std::vector<LessonSetting> out;
   for (int seqs : {1, 4, 16}) {
     EngineConfig c = base;
@@ -62,7 +51,7 @@ std::vector<LessonSetting> batchingSettings(const EngineConfig& base, double sca
 }
 
 std::vector<LessonSetting> chunkedPrefillSettings(const EngineConfig& base, double scale) {
-  WorkloadOptions w = workload(scaled(12, scale, 3), 800, 16, 4, 4);
+  WorkloadOptions w = fixedLengthWorkload(scaled(12, scale, 3), 800, 16, 4, 4);
   w.numBackgroundRequests = 4;
   w.backgroundOutputLen = scaled(300, scale, 60);
   EngineConfig big = base, small = base;
@@ -75,7 +64,7 @@ std::vector<LessonSetting> chunkedPrefillSettings(const EngineConfig& base, doub
 }
 
 std::vector<LessonSetting> prefixCachingSettings(const EngineConfig& base, double scale) {
-  WorkloadOptions w = workload(scaled(48, scale, 8), 64, 32, 8, 5);
+  WorkloadOptions w = fixedLengthWorkload(scaled(48, scale, 8), 64, 32, 8, 5);
   w.sharedPrefixLen = 512;
   w.numPrefixGroups = 2;
   EngineConfig on = base, off = base;
@@ -88,7 +77,7 @@ std::vector<LessonSetting> prefixCachingSettings(const EngineConfig& base, doubl
 std::vector<LessonSetting> goodputSettings(const EngineConfig& base, double scale) {
   std::vector<LessonSetting> out;
   for (double rate : {2.0, 8.0, 32.0}) {
-    WorkloadOptions w = workload(scaled(int(rate * 6), scale, 8), 128, 64, rate, 6);
+    WorkloadOptions w = fixedLengthWorkload(scaled(int(rate * 6), scale, 8), 128, 64, rate, 6);
     w.rangeRatio = 0.5;
     out.push_back({"request_rate " + num(rate), base, w, "ttft:250 tpot:30", {}});
   }

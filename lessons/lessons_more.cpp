@@ -12,20 +12,9 @@ namespace lwb {
 
 namespace {
 
+using lesson_words::fixedLengthWorkload;
 using lesson_words::knobLabel;
-
-int scaled(int full, double scale, int least) { return std::max(least, int(std::lround(full * scale))); }
-
-WorkloadOptions greedyWorkload(int prompts, int input, int output, double rate, uint64_t seed) {
-  WorkloadOptions w;
-  w.numPrompts = prompts;
-  w.inputLen = input;
-  w.outputLen = output;
-  w.requestRate = rate;
-  w.ignoreEos = true;
-  w.seed = seed;
-  return w;
-}
+using lesson_words::scaled;
 
 // n-gram prompt lookup: no second model, so it runs on whatever model is loaded. Short
 // n-grams (2..4) find the loops a greedy decode falls into.
@@ -54,7 +43,7 @@ std::vector<LessonSetting> speculativeDecodingSettings(const EngineConfig& base,
   for (int seqs : {1, 4, 16}) {
     // One request at a time needs few of them; the loaded runs two waves of the batch.
     const int prompts = seqs == 1 ? scaled(6, scale, 2) : scaled(2 * seqs, scale, 2 * std::min(seqs, 4));
-    const WorkloadOptions w = greedyWorkload(prompts, 64, scaled(128, scale, 32), INFINITY, 8);
+    const WorkloadOptions w = fixedLengthWorkload(prompts, 64, scaled(128, scale, 32), INFINITY, 8);
     EngineConfig off = base;
     off.maxNumSeqs = seqs;
     off.speculative = {};
@@ -74,7 +63,7 @@ std::vector<LessonSetting> speculativeDecodingSettings(const EngineConfig& base,
 // or the --threads given: the pair splits them); the simulator has no half GPU, so there
 // the pair runs on two GPUs against one, and the finding says so.
 std::vector<LessonSetting> pdDisaggregationSettings(const EngineConfig& base, double scale) {
-  WorkloadOptions w = greedyWorkload(scaled(16, scale, 3), 768, 32, 3, 7);
+  WorkloadOptions w = fixedLengthWorkload(scaled(16, scale, 3), 768, 32, 3, 7);
   w.numBackgroundRequests = 4;
   w.backgroundOutputLen = scaled(300, scale, 60);
   const bool sim = base.executor.backend == "sim";

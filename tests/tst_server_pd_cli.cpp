@@ -31,6 +31,15 @@ QString kvConfig(const char* role, int kvPort) {
       .arg(kvPort);
 }
 
+// Polls /health until it answers 200 (a process starting on a loaded machine), at most 60 s.
+bool healthyWithin60s(httplib::Client& c) {
+  for (int i = 0; i < 600; ++i, QThread::msleep(100)) {
+    const auto r = c.Get("/health");
+    if (r && r->status == 200) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 class TestServerPdCli : public QObject {
@@ -63,11 +72,7 @@ class TestServerPdCli : public QObject {
                            kvConfig("kv_producer", kvPort)});
     httplib::Client c("127.0.0.1", proxyPort);
     c.set_read_timeout(120, 0);
-    bool ready = false;
-    for (int i = 0; i < 600 && !ready; ++i, QThread::msleep(100)) {
-      const auto r = c.Get("/health");
-      ready = r && r->status == 200;
-    }
+    const bool ready = healthyWithin60s(c);
     QVERIFY2(ready, prefill->readAll().constData());
     const std::string prompt = "It is a truth universally acknowledged, that a single man in possession of a good "
                                "fortune, must be in want of a wife.";
@@ -91,11 +96,7 @@ class TestServerPdCli : public QObject {
     auto pair = launch({"serve", "--pd", "1:1", "--port", QString::number(port)});
     httplib::Client c("127.0.0.1", port);
     c.set_read_timeout(120, 0);
-    bool ready = false;
-    for (int i = 0; i < 600 && !ready; ++i, QThread::msleep(100)) {
-      const auto r = c.Get("/health");
-      ready = r && r->status == 200;
-    }
+    const bool ready = healthyWithin60s(c);
     QVERIFY2(ready, pair->readAll().constData());
     const std::string prompt = "She was the youngest of the two daughters of a most affectionate, indulgent father.";
     const auto r = c.Post("/v1/completions", json{{"prompt", prompt}, {"max_tokens", 8}, {"temperature", 0}}.dump(),
