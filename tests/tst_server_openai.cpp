@@ -16,25 +16,19 @@ class TestServerOpenai : public QObject {
   Q_OBJECT
   ServerHarness h_;
 
-  static QString nodeModulesDir() {
-    QString cache = qEnvironmentVariable("LWB_CACHE_DIR");
-    if (cache.isEmpty()) cache = QDir::homePath() + "/.cache/llm-workbench";
-    return cache + "/npm/openai/node_modules";
-  }
-
  private slots:
   void officialClientStreamsAndCompletes() {
     const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
     QVERIFY2(!node.isEmpty(), "Node.js (node) is not installed; run tools/install-deps.sh");
-    QVERIFY2(QFileInfo::exists(nodeModulesDir() + "/openai/package.json"),
-             qPrintable("the openai npm package is missing from " + nodeModulesDir() + "; run tools/install-deps.sh"));
+    QVERIFY2(QFileInfo::exists(openaiNodeModulesDir() + "/openai/package.json"),
+             qPrintable("the openai npm package is missing from " + openaiNodeModulesDir() + "; run tools/install-deps.sh"));
     QVERIFY2(h_.model, kBundledModelMissing);
     h_.start("sdk-key");
     const server::ApiServer& api = *h_.server;
 
     QProcess proc;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("LWB_OPENAI_NODE_MODULES"), nodeModulesDir());
+    env.insert(QStringLiteral("LWB_OPENAI_NODE_MODULES"), openaiNodeModulesDir());
     proc.setProcessEnvironment(env);
     proc.start(node, {QStringLiteral(LWB_TEST_DATA_DIR "/openai_client.cjs"), QString::fromStdString(api.address()),
                       QStringLiteral("sdk-key")});

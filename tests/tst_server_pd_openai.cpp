@@ -17,24 +17,18 @@ class TestServerPdOpenai : public QObject {
   PdHarness h_;
   ServerHarness colocated_;  // its engineGreedy() is the reference
 
-  static QString nodeModulesDir() {
-    QString cache = qEnvironmentVariable("LWB_CACHE_DIR");
-    if (cache.isEmpty()) cache = QDir::homePath() + "/.cache/llm-workbench";
-    return cache + "/npm/openai/node_modules";
-  }
-
  private slots:
   void officialClientThroughTheProxy() {
     const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
     QVERIFY2(!node.isEmpty(), "Node.js (node) is not installed; run tools/install-deps.sh");
-    QVERIFY2(QFileInfo::exists(nodeModulesDir() + "/openai/package.json"),
-             qPrintable("the openai npm package is missing from " + nodeModulesDir() + "; run tools/install-deps.sh"));
+    QVERIFY2(QFileInfo::exists(openaiNodeModulesDir() + "/openai/package.json"),
+             qPrintable("the openai npm package is missing from " + openaiNodeModulesDir() + "; run tools/install-deps.sh"));
     QVERIFY2(h_.model, kBundledModelMissing);
     h_.start();
 
     QProcess proc;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("LWB_OPENAI_NODE_MODULES"), nodeModulesDir());
+    env.insert(QStringLiteral("LWB_OPENAI_NODE_MODULES"), openaiNodeModulesDir());
     proc.setProcessEnvironment(env);
     proc.start(node, {QStringLiteral(LWB_TEST_DATA_DIR "/openai_client.cjs"), QString::fromStdString(h_.proxy->address()),
                       QStringLiteral("sdk-key")});

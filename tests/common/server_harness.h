@@ -23,6 +23,14 @@
 
 namespace lwb::test {
 
+// Where tools/install-deps.sh puts the pinned `openai` npm package (the official client
+// the OpenAI-compatibility tests run unmodified).
+inline QString openaiNodeModulesDir() {
+  QString cache = qEnvironmentVariable("LWB_CACHE_DIR");
+  if (cache.isEmpty()) cache = QDir::homePath() + "/.cache/llm-workbench";
+  return cache + "/npm/openai/node_modules";
+}
+
 using nlohmann::json;
 
 // One Prometheus sample line: name{label="value",...} number (a plain string: moc trips
