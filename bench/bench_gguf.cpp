@@ -1,9 +1,11 @@
 // GGUF files end to end on the CPU executor, measured the way llama.cpp's llama-bench
 // measures them (-p 512 -n 128): prefill of a 512-token prompt, and batch-1 decode from a
-// short context, with the weights' achieved GB/s against a measured streaming-read
-// bandwidth. Run it alternately with llama-bench on the same files (the machine is
-// shared; bench/README.md). Never part of the test suite.
-//   bench_gguf [--threads N] [--decode-steps N] [--no-prefill] FILE.gguf...
+// short context (or from --context N cached tokens, as `generate` decodes after its
+// prompt), with the weights' achieved GB/s against a measured streaming-read bandwidth.
+// Run it alternately with llama-bench on the same files (the machine is shared;
+// bench/README.md). Never part of the test suite.
+//   bench_gguf [--threads N] [--decode-steps N] [--context N] [--kv-cache-dtype T]
+//              [--no-prefill] FILE.gguf...
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "engine/exec/cpu/cpu_executor.h"
+#include "engine/exec/executor.h"
 #include "engine/exec/cpu/thread_pool.h"
 #include "engine/model/model.h"
 
@@ -62,11 +65,19 @@ ForwardBatch promptBatch(int numTokens, int numCached, int vocab, int numBlocks)
   return b;
 }
 
-void benchFile(const std::string& path, int threads, int decodeSteps, bool prefill, double bandwidth) {
+struct Options {
+  int threads = 2, decodeSteps = 64, context = 16;
+  bool prefill = true;
+  std::string kvCacheDtype = "auto";
+};
+
+void benchFile(const std::string& path, const Options& o, double bandwidth) {
+  const int threads = o.threads, decodeSteps = o.decodeSteps, context = o.context;
+  const bool prefill = o.prefill;
   auto model = loadModel(path);
-  auto ex = createCpuExecutor(model, threads);
+  auto ex = createCpuExecutor(model, threads, GgmlType::F32, cpuKvCacheType(o.kvCacheDtype));
   const DeviceInfo info = ex->deviceInfo();
-  const int vocab = model->config.vocabSize, prompt = 512, context = 16;
+  const int vocab = model->config.vocabSize, prompt = std::max(512, context);
   std::printf("\n== %s: %s, %.1f MiB of weights, %.1fM params\n", path.c_str(), info.weightType.c_str(),
               double(info.weightBytes) / (1 << 20), model->config.numParameters() / 1e6);
   const int numBlocks = (prompt + decodeSteps + 64) / 16;
@@ -96,31 +107,35 @@ void benchFile(const std::string& path, int threads, int decodeSteps, bool prefi
   }
   const double t = secondsSince(t0) / decodeSteps, gbs = double(info.weightBytes) / t / 1e9;
   const double cpuT = (processSeconds() - cpu0) / threads / decodeSteps;
-  std::printf("decode batch 1:     %8.1f tok/s   weights %.2f GB/s = %.0f%% of %.1f GB/s   [per CPU time: %.1f tok/s]\n",
-              1 / t, gbs, 100 * gbs / bandwidth, bandwidth, 1 / cpuT);
+  std::printf("decode batch 1 from %d: %5.1f tok/s   weights %.2f GB/s = %.0f%% of %.1f GB/s   [per CPU time: %.1f tok/s]\n",
+              context, 1 / t, gbs, 100 * gbs / bandwidth, bandwidth, 1 / cpuT);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 2, decodeSteps = 64;
-  bool prefill = true;
+  Options o;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (std::strcmp(argv[i], "--decode-steps") == 0 && i + 1 < argc) decodeSteps = std::atoi(argv[++i]);
-    else if (std::strcmp(argv[i], "--no-prefill") == 0) prefill = false;
+    const bool value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--threads") == 0 && value) o.threads = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--decode-steps") == 0 && value) o.decodeSteps = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--context") == 0 && value) o.context = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--kv-cache-dtype") == 0 && value) o.kvCacheDtype = argv[++i];
+    else if (std::strcmp(argv[i], "--no-prefill") == 0) o.prefill = false;
     else if (argv[i][0] != '-') files.push_back(argv[i]);
     else files.clear(), i = argc;
   }
-  if (files.empty() || threads < 1 || decodeSteps < 1) {
-    std::fprintf(stderr, "usage: bench_gguf [--threads N] [--decode-steps N] [--no-prefill] FILE.gguf...\n");
+  if (files.empty() || o.threads < 1 || o.decodeSteps < 1 || o.context < 1) {
+    std::fprintf(stderr,
+                 "usage: bench_gguf [--threads N] [--decode-steps N] [--context N] [--kv-cache-dtype T] "
+                 "[--no-prefill] FILE.gguf...\n");
     return 2;
   }
   try {
-    const double bw = measureBandwidth(threads);
-    std::printf("memory bandwidth (%d threads, streaming read): %.1f GB/s\n", threads, bw);
-    for (const std::string& f : files) benchFile(f, threads, decodeSteps, prefill, bw);
+    const double bw = measureBandwidth(o.threads);
+    std::printf("memory bandwidth (%d threads, streaming read): %.1f GB/s\n", o.threads, bw);
+    for (const std::string& f : files) benchFile(f, o, bw);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_gguf: %s\n", e.what());
     return 1;

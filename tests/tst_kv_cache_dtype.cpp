@@ -1,8 +1,8 @@
 // The kv_cache_dtype knob end to end: the bundled model with a bf16 or FP8 (e4m3, e5m2)
 // KV cache generates greedily, its logits stay close to the f32 cache's on the same
 // tokens, a bf16 block takes half the bytes and an FP8 one a quarter, so the engine gets
-// 2x / 4x the blocks from the same kv_cache_memory_bytes, auto is float32 on the CPU,
-// and bad values and the CUDA backend's refusal name the knob, the value and what is
+// 2x / 4x the blocks from the same kv_cache_memory_bytes, auto is float32 on the CPU
+// for float weights and bfloat16 for quantized ones, and bad values and the CUDA backend's refusal name the knob, the value and what is
 // accepted.
 #include <QtTest>
 
@@ -61,6 +61,7 @@ class TestKvCacheDtype : public QObject {
   void engineGeneratesGreedily_data();
   void engineGeneratesGreedily();
   void autoIsFloat32OnTheCpu();
+  void autoIsBf16ForQuantizedWeights();
   void badValueNamesTheKnobAndChoices();
   void cudaRefusesWhatItCannotStore();
 };
@@ -197,6 +198,25 @@ void TestKvCacheDtype::autoIsFloat32OnTheCpu() {
   QCOMPARE(viaAuto->kvBytesPerBlock(16), plain->kvBytesPerBlock(16));
   const std::vector<int> prompt = promptTokens(20, test::bundledModel()->config.vocabSize);
   QCOMPARE(test::greedyIds(*viaAuto, prompt, 5), test::greedyIds(*plain, prompt, 5));
+}
+
+// Quantized weights (here quantized at load; a GGUF file's blocks count the same) have no
+// float dtype for auto to follow: their cache is bf16, as llama.cpp's is 16-bit, and an
+// explicit float32 still gets f32.
+void TestKvCacheDtype::autoIsBf16ForQuantizedWeights() {
+  QCOMPARE(cpuKvCacheType("auto", true), DType::BF16);
+  QCOMPARE(cpuKvCacheType("float32", true), DType::F32);
+  QCOMPARE(cpuKvCacheType("fp8", true), DType::F8E4M3);
+  ExecutorOptions opts;
+  opts.backend = "cpu";
+  opts.numThreads = 1;
+  opts.quantization = "q8_0";
+  const auto bf16 = createCpuExecutor(test::bundledModel(), 1, GgmlType::Q8_0, DType::BF16);
+  QCOMPARE(createExecutor(test::bundledModel(), opts)->kvBytesPerBlock(16), bf16->kvBytesPerBlock(16));
+  opts.kvCacheDtype = "float32";
+  const auto f32 = createCpuExecutor(test::bundledModel(), 1, GgmlType::Q8_0, DType::F32);
+  QCOMPARE(createExecutor(test::bundledModel(), opts)->kvBytesPerBlock(16), f32->kvBytesPerBlock(16));
+  QVERIFY(f32->kvBytesPerBlock(16) == 2 * bf16->kvBytesPerBlock(16));
 }
 
 void TestKvCacheDtype::badValueNamesTheKnobAndChoices() {

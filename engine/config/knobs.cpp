@@ -160,10 +160,11 @@ std::vector<Knob> makeTable() {
                                    "half the bytes, at a small accuracy cost (K/V rounded to 8 mantissa bits). fp8 "
                                    "(= fp8_e4m3: 3 mantissa bits, values up to 448) and fp8_e5m2 (2 mantissa bits, "
                                    "up to 57344) quarter them, at a larger cost; as in vLLM without calibration the "
-                                   "scale is 1, so larger K/V values saturate. CPU backend only. auto: float32 on "
-                                   "the CPU backend (its attention math is f32 and the golden outputs stay "
-                                   "bit-identical; vLLM's auto follows the model dtype), the model's activation "
-                                   "dtype on CUDA")};
+                                   "scale is 1, so larger K/V values saturate. CPU backend only. auto: on the CPU "
+                                   "backend float32 for float weights (its attention math is f32 and the golden "
+                                   "outputs stay bit-identical; vLLM's auto follows the model dtype) and bfloat16 "
+                                   "for quantized ones (they have no float dtype to follow; llama.cpp keeps its "
+                                   "cache in 16 bits), the model's activation dtype on CUDA")};
   k.choices = {"auto", "float32", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"};
   k.get = [](const EngineConfig& c) -> KnobValue { return c.executor.kvCacheDtype; };
   k.set = [](EngineConfig& c, const KnobValue& v) { c.executor.kvCacheDtype = std::get<std::string>(v); };

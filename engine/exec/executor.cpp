@@ -22,9 +22,9 @@ GgmlType parseQuantization(const std::string& name) {
   throw Error(std::string(knob::kQuantization) + ": expected q8_0 or q4_k, found '" + name + "'");
 }
 
-DType cpuKvCacheType(const std::string& name) {
+DType cpuKvCacheType(const std::string& name, bool quantizedWeights) {
   findKnob(knob::kKvCacheDtype)->check(name);
-  if (name == "bfloat16") return DType::BF16;
+  if (name == "bfloat16" || (name == "auto" && quantizedWeights)) return DType::BF16;
   if (name == "fp8" || name == "fp8_e4m3") return DType::F8E4M3;
   if (name == "fp8_e5m2") return DType::F8E5M2;
   return DType::F32;
@@ -54,12 +54,12 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
   findKnob(knob::kBackend)->check(backend);  // callers outside the engine skip its validation
   if (backend == "sim") return createSimExecutor(std::move(model), options);
   const GgmlType quantization = parseQuantization(options.quantization);
-  const DType kvType = cpuKvCacheType(options.kvCacheDtype);
   // Quantized weights have CPU kernels only, so a quantized run picks the CPU.
   check(quantization == GgmlType::F32 || backend != "cuda",
         std::string(knob::kQuantization) + " " + options.quantization +
             ": quantized weights run on the CPU backend only");
   const bool blocks = hasBlockWeights(*model);
+  const DType kvType = cpuKvCacheType(options.kvCacheDtype, blocks || quantization != GgmlType::F32);
   check(!blocks || backend != "cuda", model->dir + ": quantized GGUF weights run on the CPU backend only");
   if (backend != "cpu" && quantization == GgmlType::F32 && !blocks) {
     std::string reason;
@@ -73,9 +73,5 @@ std::unique_ptr<Executor> createExecutor(std::shared_ptr<const Model> model, con
   }
   return createCpuExecutor(std::move(model), options.numThreads, quantization, kvType);
 }
-
-}  // namespace lwb
-
-namespace lwb {
 
 }  // namespace lwb

@@ -117,10 +117,14 @@ class Executor {
 // naming the value and the choices otherwise.
 GgmlType parseQuantization(const std::string& name);
 
-// kv_cache_dtype on the CPU backend: auto and float32 → F32 (auto keeps today's f32
-// cache), bfloat16 → BF16, fp8 and fp8_e4m3 → F8E4M3 (vLLM's fp8), fp8_e5m2 → F8E5M2;
-// throws the knob table's error (naming the knob and the choices) for anything else.
-DType cpuKvCacheType(const std::string& name);
+// kv_cache_dtype on the CPU backend: float32 → F32, bfloat16 → BF16, fp8 and fp8_e4m3 →
+// F8E4M3 (vLLM's fp8), fp8_e5m2 → F8E5M2; auto → F32 for float weights (the golden
+// outputs stay bit-identical) and BF16 for quantized ones (`quantizedWeights`: a GGUF
+// file's ggml blocks, or quantization at load): such a model has no float dtype of its
+// own to follow, llama.cpp keeps its KV cache in 16 bits, and batch-1 decode attention
+// then reads half the bytes. Throws the knob table's error (naming the knob and the
+// choices) for anything else.
+DType cpuKvCacheType(const std::string& name, bool quantizedWeights = false);
 
 // The CUDA backend keeps its KV cache in its activation dtype: bf16, or f16 when every
 // weight matrix is F16 (`f16Activations`). Throws lwb::Error naming kv_cache_dtype, the

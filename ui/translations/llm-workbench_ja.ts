@@ -116,10 +116,6 @@
         <translation>ロード時に重みを量子化する（CPUバックエンド）。q8_0 は約半分、q4_k は約4分の1に、各デコードステップが読む重みメモリを減らす。精度は多少落ちる</translation>
     </message>
     <message>
-        <source>Element type of the KV cache: bfloat16 halves the bytes per KV block, so the same memory holds 2x the blocks (fewer preemptions) and decode attention reads half the bytes, at a small accuracy cost (K/V rounded to 8 mantissa bits). fp8 (= fp8_e4m3: 3 mantissa bits, values up to 448) and fp8_e5m2 (2 mantissa bits, up to 57344) quarter them, at a larger cost; as in vLLM without calibration the scale is 1, so larger K/V values saturate. CPU backend only. auto: float32 on the CPU backend (its attention math is f32 and the golden outputs stay bit-identical; vLLM&apos;s auto follows the model dtype), the model&apos;s activation dtype on CUDA</source>
-        <translation>KVキャッシュの要素型。bfloat16 はKVブロックあたりのバイト数を半分にするため、同じメモリに2倍のブロックが入り（プリエンプションが減る）、デコードのアテンションが読むバイト数も半分になる。精度のコストは小さい（K/Vは仮数部8ビットに丸められる）。fp8（= fp8_e4m3：仮数部3ビット、値は448まで）と fp8_e5m2（仮数部2ビット、57344まで）は4分の1にするが、コストは大きい。vLLMと同様にキャリブレーションなしではスケールは1なので、大きなK/V値は飽和する。CPUバックエンドのみ。auto：CPUバックエンドでは float32（アテンションの計算が f32 で、ゴールデン出力がビット単位で一致したまま。vLLMの auto はモデルの dtype に従う）、CUDAではモデルのアクティベーションの dtype</translation>
-    </message>
-    <message>
         <source>Sim backend: the simulated device, a hardware preset (h100-sxm, a100-80gb, ...) or the path of a profile file that `llm-workbench calibrate` wrote; sets the memory the KV pool is sized from and every step&apos;s predicted time</source>
         <translation>simバックエンド：シミュレートするデバイス。ハードウェアプリセット（h100-sxm、a100-80gb など）か、`llm-workbench calibrate` が書いたプロファイルファイルのパス。KVプールのサイズの元になるメモリと、各ステップの予測時間を決める</translation>
     </message>
@@ -130,6 +126,10 @@
     <message>
         <source>Prefill/decode disaggregation: the connector that copies each prefilled request&apos;s KV blocks from the prefill instance to the decode instance. bench --pd P:D: PdInProcessConnector and the simulated link it crosses (kv_connector_extra_config.link: nvlink, infiniband, roce). serve: TcpConnector, kv_role kv_producer (listens on kv_ip:kv_port) or kv_consumer, behind llm-workbench proxy. Decode steps no longer wait behind long prefills, at the cost of the transfer and of two instances&apos; memory</source>
         <translation>プリフィル／デコード分離：プリフィル済みの各リクエストのKVブロックをプリフィルインスタンスからデコードインスタンスへコピーするコネクタ。bench --pd P:D：PdInProcessConnector と、それが通るシミュレートされたリンク（kv_connector_extra_config.link：nvlink、infiniband、roce）。serve：TcpConnector、kv_role は kv_producer（kv_ip:kv_port で待ち受ける）または kv_consumer で、llm-workbench proxy の背後に置く。デコードステップは長いプリフィルの後ろで待たなくなるが、転送と2インスタンス分のメモリのコストがかかる</translation>
+    </message>
+    <message>
+        <source>Element type of the KV cache: bfloat16 halves the bytes per KV block, so the same memory holds 2x the blocks (fewer preemptions) and decode attention reads half the bytes, at a small accuracy cost (K/V rounded to 8 mantissa bits). fp8 (= fp8_e4m3: 3 mantissa bits, values up to 448) and fp8_e5m2 (2 mantissa bits, up to 57344) quarter them, at a larger cost; as in vLLM without calibration the scale is 1, so larger K/V values saturate. CPU backend only. auto: on the CPU backend float32 for float weights (its attention math is f32 and the golden outputs stay bit-identical; vLLM&apos;s auto follows the model dtype) and bfloat16 for quantized ones (they have no float dtype to follow; llama.cpp keeps its cache in 16 bits), the model&apos;s activation dtype on CUDA</source>
+        <translation>KVキャッシュの要素型。bfloat16 はKVブロックあたりのバイト数を半分にするため、同じメモリに2倍のブロックが入り（プリエンプションが減る）、デコードのアテンションが読むバイト数も半分になる。精度のコストは小さい（K/Vは仮数部8ビットに丸められる）。fp8（= fp8_e4m3：仮数部3ビット、値は448まで）と fp8_e5m2（仮数部2ビット、57344まで）は4分の1にするが、コストは大きい。vLLMと同様にキャリブレーションなしではスケールは1なので、大きなK/V値は飽和する。CPUバックエンドのみ。auto：CPUバックエンドでは浮動小数点の重みなら float32（アテンションの計算が f32 で、ゴールデン出力がビット単位で一致したまま。vLLMの auto はモデルの dtype に従う）、量子化された重みなら bfloat16（従うべき浮動小数点の dtype がなく、llama.cpp もキャッシュを16ビットで持つ）、CUDAではモデルのアクティベーションの dtype</translation>
     </message>
 </context>
 <context>

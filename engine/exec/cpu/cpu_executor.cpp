@@ -447,9 +447,14 @@ void CpuExecutor::forward(const ForwardBatch& batch, ForwardResult& out) {
   reserveActivations(n, 0, 0);
   ensureRopeTable(numPositions);
   embed(batch);
-  // A decode step (every sequence one row): each row's RoPE and K/V write run in its
-  // attention task, since no other row reads its sequence's cache.
-  const bool rowPerSequence = std::all_of(batch.seqs.begin(), batch.seqs.end(), [](const SeqSlice& s) { return s.numTokens == 1; });
+  // A decode step (every sequence one row) of at least two rows per thread: each row's
+  // RoPE and K/V write run in its attention task, since no other row reads its
+  // sequence's cache. A smaller one splits its attention by KV head instead: as one task
+  // per row, a batch of one ran all of its heads on one thread while the others waited
+  // (at 544 cached tokens, a quarter of a 2-thread Q4_K_M decode step). Each (row, head)
+  // is the same attendGroup call either way, so the bits do not change.
+  const bool oneRowEach = std::all_of(batch.seqs.begin(), batch.seqs.end(), [](const SeqSlice& s) { return s.numTokens == 1; });
+  const bool rowPerSequence = oneRowEach && n >= 2 * pool_.numThreads();
   for (size_t l = 0; l < layers_.size(); ++l) runLayer(l, n, positions, rowPerSequence);
   computeLogits(batch, out);
 }
