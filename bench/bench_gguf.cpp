@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/exec/cpu/cpu_executor.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/cpu/thread_pool.h"
 #include "engine/model/model.h"
@@ -75,7 +74,11 @@ void benchFile(const std::string& path, const Options& o, double bandwidth) {
   const int threads = o.threads, decodeSteps = o.decodeSteps, context = o.context;
   const bool prefill = o.prefill;
   auto model = loadModel(path);
-  auto ex = createCpuExecutor(model, threads, GgmlType::F32, cpuKvCacheType(o.kvCacheDtype));
+  ExecutorOptions opts;  // as generate makes it: kv_cache_dtype auto is bf16 for quantized weights
+  opts.backend = "cpu";
+  opts.numThreads = threads;
+  opts.kvCacheDtype = o.kvCacheDtype;
+  auto ex = createExecutor(model, opts);
   const DeviceInfo info = ex->deviceInfo();
   const int vocab = model->config.vocabSize, prompt = std::max(512, context);
   std::printf("\n== %s: %s, %.1f MiB of weights, %.1fM params\n", path.c_str(), info.weightType.c_str(),

@@ -5,15 +5,22 @@
 // (F32, F16, BF16 panels) on one core at decode batch sizes, weights in L3. Never part of
 // the test suite.
 // Also one decode row's attention (CpuKernels::attendRow) over a paged KV cache.
-//   bench_quant_kernels [--gemm [K N] | --attention]   (--gemm: only the unquantized GEMM,
-//   of K × N; --attention: only the attention)
+// --attention-dram: a decode row's attention as a 415M Llama's decode step runs it (head_dim
+// 128, 3 query heads per KV head, 4 KV heads, 544 cached tokens), over many layers' caches
+// so that every byte comes from memory: the KV bytes per second on one core against a
+// streaming read on the same core.
+//   bench_quant_kernels [--gemm [K N] | --attention | --attention-dram]   (--gemm: only
+//   the unquantized GEMM, of K × N; --attention: only the attention)
 #include <algorithm>
 #include <cstdlib>
 #include <string_view>
 #include <ctime>
 #include <cstdio>
 #include <random>
+#include <memory>
 #include <vector>
+
+#include <sys/mman.h>
 
 #include "engine/common/dtype.h"
 #include "engine/exec/cpu/gemm.h"
@@ -119,6 +126,7 @@ void print(const char* isa, const char* type, const Row& r) {
 // they are held against (issue 19: decode batches at >= 85 % of prefill's GFLOP/s).
 // SIMD ISAs only.
 void gemm16(ThreadPool& one, Isa isa, DType dtype, int K, int N) {
+  const CpuKernels& kernels = cpuKernels(isa);  // once: the CPUID behind it traps in a VM
   constexpr int kMaxRows = 256;
   std::mt19937 rng(2);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -134,7 +142,7 @@ void gemm16(ThreadPool& one, Isa isa, DType dtype, int K, int N) {
   for (int rows : {kMaxRows, 1, 8, 16, 32, 64}) {
     const int iters = std::max(2, 64 / rows);
     const double t = bestSeconds([&] {
-      for (int it = 0; it < iters; ++it) gemm(one, cpuKernels(isa), x.data(), size_t(K), rows, {{&w, y.data(), size_t(N)}});
+      for (int it = 0; it < iters; ++it) gemm(one, kernels, x.data(), size_t(K), rows, {{&w, y.data(), size_t(N)}});
     });
     const double gflops = 2.0 * iters * rows * double(K) * N / t / 1e9;
     if (rows == kMaxRows) {
@@ -151,6 +159,7 @@ void gemm16(ThreadPool& one, Isa isa, DType dtype, int K, int N) {
 // positions in 16-slot blocks scattered over the pool (as a serving engine's are), f32 and
 // bf16 caches: GFLOP/s (4·G·n·64 per row: scores and Σ p·V) on the calling thread.
 void attention(Isa isa, DType type) {
+  const CpuKernels& kernels = cpuKernels(isa);  // once: the CPUID behind it traps in a VM
   constexpr int d = 64, blockSize = 16;
   std::printf("%-8s %-5s attention, head_dim %d, GFLOP/s:", isaName(isa), dtypeName(type).data(), d);
   for (int n : {128, 512, 2048}) {
@@ -173,7 +182,7 @@ void attention(Isa isa, DType type) {
       for (float& v : q) v = dist(rng);
       const int iters = std::max(1, 20000 / n);
       const double t = bestSeconds([&] {
-        for (int it = 0; it < iters; ++it) cpuKernels(isa).attendRow(q.data(), G, d, kv, n, 0.125f, scratch.data(), out.data());
+        for (int it = 0; it < iters; ++it) kernels.attendRow(q.data(), G, d, kv, n, 0.125f, scratch.data(), out.data());
       });
       std::printf("  n %d G %d %5.1f", n, G, 4.0 * G * n * d * iters / t / 1e9);
     }
@@ -181,9 +190,67 @@ void attention(Isa isa, DType type) {
   std::printf("\n");
 }
 
+// One thread's streaming read of `bytes`, best of 3 → GB/s (thread CPU time).
+double streamRead(size_t bytes) {
+  std::vector<uint64_t> buf(bytes / sizeof(uint64_t), 1);
+  uint64_t sink = 0;
+  const double t = bestSeconds([&] {
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (size_t i = 0; i < buf.size(); i += 4) s0 += buf[i], s1 += buf[i + 1], s2 += buf[i + 2], s3 += buf[i + 3];
+    sink += s0 + s1 + s2 + s3;
+  });
+  if (sink == 42) std::printf(" ");
+  return double(bytes) / t / 1e9;
+}
+
+// n bytes, 2 MiB aligned, advised to transparent huge pages when `huge`.
+std::shared_ptr<uint8_t> pages(size_t n, bool huge) {
+  const size_t align = size_t(2) << 20, size = (n + align - 1) / align * align;
+  std::shared_ptr<uint8_t> p(static_cast<uint8_t*>(std::aligned_alloc(align, size)), std::free);
+  if (huge) madvise(p.get(), size, MADV_HUGEPAGE);
+  return p;
+}
+
+void attentionDram(Isa isa, DType type, bool huge) {
+  constexpr int d = 128, G = 3, kvHeads = 4, blockSize = 16, n = 544, layers = 96;  // 2x L3 in bf16
+  const int numBlocks = (n + blockSize - 1) / blockSize;
+  const size_t esize = dtypeSize(type), perLayer = size_t(numBlocks) * blockSize * kvHeads * d;
+  const size_t bytes = perLayer * layers * esize;
+  const std::shared_ptr<uint8_t> kp = pages(bytes, huge), vp = pages(bytes, huge);
+  uint8_t *k = kp.get(), *v = vp.get();
+  std::mt19937 rng(5);
+  for (size_t i = 0; i < bytes; i += 2) {  // small finite values in every element type
+    k[i] = uint8_t(rng() & 0x3f), v[i] = uint8_t(rng() & 0x3f);
+    k[i + 1] = 0x3c, v[i + 1] = 0x3c;
+  }
+  std::vector<int32_t> table(static_cast<size_t>(numBlocks));
+  for (int b = 0; b < numBlocks; ++b) table[size_t(b)] = b;
+  std::vector<float> q(size_t(G) * d, 0.01f), out(size_t(G) * d), scratch(size_t(G) * (scoreStride(n) + 1));
+  const CpuKernels& kernels = cpuKernels(isa);  // once: the CPUID behind it traps in a VM
+  const double t = bestSeconds([&] {
+    for (int l = 0; l < layers; ++l)
+      for (int h = 0; h < kvHeads; ++h) {
+        const uint8_t* kl = k + perLayer * size_t(l) * esize;
+        const uint8_t* vl = v + perLayer * size_t(l) * esize;
+        const PagedKv kv{table.data(), blockSize, kl + size_t(h) * d * blockSize * esize, size_t(kvHeads) * d * blockSize,
+                         vl + size_t(h) * d * esize, size_t(blockSize) * kvHeads * d, size_t(kvHeads) * d, type};
+        kernels.attendRow(q.data(), G, d, kv, n, 0.088f, scratch.data(), out.data());
+      }
+  });
+  const double read = 2.0 * double(n) * d * kvHeads * layers * double(esize);
+  std::printf("%-8s %-5s decode attention from memory (d %d, G %d, n %d, %s pages): %5.1f GB/s, %.1f us per layer\n",
+              isaName(isa), dtypeName(type).data(), d, G, n, huge ? "2 MiB" : "4 KiB", read / t / 1e9, t / layers * 1e6);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "--attention-dram") {
+    std::printf("one core's streaming read: %.1f GB/s\n", streamRead(size_t(256) << 20));
+    for (DType type : {DType::F32, DType::BF16})  // the ISA the executor runs (LWB_CPU_ISA)
+      for (bool huge : {false, true}) attentionDram(detectIsa(), type, huge);
+    return 0;
+  }
   if (argc > 1 && std::string_view(argv[1]) == "--attention") {
     for (Isa isa : supportedIsas())
       for (DType type : {DType::F32, DType::BF16}) attention(isa, type);
