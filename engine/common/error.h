@@ -18,6 +18,12 @@ inline void check(bool condition, const std::string& message) {
   if (!condition) throw Error(message);
 }
 
+// A literal message: no std::string is built unless the check fails (the kernels check
+// their arguments per call and per task, thousands of times a decode step).
+inline void check(bool condition, const char* message) {
+  if (!condition) throw Error(message);
+}
+
 // The same, with the message built only when the condition is false: for checks that run
 // every step over every row or block, where building the text each time would cost more
 // than the check.

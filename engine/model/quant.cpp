@@ -68,7 +68,7 @@ const TypeInfo* findType(uint32_t raw) {
 
 const TypeInfo& requireType(GgmlType t) {
   const TypeInfo* info = findType(uint32_t(t));
-  check(info != nullptr, "unsupported ggml type " + ggmlTypeName(t));
+  check(info != nullptr, [&] { return "unsupported ggml type " + ggmlTypeName(t); });  // per GEMM call
   return *info;
 }
 
@@ -206,8 +206,10 @@ float halfToFloat(uint16_t h) {
 
 void dequantizeRow(GgmlType type, const void* src, float* dst, int64_t n) {
   const TypeInfo& info = requireType(type);
-  check(n >= 0 && n % info.blockSize == 0, std::string("dequantizeRow: ") + info.name + " rows need a multiple of " +
-                                               std::to_string(info.blockSize) + " elements, got " + std::to_string(n));
+  check(n >= 0 && n % info.blockSize == 0, [&] {
+    return std::string("dequantizeRow: ") + info.name + " rows need a multiple of " + std::to_string(info.blockSize) +
+           " elements, got " + std::to_string(n);
+  });
   const int64_t nb = n / info.blockSize;
   switch (type) {
     case GgmlType::F32: std::memcpy(dst, src, size_t(n) * 4); return;
