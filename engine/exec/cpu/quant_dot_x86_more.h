@@ -32,6 +32,7 @@ template <typename B, int kBits, int kOffset>
 float dotLegacySigned(const B* w, const BlockQ8_0* x, int nb) {
   __m256 acc = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
+    prefetchNextRow(w, nb, b);
     const __m256i wq = _mm256_sub_epi8(legacyQuants<B, kBits>(w[b]), _mm256_set1_epi8(kOffset));
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
     const __m256i p = dotBytes(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(xq, wq));
@@ -46,6 +47,7 @@ float dotLegacyMin(const B* w, const BlockQ8_0* x, int nb) {
   const __m256i ones = _mm256_set1_epi8(1);
   __m256 acc = _mm256_setzero_ps(), accm = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
+    prefetchNextRow(w, nb, b);
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
     const float dy = halfScalar(x[b].d);
     const __m256i p = dotBytes(legacyQuants<B, kBits>(w[b]), xq);
