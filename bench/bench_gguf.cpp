@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/config/knobs.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/cpu/thread_pool.h"
 #include "engine/model/model.h"
@@ -119,20 +120,20 @@ void benchFile(const std::string& path, const Options& o, double bandwidth) {
 int main(int argc, char** argv) {
   Options o;
   std::vector<std::string> files;
+  const std::string kvFlag = "--" + findKnob(knob::kKvCacheDtype)->flag;  // the knob table's flag
   for (int i = 1; i < argc; ++i) {
     const bool value = i + 1 < argc;
     if (std::strcmp(argv[i], "--threads") == 0 && value) o.threads = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--decode-steps") == 0 && value) o.decodeSteps = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--context") == 0 && value) o.context = std::atoi(argv[++i]);
-    else if (std::strcmp(argv[i], "--kv-cache-dtype") == 0 && value) o.kvCacheDtype = argv[++i];
+    else if (argv[i] == kvFlag && value) o.kvCacheDtype = argv[++i];
     else if (std::strcmp(argv[i], "--no-prefill") == 0) o.prefill = false;
     else if (argv[i][0] != '-') files.push_back(argv[i]);
     else files.clear(), i = argc;
   }
   if (files.empty() || o.threads < 1 || o.decodeSteps < 1 || o.context < 1) {
-    std::fprintf(stderr,
-                 "usage: bench_gguf [--threads N] [--decode-steps N] [--context N] [--kv-cache-dtype T] "
-                 "[--no-prefill] FILE.gguf...\n");
+    std::fprintf(stderr, "usage: bench_gguf [--threads N] [--decode-steps N] [--context N] [%s T] [--no-prefill] FILE.gguf...\n",
+                 kvFlag.c_str());
     return 2;
   }
   try {
