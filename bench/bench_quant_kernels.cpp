@@ -79,14 +79,15 @@ std::vector<Block> randomWeights(size_t numBlocks, std::mt19937& rng) {
 }
 
 struct Row {
-  double dotGBs = 0, tileGmacs = 0;
+  double dotGBs = 0, tileGmacs = 0, rowsGBs = 0;
   QuantTileDims dims;
+  int decodeRows = 0;
 };
 
 // 64 weight rows of K = 4096 (Q8_0: 278 KiB, in L2) against 4 activation rows.
 template <typename Block, typename Act>
 Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Act*, int), QuantTileFn<Block, Act> tile,
-            QuantTileDims dims = {}) {
+            QuantTileDims dims = {}, QuantRowsFn<Block, Act> rowsFn = nullptr, int decodeRows = 0) {
   constexpr int K = 4096, rows = 64, iters = 200;
   std::mt19937 rng(1);
   const auto w = randomWeights<Block>(size_t(K) * rows / size_t(ggmlBlockSize(type)), rng);
@@ -112,11 +113,21 @@ Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Ac
   });
   const double macs = double(tileIters) * dims.rows * rows * K;
   const double bytes = double(iters) * double(w.size()) * sizeof(Block);
-  return {bytes / tDot / 1e9, macs / tTile / 1e9, dims};
+  double tRows = 0;
+  if (rowsFn != nullptr) {
+    tRows = bestSeconds([&] {
+      for (int it = 0; it < iters; ++it)
+        for (int r = 0; r + decodeRows <= rows; r += decodeRows) rowsFn(&w[size_t(r) * size_t(nb)], x.data(), nb, y);
+      sink = sink + y[0];
+    });
+  }
+  return {bytes / tDot / 1e9, macs / tTile / 1e9, tRows > 0 ? bytes / tRows / 1e9 : 0.0, dims, decodeRows};
 }
 
 void print(const char* isa, const char* type, const Row& r) {
-  std::printf("%-8s %-5s decode: dot %6.1f GB/s   prefill: %dx%d tile %6.1f GMAC/s\n", isa, type, r.dotGBs,
+  char rows[48] = "";
+  if (r.decodeRows > 0) std::snprintf(rows, sizeof rows, ", %d rows %6.1f GB/s", r.decodeRows, r.rowsGBs);
+  std::printf("%-8s %-5s decode: dot %6.1f GB/s%s   prefill: %dx%d tile %6.1f GMAC/s\n", isa, type, r.dotGBs, rows,
               r.dims.rows, r.dims.cols, r.tileGmacs);
 }
 
@@ -267,10 +278,13 @@ int main(int argc, char** argv) {
     const QuantKernels& qk = quantKernels(isa);
     const char* name = isaName(isa);
     print(name, "Q8_0", measure(GgmlType::Q8_0, GgmlType::Q8_0, qk.dotQ8_0, qk.tileQ8_0, qk.tileDimsQ8_0));
-    print(name, "Q4_0", measure(GgmlType::Q4_0, GgmlType::Q8_0, qk.dotQ4_0, qk.tileQ4_0, qk.tileDimsQ4_0));
-    print(name, "Q4_1", measure(GgmlType::Q4_1, GgmlType::Q8_0, qk.dotQ4_1, qk.tileQ4_1));
-    print(name, "Q5_0", measure(GgmlType::Q5_0, GgmlType::Q8_0, qk.dotQ5_0, qk.tileQ5_0, qk.tileDimsQ5_0));
-    print(name, "Q5_1", measure(GgmlType::Q5_1, GgmlType::Q8_0, qk.dotQ5_1, qk.tileQ5_1));
+    const int dr = qk.decodeRows;
+    print(name, "Q4_0",
+          measure(GgmlType::Q4_0, GgmlType::Q8_0, qk.dotQ4_0, qk.tileQ4_0, qk.tileDimsQ4_0, qk.rowsQ4_0, dr));
+    print(name, "Q4_1", measure(GgmlType::Q4_1, GgmlType::Q8_0, qk.dotQ4_1, qk.tileQ4_1, {}, qk.rowsQ4_1, dr));
+    print(name, "Q5_0",
+          measure(GgmlType::Q5_0, GgmlType::Q8_0, qk.dotQ5_0, qk.tileQ5_0, qk.tileDimsQ5_0, qk.rowsQ5_0, dr));
+    print(name, "Q5_1", measure(GgmlType::Q5_1, GgmlType::Q8_0, qk.dotQ5_1, qk.tileQ5_1, {}, qk.rowsQ5_1, dr));
     print(name, "Q4_K", measure(GgmlType::Q4_K, GgmlType::Q8_K, qk.dotQ4_K, qk.tileQ4_K));
     print(name, "Q5_K", measure(GgmlType::Q5_K, GgmlType::Q8_K, qk.dotQ5_K, qk.tileQ5_K));
     print(name, "Q6_K", measure(GgmlType::Q6_K, GgmlType::Q8_K, qk.dotQ6_K, qk.tileQ6_K));

@@ -1,8 +1,9 @@
 // The tiles of every GGUF weight type (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 against Q8_0; Q4_K,
-// Q5_K, Q6_K against Q8_K), prefill's and decode's: on random blocks (every bit pattern of
-// the quants), every ISA's tile gives each output its dot's exact bits, and the quantized GEMM of a
-// GGUF-typed weight gives each output exactly that dot whatever the batch size and the
-// thread count (batch invariance: the tiles and the edge dots must agree).
+// Q5_K, Q6_K against Q8_K), prefill's and the legacy types' decode rows: on random blocks
+// (every bit pattern of the quants), every ISA's tile gives each output its dot's exact
+// bits, and the quantized GEMM of a GGUF-typed weight gives each output exactly that dot
+// whatever the batch size and the thread count (batch invariance: the tiles, the rows
+// kernels and the edge dots must agree).
 #include <QtTest>
 
 #include <cmath>
@@ -93,6 +94,42 @@ void checkTile(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, TileM
   checkTileShape(type, actType, dot, tile, tileDims);
 }
 
+template <typename Block>
+using RowsMember = void (*QuantKernels::*)(const Block*, const BlockQ8_0*, int, float*);
+
+// A legacy type's decode rows kernel (decodeRows weight rows against one activation row)
+// against its dot, bit for bit, on every ISA that has one; it writes nothing past its rows.
+template <typename Block>
+void checkDecodeRows(GgmlType type, DotMember<Block, BlockQ8_0> dot, RowsMember<Block> rowsFn) {
+  std::mt19937 rng(33);
+  int isasChecked = 0;
+  for (Isa isa : supportedIsas()) {
+    const QuantKernels& qk = quantKernels(isa);
+    if (qk.*rowsFn == nullptr) continue;
+    const int R = qk.decodeRows;
+    QVERIFY2(R > 0, isaName(isa));
+    for (int nb : {1, 3, 8, 48}) {
+      const auto w = randomBlocks<Block>(size_t(nb) * size_t(R), rng, 0.01f);
+      const auto x = activations<BlockQ8_0>(GgmlType::Q8_0, 1, nb * kQk, rng);
+      std::vector<float> y(size_t(R) + 1, NAN);
+      (qk.*rowsFn)(w.data(), x.data(), nb, y.data());
+      for (int r = 0; r < R; ++r) {
+        const float want = (qk.*dot)(w.data() + size_t(r) * size_t(nb), x.data(), nb), got = y[size_t(r)];
+        QVERIFY2(std::isfinite(want), "the random blocks must give finite dots");
+        QVERIFY2(std::memcmp(&want, &got, 4) == 0,
+                 qPrintable(QString("%1 %2 nb=%3 row %4: rows kernel %5, dot %6")
+                                .arg(QString::fromStdString(ggmlTypeName(type)), isaName(isa))
+                                .arg(nb).arg(r).arg(double(got), 0, 'g', 9).arg(double(want), 0, 'g', 9)));
+      }
+      QVERIFY2(std::isnan(y[size_t(R)]), "a rows kernel writes past its rows");
+    }
+    ++isasChecked;
+  }
+#if defined(__x86_64__)
+  QVERIFY2(isasChecked > 0, "every x86 ISA has the legacy types' decode rows kernels");
+#endif
+}
+
 // Q8_0 blocks at the extremes of the integer arithmetic: every weight byte -128 or 127
 // (and a mix), activations ±127 (quantizeRow's range), all-zero blocks.
 std::vector<BlockQ8_0> extremeQ8_0(int numRows, int nb, int salt) {
@@ -165,6 +202,13 @@ class TestQuantTiles : public QObject {
     checkTile<BlockQ5_1, BlockQ8_0>(GgmlType::Q5_1, GgmlType::Q8_0, &QuantKernels::dotQ5_1, &QuantKernels::tileQ5_1);
     checkTile<BlockQ5_K, BlockQ8_K>(GgmlType::Q5_K, GgmlType::Q8_K, &QuantKernels::dotQ5_K, &QuantKernels::tileQ5_K);
     checkTile<BlockQ6_K, BlockQ8_K>(GgmlType::Q6_K, GgmlType::Q8_K, &QuantKernels::dotQ6_K, &QuantKernels::tileQ6_K);
+  }
+
+  void decodeRowsEqualTheDotProducts() {
+    checkDecodeRows<BlockQ4_0>(GgmlType::Q4_0, &QuantKernels::dotQ4_0, &QuantKernels::rowsQ4_0);
+    checkDecodeRows<BlockQ4_1>(GgmlType::Q4_1, &QuantKernels::dotQ4_1, &QuantKernels::rowsQ4_1);
+    checkDecodeRows<BlockQ5_0>(GgmlType::Q5_0, &QuantKernels::dotQ5_0, &QuantKernels::rowsQ5_0);
+    checkDecodeRows<BlockQ5_1>(GgmlType::Q5_1, &QuantKernels::dotQ5_1, &QuantKernels::rowsQ5_1);
   }
 
   // Weights of -128 and 127, activations of ±127: the tiles' unsigned offset (x + 128,

@@ -34,8 +34,9 @@ inline float halfScalar(uint16_t h) { return _cvtsh_ss(h); }
 // Block b of the weight row after this one (w + nb), into L1: a decode's dots run a task's
 // rows one after another, and with the hardware prefetchers alone a Q4_K_M decode
 // streamed its weights at 86-87 % of a 2-thread streaming read, with it at 90-91 % (129 →
-// 137 tok/s), Q4_0 at 57 → 60 % (bench_gguf, docs/benchmarks.md has the machine). Q8_0
-// and Q6_K, at 90-96 % without it, gained nothing and do without. A prefetch never
+// 137 tok/s), Q4_0 at 57 → 60 % (bench_gguf, docs/benchmarks.md has the machine; the
+// legacy types' decode now runs their rows kernels, quant_tile_x86.h). Q8_0 and Q6_K, at
+// 90-96 % without it, gained nothing and do without. A prefetch never
 // faults, so the last row's reach past the matrix is harmless.
 template <typename WB>
 inline void prefetchNextRow(const WB* w, int nb, int b) {

@@ -25,6 +25,11 @@ constexpr int kQuantTileRows = 4;
 constexpr int kQuantTileCols = 2;
 constexpr int kQuantTileMax = 8;  // the largest rows or cols of any prefill tile
 
+// Decode: y[i] = dot(w + i · nb, x) for QuantKernels::decodeRows consecutive weight rows
+// from w against one activation row, each output the dot's exact bits.
+template <typename WB, typename XB>
+using QuantRowsFn = void (*)(const WB* w, const XB* x, int nb, float* y);
+
 // A prefill tile's input rows × weight rows.
 struct QuantTileDims {
   int rows = kQuantTileRows;
@@ -56,6 +61,13 @@ struct QuantKernels {
   QuantTileFn<BlockQ4_K, BlockQ8_K> tileQ4_K = nullptr;
   QuantTileFn<BlockQ5_K, BlockQ8_K> tileQ5_K = nullptr;
   QuantTileFn<BlockQ6_K, BlockQ8_K> tileQ6_K = nullptr;
+  // Decode of the legacy types, where one dot is bound by its single FMA chain: rows of
+  // weights side by side, one chain each. nullptr: one dot per row.
+  int decodeRows = 0;
+  QuantRowsFn<BlockQ4_0, BlockQ8_0> rowsQ4_0 = nullptr;
+  QuantRowsFn<BlockQ4_1, BlockQ8_0> rowsQ4_1 = nullptr;
+  QuantRowsFn<BlockQ5_0, BlockQ8_0> rowsQ5_0 = nullptr;
+  QuantRowsFn<BlockQ5_1, BlockQ8_0> rowsQ5_1 = nullptr;
   // Activation rows → Q8_0 / Q8_K blocks (n a multiple of the block): the same bytes as
   // quantizeRow, vectorized.
   void (*quantizeQ8_0)(const float* x, BlockQ8_0* out, int n) = nullptr;

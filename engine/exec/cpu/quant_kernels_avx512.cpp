@@ -33,6 +33,8 @@ constexpr bool kVnni = true;
 // The 512-bit tiles replace the 256-bit ones of these three types (the prefill shapes that
 // measured fastest in bench_quant_kernels).
 constexpr QuantTileDims kZmmDimsQ8_0{4, 8}, kZmmDimsLegacy{8, 4};
+// The legacy types' decode: quads of weight rows per call.
+constexpr int kDecodeQuads = kLegacyDecodeRows / 4;
 
 QuantKernels avx512Table() {
   constexpr int R = kZmmDimsLegacy.rows, C = kZmmDimsLegacy.cols;
@@ -43,6 +45,10 @@ QuantKernels avx512Table() {
   k.tileDimsQ4_0 = kZmmDimsLegacy;
   k.tileQ5_0 = &tileLegacySignedZmm<BlockQ5_0, 5, 16, R, C>;
   k.tileDimsQ5_0 = kZmmDimsLegacy;
+  k.rowsQ4_0 = &rowsLegacyZmm<BlockQ4_0, 4, 8, false, kDecodeQuads>;
+  k.rowsQ4_1 = &rowsLegacyZmm<BlockQ4_1, 4, 0, true, kDecodeQuads>;
+  k.rowsQ5_0 = &rowsLegacyZmm<BlockQ5_0, 5, 16, false, kDecodeQuads>;
+  k.rowsQ5_1 = &rowsLegacyZmm<BlockQ5_1, 5, 0, true, kDecodeQuads>;
   return k;
 }
 }  // namespace

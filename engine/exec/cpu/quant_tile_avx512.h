@@ -21,6 +21,8 @@
 // ±4 · 128 · 127), so subtracting 1.5 · 2^23 gives float(p) exactly. The integer add
 // rides in each lane's starting value, so the conversion leaves port 0 to dpbusd.
 constexpr int32_t kMagicFloatBits = 0x4B400000;
+// 1.5 · 2^19 (ulp 1/16): the bits 0x49400000 + 16 · p are the float 1.5 · 2^19 + p.
+constexpr int32_t kMagicFloatBits16 = 0x49400000;
 
 // [s0 ×8 | s1 ×8] as floats: fp16 → fp32 is exact, so these are halfScalar's values.
 inline __m512 pairScalesZmm(uint16_t s0, uint16_t s1) {
@@ -122,4 +124,119 @@ void tileLegacySignedZmm(const B* const* w, const BlockQ8_0* const* x, int nb, f
     }
   }
   storePairSums<kTR, kP>(acc, y, ldy);
+}
+
+// Decode of the legacy types (Q4_0, Q4_1, Q5_0, Q5_1): 4 · kG consecutive weight rows
+// against one activation row, each output its dot's exact bits (dotLegacySigned,
+// dotLegacyMin). A single dot of these types is bound by its one FMA chain per 32
+// elements (4 cycles a block: ~13 GB/s a core, half of what a 2-core decode needs); here
+// each zmm lane holds one chain of one row, so 2 · kG chains run side by side, and the
+// activation's work is shared by the rows.
+// Layout: four rows' 16 quant bytes of block b fill a zmm, row r in bytes 16r..16r+15;
+// their low nibbles (elements 0-15) meet the block's activation bytes 0-15 broadcast to
+// the four 128-bit lanes, their high nibbles (16-31) bytes 16-31. So zmm lane 4r + i of
+// the low product is row r's dot lane i, of the high product its lane 4 + i; the two
+// accumulate apart and meet in hsum8's own order at the end.
+
+// The scales of four blocks times dx, each product rounded once as the dot rounds
+// halfScalar(w.d) · halfScalar(x.d), as [s0 ×4 | s1 ×4 | s2 ×4 | s3 ×4].
+inline __m512 quadScalesZmm(uint16_t s0, uint16_t s1, uint16_t s2, uint16_t s3, __m128 dx) {
+  const uint64_t packed = uint64_t(s0) | uint64_t(s1) << 16 | uint64_t(s2) << 32 | uint64_t(s3) << 48;
+  const __m128 d = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(packed))), dx);
+  return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3),
+                               _mm512_castps128_ps512(d));
+}
+
+// The 16 quant bytes of four blocks, block r in the 128-bit lane r (two 256-bit pairs
+// joined: cheaper than three 128-bit inserts into a zmm).
+inline __m512i quadBytesZmm(const uint8_t* q0, const uint8_t* q1, const uint8_t* q2, const uint8_t* q3) {
+  const auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+  const __m256i lo = _mm256_inserti128_si256(_mm256_castsi128_si256(load(q0)), load(q1), 1);
+  const __m256i hi = _mm256_inserti128_si256(_mm256_castsi128_si256(load(q2)), load(q3), 1);
+  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+// Bits 16r + j of the result: bit kFrom + j of the four blocks' qh words (j < 16).
+template <typename B, int kFrom>
+inline __mmask64 quadFifthBits(const B& w0, const B& w1, const B& w2, const B& w3) {
+  const auto half = [](const B& w) {
+    uint32_t qh;
+    std::memcpy(&qh, w.qh, 4);
+    return uint64_t((qh >> kFrom) & 0xFFFFu);
+  };
+  return __mmask64(half(w0) | half(w1) << 16 | half(w2) << 32 | half(w3) << 48);
+}
+
+// Lane 4r of the result: hsum8 of row r's 8 lanes (lanes 4r..4r+3 of lo, then of hi).
+inline __m512 quadHsum8(__m512 lo, __m512 hi) {
+  const __m512 b = _mm512_add_ps(lo, hi);                                          // v_i + v_{i+4}
+  const __m512 c = _mm512_add_ps(b, _mm512_permute_ps(b, _MM_SHUFFLE(3, 2, 3, 2)));  // + movehl
+  return _mm512_add_ps(c, _mm512_movehdup_ps(c));                                    // c0 + c1
+}
+
+template <typename B, int kBits, int kOffset, bool kMin, int kG>
+void rowsLegacyZmm(const B* w, const BlockQ8_0* x, int nb, float* y) {
+  constexpr int kRows = 4 * kG;
+  const __m512i low4 = _mm512_set1_epi8(0x0F), magic = _mm512_set1_epi32(kMagicFloatBits);
+  const __m512 magicF = _mm512_castsi512_ps(magic);
+  // 4-bit types keep the high nibbles in place (16 · q, one and-not): their lanes are 16
+  // times the integers, read exactly by a magic number 16 times smaller (1.5 · 2^19, whose
+  // ulp is 1/16; |16 · lane| < 2^22 still). The lanes' starts scale with them.
+  constexpr int kHiScale = kBits == 4 ? 16 : 1;
+  const __m512i magicHi = _mm512_set1_epi32(kBits == 4 ? kMagicFloatBits16 : kMagicFloatBits);
+  const __m512 magicHiF = _mm512_castsi512_ps(magicHi);
+  __m512 accLo[kG] = {}, accHi[kG] = {}, accMLo[kG] = {}, accMHi[kG] = {};
+  const B* rows[kRows];
+  for (int r = 0; r < kRows; ++r) rows[r] = w + size_t(r) * size_t(nb);
+  // The next call's rows follow these ones; fetched in the order they lie, a slice a block.
+  const char* next = reinterpret_cast<const char*>(w + size_t(kRows) * size_t(nb));
+  constexpr size_t kSlice = kRows * sizeof(B);
+  for (int b = 0; b < nb; ++b) {
+    for (size_t off = 0; off <= kSlice; off += 64) _mm_prefetch(next + size_t(b) * kSlice + off, _MM_HINT_T0);
+    const __m512i xLo = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].qs)));
+    const __m512i xHi = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].qs + 16)));
+    // Each lane's start: 1.5 · 2^23 as bits (the int → float of quant_tile_avx512.h), less
+    // kOffset · Σx over its 4 bytes for the signed types.
+    __m512i baseLo = magic, baseHi = magicHi;
+    __m512 sumLo = {}, sumHi = {};
+    if constexpr (kMin) {
+      const __m512i ones = _mm512_set1_epi8(1);
+      sumLo = _mm512_sub_ps(_mm512_castsi512_ps(_mm512_dpbusd_epi32(magic, ones, xLo)), magicF);
+      sumHi = _mm512_sub_ps(_mm512_castsi512_ps(_mm512_dpbusd_epi32(magic, ones, xHi)), magicF);
+    } else {
+      const __m512i offset = _mm512_set1_epi8(int8_t(kOffset));
+      baseLo = _mm512_sub_epi32(magic, _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, xLo));
+      const __m512i offsetHi = _mm512_set1_epi8(int8_t(kHiScale * kOffset));
+      baseHi = _mm512_sub_epi32(magicHi, _mm512_dpbusd_epi32(_mm512_setzero_si512(), offsetHi, xHi));
+    }
+    const __m128 dx = _mm_set1_ps(halfScalar(x[b].d));
+#pragma GCC unroll 4
+    for (int g = 0; g < kG; ++g) {
+      const B &w0 = rows[4 * g][b], &w1 = rows[4 * g + 1][b], &w2 = rows[4 * g + 2][b], &w3 = rows[4 * g + 3][b];
+      const __m512i q = quadBytesZmm(w0.qs, w1.qs, w2.qs, w3.qs);
+      __m512i lo = _mm512_and_si512(q, low4);
+      __m512i hi = kBits == 4 ? _mm512_andnot_si512(low4, q) : _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
+      if constexpr (kBits == 5) {
+        const __m512i bit = _mm512_set1_epi8(0x10);
+        lo = _mm512_mask_add_epi8(lo, quadFifthBits<B, 0>(w0, w1, w2, w3), lo, bit);
+        hi = _mm512_mask_add_epi8(hi, quadFifthBits<B, 16>(w0, w1, w2, w3), hi, bit);
+      }
+      const __m512 lanesLo = _mm512_sub_ps(_mm512_castsi512_ps(_mm512_dpbusd_epi32(baseLo, lo, xLo)), magicF);
+      const __m512 lanesHi = _mm512_sub_ps(_mm512_castsi512_ps(_mm512_dpbusd_epi32(baseHi, hi, xHi)), magicHiF);
+      const __m512 d = quadScalesZmm(w0.d, w1.d, w2.d, w3.d, dx);
+      accLo[g] = _mm512_fmadd_ps(d, lanesLo, accLo[g]);
+      accHi[g] = _mm512_fmadd_ps(d, lanesHi, accHi[g]);
+      if constexpr (kMin) {
+        const __m512 m = quadScalesZmm(w0.m, w1.m, w2.m, w3.m, dx);
+        accMLo[g] = _mm512_fmadd_ps(m, sumLo, accMLo[g]);
+        accMHi[g] = _mm512_fmadd_ps(m, sumHi, accMHi[g]);
+      }
+    }
+  }
+  for (int g = 0; g < kG; ++g) {
+    alignas(64) float s[16], m[16];
+    _mm512_store_ps(s, quadHsum8(accLo[g], accHi[g]));
+    if constexpr (kMin) _mm512_store_ps(m, quadHsum8(accMLo[g], accMHi[g]));
+    for (int r = 0; r < 4; ++r) y[4 * g + r] = kMin ? s[4 * r] + m[4 * r] : s[4 * r];
+  }
 }

@@ -198,6 +198,103 @@ void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, floa
     for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - o[r * kTC + c];
 }
 
+// Decode of the legacy types: 2 · kP consecutive weight rows against one activation row,
+// each output its dot's exact bits (dotLegacySigned, dotLegacyMin). One dot of these types
+// is bound by its single FMA chain per 32 elements; here two rows share a register (row
+// r's 16 quant bytes in the low 128-bit lane, row r + 1's in the high one), so 2 · kP
+// chains run side by side and the activation's work is shared by the rows. A row's low
+// nibbles (elements 0-15) meet the activation bytes 0-15 in both lanes, its high nibbles
+// bytes 16-31: lane 4h + i of the low product is row (r + h)'s dot lane i, of the high
+// product its lane 4 + i, and the two halves meet in hsum8's order at the end.
+// quant_tile_avx512.h has the 512-bit version (four rows a register).
+
+// [s0 ×4 | s1 ×4] times dx, each product rounded once as the dot's halfScalar(w.d) · dy.
+inline __m256 pairScalesYmm(uint16_t s0, uint16_t s1, __m128 dx) {
+  const __m128 d = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(int(uint32_t(s0) | uint32_t(s1) << 16))), dx);
+  return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(d), _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
+}
+
+// Bits 16h + j of the result: bit kFrom + j of the two blocks' qh words, as 0x10 in byte
+// 16h + j (j < 16).
+template <typename B, int kFrom>
+inline __m256i pairFifthBits(const B& w0, const B& w1) {
+  uint32_t h0, h1;
+  std::memcpy(&h0, w0.qh, 4);
+  std::memcpy(&h1, w1.qh, 4);
+  const uint32_t bits = ((h0 >> kFrom) & 0xFFFFu) | ((h1 >> kFrom) & 0xFFFFu) << 16;
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(int(bits)), _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                                     2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+  const __m256i bit = _mm256_set1_epi64x(int64_t(0x8040201008040201ull));
+  return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(0x10));
+}
+
+// Row h's hsum8 in lane 4h: lanes 4h..4h+3 of lo, then of hi.
+inline __m256 pairHsum8(__m256 lo, __m256 hi) {
+  const __m256 b = _mm256_add_ps(lo, hi);
+  const __m256 c = _mm256_add_ps(b, _mm256_permute_ps(b, _MM_SHUFFLE(3, 2, 3, 2)));
+  return _mm256_add_ps(c, _mm256_movehdup_ps(c));
+}
+
+template <typename B, int kBits, int kOffset, bool kMin, int kP>
+void rowsLegacy(const B* w, const BlockQ8_0* x, int nb, float* y) {
+  constexpr int kRows = 2 * kP;
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  __m256 accLo[kP], accHi[kP], accMLo[kP], accMHi[kP];
+  for (int p = 0; p < kP; ++p) accLo[p] = accHi[p] = accMLo[p] = accMHi[p] = _mm256_setzero_ps();
+  const B* rows[kRows];
+  for (int r = 0; r < kRows; ++r) rows[r] = w + size_t(r) * size_t(nb);
+  // The next call's rows follow these ones; fetched in the order they lie, a slice a block.
+  const char* next = reinterpret_cast<const char*>(w + size_t(kRows) * size_t(nb));
+  constexpr size_t kSlice = kRows * sizeof(B);
+  for (int b = 0; b < nb; ++b) {
+    for (size_t off = 0; off <= kSlice; off += 64) _mm_prefetch(next + size_t(b) * kSlice + off, _MM_HINT_T0);
+    const __m256i xLo = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].qs)));
+    const __m256i xHi = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].qs + 16)));
+    // Σ q · x - kOffset · Σ x = Σ (q - kOffset) · x, the signed types' exact integers; the
+    // min types' Σx lanes meet the offset m.
+    const __m256i offLo = kMin ? _mm256_setzero_si256() : dotBytes(_mm256_set1_epi8(int8_t(kOffset)), xLo);
+    const __m256i offHi = kMin ? _mm256_setzero_si256() : dotBytes(_mm256_set1_epi8(int8_t(kOffset)), xHi);
+    __m256 sumLo = _mm256_setzero_ps(), sumHi = _mm256_setzero_ps();
+    if constexpr (kMin) {
+      sumLo = _mm256_cvtepi32_ps(dotBytes(_mm256_set1_epi8(1), xLo));
+      sumHi = _mm256_cvtepi32_ps(dotBytes(_mm256_set1_epi8(1), xHi));
+    }
+    const __m128 dx = _mm_set1_ps(halfScalar(x[b].d));
+#pragma GCC unroll 8
+    for (int p = 0; p < kP; ++p) {
+      const B &w0 = rows[2 * p][b], &w1 = rows[2 * p + 1][b];
+      const __m256i q = _mm256_inserti128_si256(
+          _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w0.qs))),
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(w1.qs)), 1);
+      __m256i lo = _mm256_and_si256(q, low4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+      if constexpr (kBits == 5) {
+        lo = _mm256_or_si256(lo, pairFifthBits<B, 0>(w0, w1));
+        hi = _mm256_or_si256(hi, pairFifthBits<B, 16>(w0, w1));
+      }
+      const __m256 lanesLo = _mm256_cvtepi32_ps(_mm256_sub_epi32(dotBytes(lo, xLo), offLo));
+      const __m256 lanesHi = _mm256_cvtepi32_ps(_mm256_sub_epi32(dotBytes(hi, xHi), offHi));
+      const __m256 d = pairScalesYmm(w0.d, w1.d, dx);
+      accLo[p] = _mm256_fmadd_ps(d, lanesLo, accLo[p]);
+      accHi[p] = _mm256_fmadd_ps(d, lanesHi, accHi[p]);
+      if constexpr (kMin) {
+        const __m256 m = pairScalesYmm(w0.m, w1.m, dx);
+        accMLo[p] = _mm256_fmadd_ps(m, sumLo, accMLo[p]);
+        accMHi[p] = _mm256_fmadd_ps(m, sumHi, accMHi[p]);
+      }
+    }
+  }
+  for (int p = 0; p < kP; ++p) {
+    alignas(32) float s[8], m[8];
+    _mm256_store_ps(s, pairHsum8(accLo[p], accHi[p]));
+    if constexpr (kMin) _mm256_store_ps(m, pairHsum8(accMLo[p], accMHi[p]));
+    for (int h = 0; h < 2; ++h) y[2 * p + h] = kMin ? s[4 * h] + m[4 * h] : s[4 * h];
+  }
+}
+
+// Rows per call of the legacy types' decode, on every x86 ISA.
+constexpr int kLegacyDecodeRows = 8;
+
 // This ISA's table, every member by name.
 QuantKernels x86QuantKernels(Isa isa) {
   constexpr int R = kQuantTileRows, C = kQuantTileCols;
@@ -212,6 +309,12 @@ QuantKernels x86QuantKernels(Isa isa) {
   k.dotQ4_K = &dotQ4_K, k.tileQ4_K = &tileQ4_K<R, C>;
   k.dotQ5_K = &dotQ5_K, k.tileQ5_K = &tileQ5_K<R, C>;
   k.dotQ6_K = &dotQ6_K, k.tileQ6_K = &tileQ6_K<R, C>;
+  constexpr int P = kLegacyDecodeRows / 2;
+  k.decodeRows = kLegacyDecodeRows;
+  k.rowsQ4_0 = &rowsLegacy<BlockQ4_0, 4, 8, false, P>;
+  k.rowsQ4_1 = &rowsLegacy<BlockQ4_1, 4, 0, true, P>;
+  k.rowsQ5_0 = &rowsLegacy<BlockQ5_0, 5, 16, false, P>;
+  k.rowsQ5_1 = &rowsLegacy<BlockQ5_1, 5, 0, true, P>;
   k.quantizeQ8_0 = &quantizeQ8_0;
   k.quantizeQ8_K = &quantizeQ8_K;
   return k;
