@@ -250,16 +250,28 @@ int PdEngine::Impl::blocksNeeded(const Engine& d, const RequestInput& in) const 
   return std::min((tokens + bs - 1) / bs, d.numKvBlocks());
 }
 
-// Free blocks of decode instance j that its received, not yet admitted requests will
-// still take at admission (their whole sequence, less the blocks they hold already):
-// two requests each holding its prompt and each waiting for the other's blocks would
-// never be admitted.
+// Free blocks of decode instance j that its requests will still take: a received one not
+// yet admitted by D's scheduler its whole sequence less the blocks it holds already, an
+// admitted one the blocks its sequence has yet to grow into. Two requests each holding
+// its prompt and each waiting for the other's blocks would never be admitted; and a
+// request admitted into blocks that a running one will grow into gets that one
+// preempted, which then waits for blocks the newcomer holds, behind it in D's queue:
+// a deadlock that depended on when P handed the requests over.
 int PdEngine::Impl::blocksPromised(int j) const {
+  const Engine& d = *ds[size_t(j)];
+  const int bs = d.kvBlockSize();
   int n = 0;
   for (const auto& [id, x] : held) {
     auto o = requests.find(id);
-    if (!x.holdReleased && o != requests.end() && o->second.decodeIndex == j)
-      n += std::max(0, blocksNeeded(*ds[size_t(j)], x.input) - x.numBlocks);
+    if (o == requests.end() || o->second.decodeIndex != j) continue;
+    const int needed = blocksNeeded(d, x.input);
+    if (!x.holdReleased) {
+      n += std::max(0, needed - x.numBlocks);
+      continue;
+    }
+    const RequestTimeline* t = d.timeline(o->second.decodeId);
+    if (t == nullptr || t->finishReason != FinishReason::None) continue;
+    n += std::max(0, needed - (t->numPromptTokens + t->numOutputTokens + bs - 1) / bs);
   }
   return n;
 }

@@ -238,6 +238,48 @@ class TestPdEngine : public QObject {
     }
   }
 
+  // D's pool holds about two sequences and every request arrives at once, outputs of
+  // different lengths: D admits a transfer only into blocks no admitted request will grow
+  // into, so it never preempts, and the pair finishes in a bounded number of steps. (A
+  // newcomer admitted into a running request's growth got that one preempted; on the CPU,
+  // where P hands requests over from its own thread, the preempted one could then wait
+  // for blocks the newcomer held behind it in D's queue, and the pair stepped forever.)
+  void aDecodePoolNeverPreemptsForANewcomer() {
+    const auto model = loadModelConfigOnly(LWB_SOURCE_DIR "/resources/sim-models/llama-3-8b");
+    EngineConfig c;
+    c.executor.backend = "sim";
+    PdConfig pd;
+    pd.prefill = c;
+    pd.decode = c;
+    const int blockSize = 16, promptLen = 24, longest = promptLen + 200;
+    pd.decode.numGpuBlocksOverride = 2 * ((longest + blockSize - 1) / blockSize) + 1;
+    pd.transfer = parseKvTransferConfig(R"({"kv_connector": "PdInProcessConnector"})");
+    PdEngine engine(model, pd);
+    QCOMPARE(engine.decodeEngine().kvBlockSize(), blockSize);
+    constexpr int kRequests = 12;
+    for (int r = 0; r < kRequests; ++r) {
+      std::vector<int> prompt(static_cast<size_t>(promptLen));
+      for (int i = 0; i < promptLen; ++i) prompt[size_t(i)] = 10 + (r * 131 + i * 17) % 30000;
+      engine.addRequest(greedy(prompt, 60 + (r * 37) % 141));
+    }
+    int steps = 0, maxWaiting = 0;
+    std::map<RequestId, RequestTimeline> done;
+    while (engine.hasUnfinishedRequests() && steps < 20000) {
+      const StepOutput out = engine.step();
+      for (RequestId id : out.newlyFinished) done[id] = *engine.timeline(id);
+      maxWaiting = std::max(maxWaiting, engine.numWaitingTransfers());
+      ++steps;
+    }
+    QVERIFY2(!engine.hasUnfinishedRequests(), qPrintable(QString("still running after %1 steps").arg(steps)));
+    QCOMPARE(int(done.size()), kRequests);
+    QVERIFY(maxWaiting > 0);  // the pool did make requests wait
+    for (const auto& [id, t] : done) {
+      QCOMPARE(t.finishReason, FinishReason::Length);
+      QCOMPARE(t.numPreemptions, 0);
+    }
+    checkIdle(engine);
+  }
+
   void kvTransferConfigErrorsNameTheKey() {
     QVERIFY(!parseKvTransferConfig("").enabled());
     QVERIFY(!parseKvTransferConfig("{}").enabled());
