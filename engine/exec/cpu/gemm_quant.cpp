@@ -65,8 +65,8 @@ int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
 // bits whichever of the two computes it (quant_kernels.h).
 template <typename WB, typename XB>
 void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile, QuantTileDims dims,
-               QuantRowsFn<WB, XB> rows, int decodeRows, const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0,
-               int numCols, float* y, size_t ldy) {
+               QuantRowsFn<WB, XB> rows, int decodeRows, const PackedMatrix& w, const QuantizedRows& xq, int row0,
+               int numRows, int col0, int numCols, float* y, size_t ldy) {
   check(dims.rows > 0 && dims.rows <= kQuantTileMax && dims.cols > 0 && dims.cols <= kQuantTileMax,
         "quantized gemm: tile dims out of range");
   const size_t wRowBlocks = size_t(w.cols() / ggmlBlockSize(w.quantType())), xRowBlocks = xq.rowBytes / sizeof(XB);

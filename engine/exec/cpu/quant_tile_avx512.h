@@ -1,9 +1,10 @@
-// The AVX-512 (VNNI) prefill tiles of Q8_0, Q4_0 and Q5_0,
-// included by quant_kernels_avx512.cpp after quant_dot_x86.h and quant_dot_x86_more.h (it
-// reuses hsum8, halfScalar, legacyQuants and prefetchNextRows). Every output is its dot's
-// exact bits (dotQ8_0, dotLegacySigned): the same 8 int32 lanes per block (integers are
-// exact, however they are formed), the same float product d_w · d_x, the same fmadd per
-// block and the same final hsum8.
+// The AVX-512 (VNNI) prefill tiles of Q8_0, Q4_0 and Q5_0 and the legacy types' decode
+// rows kernels (rowsLegacyZmm, at the end), included by quant_kernels_avx512.cpp after
+// quant_dot_x86.h and quant_dot_x86_more.h (it reuses hsum8, halfScalar, legacyQuants and
+// prefetchNextRows). Every output is its dot's exact bits (dotQ8_0, dotLegacySigned,
+// dotLegacyMin): the same 8 int32 lanes per block (integers are exact, however they are
+// formed), the same float product d_w · d_x, the same fmadd per block and the same final
+// hsum8.
 //
 // What makes it faster than tileQ8_0 on 256-bit vectors:
 // - Two weight columns per zmm: lanes 0-7 are column c's 8 lanes, 8-15 column c+1's,

@@ -3,7 +3,8 @@
 // kTR × kTC outputs; every output is its dot's exact bits: the same int32 lanes per block
 // (integers are exact, however they are formed) and the same float expressions in the
 // same order. The tile only unpacks each weight block once for kTR rows and loads each
-// activation block once for kTC columns.
+// activation block once for kTC columns. Also the legacy types' decode rows kernels
+// (rowsLegacy), and the table of every member for this ISA.
 
 // Q4_0 / Q5_0 (dotLegacySigned).
 template <typename B, int kBits, int kOffset, int kTR, int kTC>
