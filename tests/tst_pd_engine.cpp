@@ -31,6 +31,18 @@ PdConfig pairOf(const EngineConfig& c, int decodeBlocks = 0) {
   return pd;
 }
 
+// A simulated P/D pair (the sim backend's default device) for a config-only Llama-3-8B.
+constexpr const char* kSimModel = LWB_SOURCE_DIR "/resources/sim-models/llama-3-8b";
+PdConfig simulatedPair() {
+  EngineConfig c;
+  c.executor.backend = "sim";
+  PdConfig pd;
+  pd.prefill = c;
+  pd.decode = c;
+  pd.transfer = parseKvTransferConfig(R"({"kv_connector": "PdInProcessConnector"})");
+  return pd;
+}
+
 struct PdRun {
   Outputs tokens;
   std::map<RequestId, RequestTimeline> timelines;
@@ -203,13 +215,8 @@ class TestPdEngine : public QObject {
   // and every request's transfer is priced at NVLink's bandwidth (at least: a transfer
   // waits for the one before it on P's link; tst_pd_sim).
   void theSimulatedPairIsDeterministic() {
-    const auto model = loadModelConfigOnly(LWB_SOURCE_DIR "/resources/sim-models/llama-3-8b");
-    EngineConfig c;
-    c.executor.backend = "sim";
-    PdConfig pd;
-    pd.prefill = c;
-    pd.decode = c;
-    pd.transfer = parseKvTransferConfig(R"({"kv_connector": "PdInProcessConnector"})");
+    const auto model = loadModelConfigOnly(kSimModel);
+    const PdConfig pd = simulatedPair();
     WorkloadOptions w;
     w.numPrompts = 40;
     w.requestRate = 8;
@@ -245,15 +252,10 @@ class TestPdEngine : public QObject {
   // where P hands requests over from its own thread, the preempted one could then wait
   // for blocks the newcomer held behind it in D's queue, and the pair stepped forever.)
   void aDecodePoolNeverPreemptsForANewcomer() {
-    const auto model = loadModelConfigOnly(LWB_SOURCE_DIR "/resources/sim-models/llama-3-8b");
-    EngineConfig c;
-    c.executor.backend = "sim";
-    PdConfig pd;
-    pd.prefill = c;
-    pd.decode = c;
+    const auto model = loadModelConfigOnly(kSimModel);
+    PdConfig pd = simulatedPair();
     const int blockSize = 16, promptLen = 24, longest = promptLen + 200;
     pd.decode.numGpuBlocksOverride = 2 * ((longest + blockSize - 1) / blockSize) + 1;
-    pd.transfer = parseKvTransferConfig(R"({"kv_connector": "PdInProcessConnector"})");
     PdEngine engine(model, pd);
     QCOMPARE(engine.decodeEngine().kvBlockSize(), blockSize);
     constexpr int kRequests = 12;
