@@ -1,10 +1,10 @@
 // The AVX-512 (VNNI) prefill tiles of Q8_0, Q4_0 and Q5_0 and the legacy types' decode
 // rows kernels (rowsLegacyZmm, at the end), included by quant_kernels_avx512.cpp after
-// quant_dot_x86.h and quant_dot_x86_more.h (it reuses hsum8, halfScalar, legacyQuants and
-// prefetchNextRows). Every output is its dot's exact bits (dotQ8_0, dotLegacySigned,
-// dotLegacyMin): the same 8 int32 lanes per block (integers are exact, however they are
-// formed), the same float product d_w · d_x, the same fmadd per block and the same final
-// hsum8.
+// quant_dot_x86.h, quant_dot_x86_more.h and quant_tile_x86.h (it reuses hsum8,
+// halfScalar, legacyQuants, prefetchNextRows and prefetchNextRowGroups). Every output is
+// its dot's exact bits (dotQ8_0, dotLegacySigned, dotLegacyMin): the same 8 int32 lanes
+// per block (integers are exact, however they are formed), the same float product
+// d_w · d_x, the same fmadd per block and the same final hsum8.
 //
 // What makes it faster than tileQ8_0 on 256-bit vectors:
 // - Two weight columns per zmm: lanes 0-7 are column c's 8 lanes, 8-15 column c+1's,
@@ -189,11 +189,8 @@ void rowsLegacyZmm(const B* w, const BlockQ8_0* x, int nb, float* y) {
   __m512 accLo[kG] = {}, accHi[kG] = {}, accMLo[kG] = {}, accMHi[kG] = {};
   const B* rows[kRows];
   for (int r = 0; r < kRows; ++r) rows[r] = w + size_t(r) * size_t(nb);
-  // The next call's rows follow these ones; fetched in the order they lie, a slice a block.
-  const char* next = reinterpret_cast<const char*>(w + size_t(kRows) * size_t(nb));
-  constexpr size_t kSlice = kRows * sizeof(B);
   for (int b = 0; b < nb; ++b) {
-    for (size_t off = 0; off <= kSlice; off += 64) _mm_prefetch(next + size_t(b) * kSlice + off, _MM_HINT_T0);
+    prefetchNextRowGroups<kRows>(w, nb, b);
     const __m512i xLo = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].qs)));
     const __m512i xHi = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].qs + 16)));
     // Each lane's start: 1.5 · 2^23 as bits (the int → float of quant_tile_avx512.h), less

@@ -237,6 +237,20 @@ inline __m256 pairHsum8(__m256 lo, __m256 hi) {
   return _mm256_add_ps(c, _mm256_movehdup_ps(c));
 }
 
+// The next two calls' rows follow these ones (a task's weight rows run in order): the
+// next call's into L1, the one after into L2, each fetched in the order it lies, a slice
+// a block. Into L1 alone, a Q4_0 decode streamed its weights at 77-83 % of a 2-thread
+// streaming read; with the further rows into L2 too, 84-86 % (bench_gguf; the machine is
+// in docs/benchmarks.md). Without either, half as fast. A prefetch never faults.
+template <int kRows, typename B>
+inline void prefetchNextRowGroups(const B* w, int nb, int b) {
+  constexpr size_t kSlice = kRows * sizeof(B);
+  const size_t group = size_t(kRows) * size_t(nb) * sizeof(B);
+  const char* next = reinterpret_cast<const char*>(w) + group + size_t(b) * kSlice;
+  for (size_t off = 0; off <= kSlice; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
+  for (size_t off = 0; off <= kSlice; off += 64) _mm_prefetch(next + group + off, _MM_HINT_T1);
+}
+
 template <typename B, int kBits, int kOffset, bool kMin, int kP>
 void rowsLegacy(const B* w, const BlockQ8_0* x, int nb, float* y) {
   constexpr int kRows = 2 * kP;
@@ -245,11 +259,8 @@ void rowsLegacy(const B* w, const BlockQ8_0* x, int nb, float* y) {
   for (int p = 0; p < kP; ++p) accLo[p] = accHi[p] = accMLo[p] = accMHi[p] = _mm256_setzero_ps();
   const B* rows[kRows];
   for (int r = 0; r < kRows; ++r) rows[r] = w + size_t(r) * size_t(nb);
-  // The next call's rows follow these ones; fetched in the order they lie, a slice a block.
-  const char* next = reinterpret_cast<const char*>(w + size_t(kRows) * size_t(nb));
-  constexpr size_t kSlice = kRows * sizeof(B);
   for (int b = 0; b < nb; ++b) {
-    for (size_t off = 0; off <= kSlice; off += 64) _mm_prefetch(next + size_t(b) * kSlice + off, _MM_HINT_T0);
+    prefetchNextRowGroups<kRows>(w, nb, b);
     const __m256i xLo = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].qs)));
     const __m256i xHi = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].qs + 16)));
     // Σ q · x - kOffset · Σ x = Σ (q - kOffset) · x, the signed types' exact integers; the
