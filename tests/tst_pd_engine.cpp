@@ -5,6 +5,8 @@
 // simulated pair is deterministic; kv_transfer_config's errors name the key.
 #include <QtTest>
 
+#include <limits>
+
 #include "common/engine_fixture.h"
 #include "engine/bench/bench_runner.h"
 #include "engine/bench/workload.h"
@@ -47,12 +49,13 @@ struct PdRun {
   Outputs tokens;
   std::map<RequestId, RequestTimeline> timelines;
   int maxWaitingTransfers = 0;
+  int steps = 0;
 };
 
-PdRun runPair(PdEngine& engine, const std::vector<std::vector<int>>& prompts, int maxTokens = kMaxTokens) {
+// Steps the pair until its requests finish, or maxSteps steps.
+PdRun stepPair(PdEngine& engine, int maxSteps = std::numeric_limits<int>::max()) {
   PdRun run;
-  for (const auto& p : prompts) engine.addRequest(greedy(p, maxTokens));
-  while (engine.hasUnfinishedRequests()) {
+  while (engine.hasUnfinishedRequests() && run.steps < maxSteps) {
     const StepOutput out = engine.step();
     for (const TokenDelta& d : out.deltas) {
       auto& t = run.tokens[d.id];
@@ -60,8 +63,14 @@ PdRun runPair(PdEngine& engine, const std::vector<std::vector<int>>& prompts, in
     }
     for (RequestId id : out.newlyFinished) run.timelines[id] = *engine.timeline(id);
     run.maxWaitingTransfers = std::max(run.maxWaitingTransfers, engine.numWaitingTransfers());
+    ++run.steps;
   }
   return run;
+}
+
+PdRun runPair(PdEngine& engine, const std::vector<std::vector<int>>& prompts, int maxTokens = kMaxTokens) {
+  for (const auto& p : prompts) engine.addRequest(greedy(p, maxTokens));
+  return stepPair(engine);
 }
 
 // Both pools idle: every block free (cached or not), no hold left.
@@ -264,18 +273,11 @@ class TestPdEngine : public QObject {
       for (int i = 0; i < promptLen; ++i) prompt[size_t(i)] = 10 + (r * 131 + i * 17) % 30000;
       engine.addRequest(greedy(prompt, 60 + (r * 37) % 141));
     }
-    int steps = 0, maxWaiting = 0;
-    std::map<RequestId, RequestTimeline> done;
-    while (engine.hasUnfinishedRequests() && steps < 20000) {
-      const StepOutput out = engine.step();
-      for (RequestId id : out.newlyFinished) done[id] = *engine.timeline(id);
-      maxWaiting = std::max(maxWaiting, engine.numWaitingTransfers());
-      ++steps;
-    }
-    QVERIFY2(!engine.hasUnfinishedRequests(), qPrintable(QString("still running after %1 steps").arg(steps)));
-    QCOMPARE(int(done.size()), kRequests);
-    QVERIFY(maxWaiting > 0);  // the pool did make requests wait
-    for (const auto& [id, t] : done) {
+    const PdRun run = stepPair(engine, 20000);
+    QVERIFY2(!engine.hasUnfinishedRequests(), qPrintable(QString("still running after %1 steps").arg(run.steps)));
+    QCOMPARE(int(run.timelines.size()), kRequests);
+    QVERIFY(run.maxWaitingTransfers > 0);  // the pool did make requests wait
+    for (const auto& [id, t] : run.timelines) {
       QCOMPARE(t.finishReason, FinishReason::Length);
       QCOMPARE(t.numPreemptions, 0);
     }

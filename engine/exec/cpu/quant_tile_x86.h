@@ -215,19 +215,14 @@ inline __m256 pairScalesYmm(uint16_t s0, uint16_t s1, __m128 dx) {
   return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(d), _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
 }
 
-// Bits 16h + j of the result: bit kFrom + j of the two blocks' qh words, as 0x10 in byte
-// 16h + j (j < 16).
+// Byte 16h + j of the result: bit kFrom + j of block h's qh word, as 0x10 (j < 16).
 template <typename B, int kFrom>
 inline __m256i pairFifthBits(const B& w0, const B& w1) {
   uint32_t h0, h1;
   std::memcpy(&h0, w0.qh, 4);
   std::memcpy(&h1, w1.qh, 4);
   const uint32_t bits = ((h0 >> kFrom) & 0xFFFFu) | ((h1 >> kFrom) & 0xFFFFu) << 16;
-  const __m256i spread = _mm256_shuffle_epi8(
-      _mm256_set1_epi32(int(bits)), _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
-                                                     2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-  const __m256i bit = _mm256_set1_epi64x(int64_t(0x8040201008040201ull));
-  return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(0x10));
+  return fifthBits(reinterpret_cast<const uint8_t*>(&bits));
 }
 
 // Row h's hsum8 in lane 4h: lanes 4h..4h+3 of lo, then of hi.
