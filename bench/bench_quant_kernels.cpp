@@ -87,7 +87,7 @@ struct Row {
 // 64 weight rows of K = 4096 (Q8_0: 278 KiB, in L2) against 4 activation rows.
 template <typename Block, typename Act>
 Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Act*, int), QuantTileFn<Block, Act> tile,
-            QuantTileDims dims = {}, QuantRowsFn<Block, Act> rowsFn = nullptr, int decodeRows = 0) {
+            QuantTileDims dims = {}, QuantRows<Block, Act> rowsKernel = {}) {
   constexpr int K = 4096, rows = 64, iters = 200;
   std::mt19937 rng(1);
   const auto w = randomWeights<Block>(size_t(K) * rows / size_t(ggmlBlockSize(type)), rng);
@@ -114,10 +114,12 @@ Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Ac
   const double macs = double(tileIters) * dims.rows * rows * K;
   const double bytes = double(iters) * double(w.size()) * sizeof(Block);
   double tRows = 0;
-  if (rowsFn != nullptr) {
+  const int decodeRows = rowsKernel.rows;
+  if (rowsKernel.fn != nullptr) {
     tRows = bestSeconds([&] {
       for (int it = 0; it < iters; ++it)
-        for (int r = 0; r + decodeRows <= rows; r += decodeRows) rowsFn(&w[size_t(r) * size_t(nb)], x.data(), nb, y);
+        for (int r = 0; r + decodeRows <= rows; r += decodeRows)
+          rowsKernel.fn(&w[size_t(r) * size_t(nb)], x.data(), nb, y);
       sink = sink + y[0];
     });
   }
@@ -278,13 +280,10 @@ int main(int argc, char** argv) {
     const QuantKernels& qk = quantKernels(isa);
     const char* name = isaName(isa);
     print(name, "Q8_0", measure(GgmlType::Q8_0, GgmlType::Q8_0, qk.dotQ8_0, qk.tileQ8_0, qk.tileDimsQ8_0));
-    const int dr = qk.decodeRows;
-    print(name, "Q4_0",
-          measure(GgmlType::Q4_0, GgmlType::Q8_0, qk.dotQ4_0, qk.tileQ4_0, qk.tileDimsQ4_0, qk.rowsQ4_0, dr));
-    print(name, "Q4_1", measure(GgmlType::Q4_1, GgmlType::Q8_0, qk.dotQ4_1, qk.tileQ4_1, {}, qk.rowsQ4_1, dr));
-    print(name, "Q5_0",
-          measure(GgmlType::Q5_0, GgmlType::Q8_0, qk.dotQ5_0, qk.tileQ5_0, qk.tileDimsQ5_0, qk.rowsQ5_0, dr));
-    print(name, "Q5_1", measure(GgmlType::Q5_1, GgmlType::Q8_0, qk.dotQ5_1, qk.tileQ5_1, {}, qk.rowsQ5_1, dr));
+    print(name, "Q4_0", measure(GgmlType::Q4_0, GgmlType::Q8_0, qk.dotQ4_0, qk.tileQ4_0, qk.tileDimsQ4_0, qk.rowsQ4_0));
+    print(name, "Q4_1", measure(GgmlType::Q4_1, GgmlType::Q8_0, qk.dotQ4_1, qk.tileQ4_1, {}, qk.rowsQ4_1));
+    print(name, "Q5_0", measure(GgmlType::Q5_0, GgmlType::Q8_0, qk.dotQ5_0, qk.tileQ5_0, qk.tileDimsQ5_0, qk.rowsQ5_0));
+    print(name, "Q5_1", measure(GgmlType::Q5_1, GgmlType::Q8_0, qk.dotQ5_1, qk.tileQ5_1, {}, qk.rowsQ5_1));
     print(name, "Q4_K", measure(GgmlType::Q4_K, GgmlType::Q8_K, qk.dotQ4_K, qk.tileQ4_K));
     print(name, "Q5_K", measure(GgmlType::Q5_K, GgmlType::Q8_K, qk.dotQ5_K, qk.tileQ5_K));
     print(name, "Q6_K", measure(GgmlType::Q6_K, GgmlType::Q8_K, qk.dotQ6_K, qk.tileQ6_K));

@@ -121,6 +121,8 @@ class TestQuantKernels : public QObject {
       QCOMPARE(a.dotQ8_0(w8.data(), x8.data(), 64), b.dotQ8_0(w8.data(), x8.data(), 64));
       QCOMPARE(a.dotQ4_K(w4.data(), xk.data(), 8), b.dotQ4_K(w4.data(), xk.data(), 8));
       QCOMPARE(a.dotQ4_K(w4.data(), xk.data(), 7), b.dotQ4_K(w4.data(), xk.data(), 7));  // odd: a lone last block
+      const auto w40 = quantized<BlockQ4_0>(GgmlType::Q4_0, w);
+      QCOMPARE(a.dotQ4_0(w40.data(), x8.data(), 64), b.dotQ4_0(w40.data(), x8.data(), 64));
     }
   }
 

@@ -95,9 +95,9 @@ void checkTile(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, TileM
 }
 
 template <typename Block>
-using RowsMember = void (*QuantKernels::*)(const Block*, const BlockQ8_0*, int, float*);
+using RowsMember = QuantRows<Block, BlockQ8_0> QuantKernels::*;
 
-// A legacy type's decode rows kernel (decodeRows weight rows against one activation row)
+// A legacy type's decode rows kernel (its rows weight rows against one activation row)
 // against its dot, bit for bit, on every ISA that has one; it writes nothing past its rows.
 template <typename Block>
 void checkDecodeRows(GgmlType type, DotMember<Block, BlockQ8_0> dot, RowsMember<Block> rowsFn) {
@@ -105,14 +105,15 @@ void checkDecodeRows(GgmlType type, DotMember<Block, BlockQ8_0> dot, RowsMember<
   int isasChecked = 0;
   for (Isa isa : supportedIsas()) {
     const QuantKernels& qk = quantKernels(isa);
-    if (qk.*rowsFn == nullptr) continue;
-    const int R = qk.decodeRows;
+    const QuantRows<Block, BlockQ8_0> kernel = qk.*rowsFn;
+    if (kernel.fn == nullptr) continue;
+    const int R = kernel.rows;
     QVERIFY2(R > 0, isaName(isa));
     for (int nb : {1, 3, 8, 48}) {
       const auto w = randomBlocks<Block>(size_t(nb) * size_t(R), rng, 0.01f);
       const auto x = activations<BlockQ8_0>(GgmlType::Q8_0, 1, nb * kQk, rng);
       std::vector<float> y(size_t(R) + 1, NAN);
-      (qk.*rowsFn)(w.data(), x.data(), nb, y.data());
+      kernel.fn(w.data(), x.data(), nb, y.data());
       for (int r = 0; r < R; ++r) {
         const float want = (qk.*dot)(w.data() + size_t(r) * size_t(nb), x.data(), nb), got = y[size_t(r)];
         QVERIFY2(std::isfinite(want), "the random blocks must give finite dots");

@@ -65,7 +65,7 @@ int chooseColBlock(int totalCols, int rowGroups, int numThreads) {
 // bits whichever of the two computes it (quant_kernels.h).
 template <typename WB, typename XB>
 void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile, QuantTileDims dims,
-               QuantRowsFn<WB, XB> rows, int decodeRows, const PackedMatrix& w, const QuantizedRows& xq, int row0,
+               QuantRows<WB, XB> rows, const PackedMatrix& w, const QuantizedRows& xq, int row0,
                int numRows, int col0, int numCols, float* y, size_t ldy) {
   check(dims.rows > 0 && dims.rows <= kQuantTileMax && dims.cols > 0 && dims.cols <= kQuantTileMax,
         "quantized gemm: tile dims out of range");
@@ -99,12 +99,12 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile
   // four rows in lockstep, streamed half as fast from DRAM on a 2-core AVX-512 VM
   // (bench_gguf, Q8_0, per CPU time), though it is the faster one with the rows in L2.
   // The legacy types (Q4_0, Q4_1, Q5_0, Q5_1) are the exception: one dot of theirs is
-  // bound by its single FMA chain, so their rows kernels take decodeRows weight rows at a
+  // bound by its single FMA chain, so their rows kernels take rows.rows weight rows at a
   // time (each output the same bits), fetching the next rows in the order they lie.
   int n = col0;
-  if (rows != nullptr && tiledRowEnd < rowEnd)
-    for (; n + decodeRows <= colEnd; n += decodeRows)
-      for (int t = tiledRowEnd; t < rowEnd; ++t) rows(wrow(n), xrow(t), nb, out(t, n));
+  if (rows.fn != nullptr && tiledRowEnd < rowEnd)
+    for (; n + rows.rows <= colEnd; n += rows.rows)
+      for (int t = tiledRowEnd; t < rowEnd; ++t) rows.fn(wrow(n), xrow(t), nb, out(t, n));
   for (; n < colEnd; ++n)
     for (int t = tiledRowEnd; t < rowEnd; ++t) *out(t, n) = dot(wrow(n), xrow(t), nb);
 }
@@ -112,8 +112,8 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile
 void runTile(const QuantKernels& qk, const PackedMatrix& w, const QuantizedRows& xq, int row0, int numRows, int col0,
              int numCols, float* y, size_t ldy) {
   auto run = [&]<typename WB, typename XB>(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile,
-                                          QuantTileDims dims = {}, QuantRowsFn<WB, XB> rows = nullptr) {
-    runTileOf(dot, tile, dims, rows, qk.decodeRows, w, xq, row0, numRows, col0, numCols, y, ldy);
+                                          QuantTileDims dims = {}, QuantRows<WB, XB> rows = {}) {
+    runTileOf(dot, tile, dims, rows, w, xq, row0, numRows, col0, numCols, y, ldy);
   };
   switch (w.quantType()) {
     case GgmlType::Q8_0: return run(qk.dotQ8_0, qk.tileQ8_0, qk.tileDimsQ8_0);

@@ -27,7 +27,8 @@ inline __m256i legacyQuants(const B& w) {  // unsigned, 0..15 or 0..31
   else return nibbles32(w.qs);
 }
 
-// Q4_0 / Q5_0: x = d·(q − offset); the signed quants go through dotQ8_0's sign trick.
+// Q5_0: x = d·(q − offset); the signed quants go through dotQ8_0's sign trick (Q4_0's
+// dot, one integer per block, is in quant_tile_x86.h with its tiles).
 template <typename B, int kBits, int kOffset>
 float dotLegacySigned(const B* w, const BlockQ8_0* x, int nb) {
   __m256 acc = _mm256_setzero_ps();

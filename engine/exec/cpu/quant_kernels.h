@@ -4,9 +4,10 @@
 // Q8_K for Q4_K). The integer part of every block is exact; the float part is one fixed
 // sequence per ISA that depends only on the number of blocks: per block, the products
 // of the block scales times its integer sums are accumulated in block order (the SIMD
-// ISAs in 8 lanes, summed at the end in a fixed lane order). So an output never depends
-// on the batch it is computed in. AVX2 and AVX-512 (VNNI when present) compute the same
-// integers with the same lane layout and give identical bits.
+// ISAs in 8 lanes, summed at the end in a fixed lane order; Q4_0 in one, its block's
+// whole integer). So an output never depends on the batch it is computed in. AVX2 and
+// AVX-512 (VNNI when present) compute the same integers with the same lane layout and
+// give identical bits.
 #include <cstddef>
 
 #include "engine/exec/cpu/cpu_isa.h"
@@ -23,12 +24,17 @@ using QuantTileFn = void (*)(const WB* const* w, const XB* const* x, int nb, flo
 
 constexpr int kQuantTileRows = 4;
 constexpr int kQuantTileCols = 2;
-constexpr int kQuantTileMax = 8;  // the largest rows or cols of any prefill tile
+constexpr int kQuantTileMax = 16;  // the largest rows or cols of any prefill tile
 
-// Decode: y[i] = dot(w + i · nb, x) for QuantKernels::decodeRows consecutive weight rows
-// from w against one activation row, each output the dot's exact bits.
+// Decode: y[i] = dot(w + i · nb, x) for `rows` consecutive weight rows from w against one
+// activation row, each output the dot's exact bits.
 template <typename WB, typename XB>
 using QuantRowsFn = void (*)(const WB* w, const XB* x, int nb, float* y);
+template <typename WB, typename XB>
+struct QuantRows {
+  QuantRowsFn<WB, XB> fn = nullptr;
+  int rows = 0;
+};
 
 // A prefill tile's input rows × weight rows.
 struct QuantTileDims {
@@ -51,7 +57,8 @@ struct QuantKernels {
   float (*dotQ5_K)(const BlockQ5_K* w, const BlockQ8_K* x, int nb) = nullptr;
   float (*dotQ6_K)(const BlockQ6_K* w, const BlockQ8_K* x, int nb) = nullptr;
   // Prefill: kQuantTileRows × kQuantTileCols, except where the dims below say otherwise
-  // (AVX-512's Q8_0, Q4_0 and Q5_0 tiles hold two columns per 512-bit register).
+  // (Q4_0's tiles hold a column per 32-bit lane, AVX-512's Q8_0 and Q5_0 tiles two
+  // columns per 512-bit register).
   QuantTileDims tileDimsQ8_0, tileDimsQ4_0, tileDimsQ5_0;
   QuantTileFn<BlockQ8_0, BlockQ8_0> tileQ8_0 = nullptr;
   QuantTileFn<BlockQ4_0, BlockQ8_0> tileQ4_0 = nullptr;
@@ -63,11 +70,10 @@ struct QuantKernels {
   QuantTileFn<BlockQ6_K, BlockQ8_K> tileQ6_K = nullptr;
   // Decode of the legacy types, where one dot is bound by its single FMA chain: rows of
   // weights side by side, one chain each. nullptr: one dot per row.
-  int decodeRows = 0;
-  QuantRowsFn<BlockQ4_0, BlockQ8_0> rowsQ4_0 = nullptr;
-  QuantRowsFn<BlockQ4_1, BlockQ8_0> rowsQ4_1 = nullptr;
-  QuantRowsFn<BlockQ5_0, BlockQ8_0> rowsQ5_0 = nullptr;
-  QuantRowsFn<BlockQ5_1, BlockQ8_0> rowsQ5_1 = nullptr;
+  QuantRows<BlockQ4_0, BlockQ8_0> rowsQ4_0;
+  QuantRows<BlockQ4_1, BlockQ8_0> rowsQ4_1;
+  QuantRows<BlockQ5_0, BlockQ8_0> rowsQ5_0;
+  QuantRows<BlockQ5_1, BlockQ8_0> rowsQ5_1;
   // Activation rows → Q8_0 / Q8_K blocks (n a multiple of the block): the same bytes as
   // quantizeRow, vectorized.
   void (*quantizeQ8_0)(const float* x, BlockQ8_0* out, int n) = nullptr;

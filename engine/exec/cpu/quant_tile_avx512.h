@@ -1,8 +1,9 @@
 // The AVX-512 (VNNI) prefill tiles of Q8_0, Q4_0 and Q5_0 and the legacy types' decode
-// rows kernels (rowsLegacyZmm, at the end), included by quant_kernels_avx512.cpp after
-// quant_dot_x86.h, quant_dot_x86_more.h and quant_tile_x86.h (it reuses hsum8,
-// halfScalar, legacyQuants, prefetchNextRows and prefetchNextRowGroups). Every output is
-// its dot's exact bits (dotQ8_0, dotLegacySigned, dotLegacyMin): the same 8 int32 lanes
+// rows kernels (rowsLegacyZmm; Q4_0's tile and rows kernel, one integer per block, at the
+// end), included by quant_kernels_avx512.cpp after quant_dot_x86.h, quant_dot_x86_more.h
+// and quant_tile_x86.h (it reuses hsum8, halfScalar, legacyQuants, prefetchNextRows,
+// prefetchNextRowGroups and the Q4_0 helpers). Every output is its dot's exact bits
+// (dotQ8_0, dotLegacySigned, dotLegacyMin, dotQ4_0); the first three: the same 8 int32 lanes
 // per block (integers are exact, however they are formed), the same float product
 // d_w · d_x, the same fmadd per block and the same final hsum8.
 //
@@ -87,8 +88,8 @@ void tileQ8_0Zmm(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, f
   storePairSums<kTR, kP>(acc, y, ldy);
 }
 
-// Q4_0 / Q5_0 (dotLegacySigned's outputs) on the same scheme. Here the weights are the
-// unsigned operand as they are stored (q = 0..15 or 0..31; the value is q - kOffset) and
+// Q5_0 (dotLegacySigned's outputs) on the same scheme. Here the weights are the
+// unsigned operand as they are stored (q = 0..31; the value is q - kOffset) and
 // the activations the signed one, so nothing is offset per pair: each row's lanes start
 // from -kOffset · Σx over their 4 bytes (once per row and block), and
 // Σ q · x - kOffset · Σ x = Σ (q - kOffset) · x, the dot's exact integers. For these
@@ -127,7 +128,7 @@ void tileLegacySignedZmm(const B* const* w, const BlockQ8_0* const* x, int nb, f
   storePairSums<kTR, kP>(acc, y, ldy);
 }
 
-// Decode of the legacy types (Q4_0, Q4_1, Q5_0, Q5_1): 4 · kG consecutive weight rows
+// Decode of the legacy types with 8 lanes a block (Q4_1, Q5_0, Q5_1): 4 · kG consecutive weight rows
 // against one activation row, each output its dot's exact bits (dotLegacySigned,
 // dotLegacyMin). A single dot of these types is bound by its one FMA chain per 32
 // elements (4 cycles a block: ~13 GB/s a core, half of what a 2-core decode needs); here
@@ -237,4 +238,162 @@ void rowsLegacyZmm(const B* w, const BlockQ8_0* x, int nb, float* y) {
     if constexpr (kMin) _mm512_store_ps(m, quadHsum8(accMLo[g], accMHi[g]));
     for (int r = 0; r < 4; ++r) y[4 * g + r] = kMin ? s[4 * r] + m[4 * r] : s[4 * r];
   }
+}
+
+// Q4_0's prefill tile (dotQ4_0's outputs, one integer per block; quant_tile_x86.h has the
+// scheme) with 16 weight columns, one a 32-bit lane: per block, the kTR activation rows
+// share the transposition of the 16 columns' quants; each row meets them in 8 dpbusd, its
+// 4-byte groups broadcast, and its −8 · Σx, the int → float of the magic number and the
+// dot's d_w · d_x and fmadd come once per 16 outputs (bench_quant_kernels: 54 GMAC/s with
+// 8 lanes a block, 108 with one integer).
+
+// Lane 4L + j of the 4 × 4 transposition of 32-bit words within each 128-bit lane of
+// p[0..3] (p[j]'s lane L holding one column's 16 bytes) holds word k of that column in q[k].
+inline void transposeWordsZmm(const __m512i (&p)[4], __m512i (&q)[4]) {
+  const __m512i t0 = _mm512_unpacklo_epi32(p[0], p[1]), t1 = _mm512_unpackhi_epi32(p[0], p[1]);
+  const __m512i t2 = _mm512_unpacklo_epi32(p[2], p[3]), t3 = _mm512_unpackhi_epi32(p[2], p[3]);
+  q[0] = _mm512_unpacklo_epi64(t0, t2), q[1] = _mm512_unpackhi_epi64(t0, t2);
+  q[2] = _mm512_unpacklo_epi64(t1, t3), q[3] = _mm512_unpackhi_epi64(t1, t3);
+}
+
+// Two activation blocks' 32 quants, x0's in the low 256 bits.
+inline __m512i pairBlockQuantsZmm(const BlockQ8_0& x0, const BlockQ8_0& x1) {
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0.qs));
+  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x1.qs)), 1);
+}
+
+// 8 · Σx of two activation rows' blocks, each summed within its 256-bit half (x0 low, x1 high).
+inline __m512i offsetSumsZmm(const BlockQ8_0& x0, const BlockQ8_0& x1) {
+  const __m512i xs = pairBlockQuantsZmm(x0, x1);
+  __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(8), xs);
+  s = _mm512_add_epi32(s, _mm512_shuffle_epi32(s, _MM_PERM_BADC));
+  s = _mm512_add_epi32(s, _mm512_shuffle_epi32(s, _MM_PERM_CDAB));
+  return _mm512_add_epi32(s, _mm512_shuffle_i32x4(s, s, _MM_SHUFFLE(2, 3, 0, 1)));
+}
+
+template <int kTR, int kTC>
+void tileQ4_0Zmm(const BlockQ4_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
+  static_assert(kTC == 16 && kTR % 2 == 0, "one column a 32-bit lane; activation rows in pairs");
+  const __m512i low4 = _mm512_set1_epi8(0x0F), magic = _mm512_set1_epi32(kMagicFloatBits);
+  const __m512 magicF = _mm512_castsi512_ps(magic);
+  __m512 acc[kTR];
+  for (__m512& a : acc) a = _mm512_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTC>(w, b, nb);
+    // Columns j, j + 4, j + 8, j + 12: 16 bytes each from byte `at` of their block b.
+    const auto quad = [&](int j, size_t at) {
+      const auto p = [&](int c) { return reinterpret_cast<const uint8_t*>(&w[c][b]) + at; };
+      return quadBytesZmm(p(j), p(j + 4), p(j + 8), p(j + 12));
+    };
+    constexpr size_t kQs = offsetof(BlockQ4_0, qs);
+    __m512i q[4], w16[8];
+    transposeWordsZmm({quad(0, kQs), quad(1, kQs), quad(2, kQs), quad(3, kQs)}, q);
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      w16[k] = _mm512_and_si512(q[k], low4);
+      w16[4 + k] = _mm512_and_si512(_mm512_srli_epi16(q[k], 4), low4);
+    }
+    // The scales: each column's first 4 bytes (d, two quant bytes) transposed the same way
+    // and truncated to their low halves (16-bit stores read back as one vector would
+    // stall on store forwarding).
+    __m512i starts[4];
+    transposeWordsZmm({quad(0, 0), quad(1, 0), quad(2, 0), quad(3, 0)}, starts);
+    const __m512 dw = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(starts[0]));
+    // Each row's start, 1.5 · 2^23 − 8 · Σx as bits, read back broadcast.
+    alignas(64) int32_t start[kTR * 8];
+#pragma GCC unroll 8
+    for (int r = 0; r < kTR; r += 2)
+      _mm512_store_si512(start + 8 * r, _mm512_sub_epi32(magic, offsetSumsZmm(x[r][b], x[r + 1][b])));
+#pragma GCC unroll 16
+    for (int r = 0; r < kTR; ++r) {
+      // Two chains of 4 dpbusd, the start added last.
+      __m512i lanes[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+#pragma GCC unroll 8
+      for (int k = 0; k < 8; ++k) {
+        int32_t g;
+        std::memcpy(&g, x[r][b].qs + 4 * k, 4);
+        lanes[k / 4] = _mm512_dpbusd_epi32(lanes[k / 4], w16[k], _mm512_set1_epi32(g));
+      }
+      const __m512i bits = _mm512_add_epi32(_mm512_add_epi32(lanes[0], lanes[1]), _mm512_set1_epi32(start[8 * r]));
+      const __m512 lanesF = _mm512_sub_ps(_mm512_castsi512_ps(bits), magicF);
+      acc[r] = _mm512_fmadd_ps(_mm512_mul_ps(dw, _mm512_set1_ps(halfScalar(x[r][b].d))), lanesF, acc[r]);
+    }
+  }
+  for (int r = 0; r < kTR; ++r) _mm512_storeu_ps(y + size_t(r) * ldy, acc[r]);
+}
+
+// Word k of each 128-bit lane, in all four of its words.
+template <int k>
+inline __m512i wordOfEachLane(__m512i v) {
+  return _mm512_shuffle_epi32(v, _MM_PERM_ENUM(k * 0x55));
+}
+
+// Decode: 8 consecutive weight rows against one activation row, two blocks at a time:
+// zmm lane r holds row r's block b, lane 8 + r its block b + 1 (8 rows, not 16 a register:
+// read from memory, 16 rows at a time streamed 10-25 % slower). The transposition is the
+// tile's; each 4-byte group of the two activation blocks is spread to its half, the two
+// starts (−8 · Σx) are summed in their halves, and the two blocks' products meet each
+// row's chain in block order, low half first. An odd last block runs the 256-bit kernel
+// (VNNI too: the same bits).
+void rowsQ4_0Zmm(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y) {
+  const size_t row = size_t(nb) * sizeof(BlockQ4_0), row3 = 3 * row;
+  const __m512i low4 = _mm512_set1_epi8(0x0F), magic = _mm512_set1_epi32(kMagicFloatBits);
+  const __m512 magicF = _mm512_castsi512_ps(magic);
+  // Rows j and j + 4 of blocks b and b + 1, from the pointers to rows 0 and 4 at block b.
+  const uint8_t *g0 = reinterpret_cast<const uint8_t*>(w), *g4 = g0 + 4 * row;
+  const auto quad = [&](int j, size_t at) {
+    const size_t skip = at + (j == 3 ? row3 : size_t(j) * row);
+    return quadBytesZmm(g0 + skip, g4 + skip, g0 + skip + sizeof(BlockQ4_0), g4 + skip + sizeof(BlockQ4_0));
+  };
+  __m256 acc = _mm256_setzero_ps();
+  int b = 0;
+  for (; b + 2 <= nb; b += 2) {
+    prefetchNextRowGroups<8>(w, nb, b);
+    prefetchNextRowGroups<8>(w, nb, b + 1);
+    constexpr size_t kQs = offsetof(BlockQ4_0, qs);
+    __m512i q[4];
+    transposeWordsZmm({quad(0, kQs), quad(1, kQs), quad(2, kQs), quad(3, kQs)}, q);
+    // The 16 scales packed in general registers (the vector pipes are this loop's limit).
+    const auto half = [&](int r, int blk) {
+      const size_t skip = (r % 4 == 3 ? row3 : size_t(r % 4) * row) + size_t(blk) * sizeof(BlockQ4_0);
+      uint16_t h;
+      std::memcpy(&h, (r < 4 ? g0 : g4) + skip, 2);
+      return uint64_t(h);
+    };
+    const auto four = [&](int r, int blk) {
+      return half(r, blk) | half(r + 1, blk) << 16 | half(r + 2, blk) << 32 | half(r + 3, blk) << 48;
+    };
+    const __m512 dw = _mm512_cvtph_ps(
+        _mm256_setr_epi64x(int64_t(four(0, 0)), int64_t(four(4, 0)), int64_t(four(0, 1)), int64_t(four(4, 1))));
+    const __m512i xs = pairBlockQuantsZmm(x[b], x[b + 1]);
+    // Words 0-3 (elements 0-15) of block b in the low 128-bit lanes, of block b + 1 in the
+    // high ones; words 4-7 likewise: word k is then one in-lane shuffle away.
+    const __m512i x03 = _mm512_shuffle_i32x4(xs, xs, _MM_SHUFFLE(2, 2, 0, 0));
+    const __m512i x47 = _mm512_shuffle_i32x4(xs, xs, _MM_SHUFFLE(3, 3, 1, 1));
+    // Elements 4k..4k+3 (low nibbles) on one chain, 16 + 4k.. (high) on the other.
+    const auto low = [&](int k) { return _mm512_and_si512(q[k], low4); };
+    const auto high = [&](int k) { return _mm512_and_si512(_mm512_srli_epi16(q[k], 4), low4); };
+    __m512i lanes[2];
+    lanes[0] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), low(0), wordOfEachLane<0>(x03));
+    lanes[1] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), high(0), wordOfEachLane<0>(x47));
+    lanes[0] = _mm512_dpbusd_epi32(lanes[0], low(1), wordOfEachLane<1>(x03));
+    lanes[1] = _mm512_dpbusd_epi32(lanes[1], high(1), wordOfEachLane<1>(x47));
+    lanes[0] = _mm512_dpbusd_epi32(lanes[0], low(2), wordOfEachLane<2>(x03));
+    lanes[1] = _mm512_dpbusd_epi32(lanes[1], high(2), wordOfEachLane<2>(x47));
+    lanes[0] = _mm512_dpbusd_epi32(lanes[0], low(3), wordOfEachLane<3>(x03));
+    lanes[1] = _mm512_dpbusd_epi32(lanes[1], high(3), wordOfEachLane<3>(x47));
+    const __m512i s = offsetSumsZmm(x[b], x[b + 1]);
+    const __m512i bits = _mm512_add_epi32(_mm512_add_epi32(lanes[0], lanes[1]), _mm512_sub_epi32(magic, s));
+    const __m512 d = _mm512_mul_ps(dw, pairScalesZmm(x[b].d, x[b + 1].d));
+    const __m512 f = _mm512_sub_ps(_mm512_castsi512_ps(bits), magicF);
+    acc = _mm256_fmadd_ps(lowHalf(d), lowHalf(f), acc);
+    acc = _mm256_fmadd_ps(highHalf(d), highHalf(f), acc);
+    g0 += 2 * sizeof(BlockQ4_0), g4 += 2 * sizeof(BlockQ4_0);
+  }
+  if (b < nb) {
+    __m256 tail[1] = {acc};
+    tileQ4_0Core<1>(ConsecutiveRows{w, size_t(nb)}, &x, nb, tail, b);
+    acc = tail[0];
+  }
+  _mm256_storeu_ps(y, acc);
 }

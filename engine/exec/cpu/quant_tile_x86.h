@@ -4,9 +4,10 @@
 // (integers are exact, however they are formed) and the same float expressions in the
 // same order. The tile only unpacks each weight block once for kTR rows and loads each
 // activation block once for kTC columns. Also the legacy types' decode rows kernels
-// (rowsLegacy), and the table of every member for this ISA.
+// (rowsLegacy), Q4_0's dot, tile and rows kernel (one integer per block), and the table
+// of every member for this ISA.
 
-// Q4_0 / Q5_0 (dotLegacySigned).
+// Q5_0 (dotLegacySigned).
 template <typename B, int kBits, int kOffset, int kTR, int kTC>
 void tileLegacySigned(const B* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
   __m256 acc[kTR][kTC];
@@ -199,7 +200,8 @@ void tileQ6_K(const BlockQ6_K* const* w, const BlockQ8_K* const* x, int nb, floa
     for (int c = 0; c < kTC; ++c) y[size_t(r) * ldy + size_t(c)] = hsum8(acc[r][c]) - o[r * kTC + c];
 }
 
-// Decode of the legacy types: 2 · kP consecutive weight rows against one activation row,
+// Decode of the legacy types with 8 lanes a block (Q4_1, Q5_0, Q5_1; Q4_0's rowsQ4_0 is
+// below): 2 · kP consecutive weight rows against one activation row,
 // each output its dot's exact bits (dotLegacySigned, dotLegacyMin). One dot of these types
 // is bound by its single FMA chain per 32 elements; here two rows share a register (row
 // r's 16 quant bytes in the low 128-bit lane, row r + 1's in the high one), so 2 · kP
@@ -234,8 +236,8 @@ inline __m256 pairHsum8(__m256 lo, __m256 hi) {
 
 // The next two calls' rows follow these ones (a task's weight rows run in order): the
 // next call's into L1, the one after into L2, each fetched in the order it lies, a slice
-// a block. Into L1 alone, a Q4_0 decode streamed its weights at 77-83 % of a 2-thread
-// streaming read; with the further rows into L2 too, 84-86 % (bench_gguf; the machine is
+// a block. Into L1 alone, a Q4_0 decode (8 lanes a block then) streamed its weights at
+// 77-83 % of a 2-thread streaming read; with the further rows into L2 too, 84-86 % (bench_gguf; the machine is
 // in docs/benchmarks.md). Without either, half as fast. A prefetch never faults.
 template <int kRows, typename B>
 inline void prefetchNextRowGroups(const B* w, int nb, int b) {
@@ -299,8 +301,149 @@ void rowsLegacy(const B* w, const BlockQ8_0* x, int nb, float* y) {
   }
 }
 
+// Q4_0 as one integer per block: y = fma(d_w · d_x, Σ (q − 8) · x, y) over the blocks in
+// order, one float chain per output (the other legacy types' dots keep 8 lanes a block,
+// whose 8 int → float conversions and FMAs per block and output bound their prefill).
+// The block's integer is exact however it is formed, so the dot, the tiles and the rows
+// kernels below give the same bits on every x86 ISA. A tile puts one weight column in
+// each 32-bit lane: the column's quant bytes are transposed once per block (4-byte
+// groups: lane c of W[k] holds bytes 4k..4k+3 of column c's elements), and each activation
+// row meets them through its 4-byte groups broadcast, 8 multiply-adds that leave each
+// lane the whole block's integer, no horizontal sum. The rows of a tile share the
+// transposition; its columns share the activation's loads and its −8 · Σx.
+
+// acc + lane i: Σ of the 4 products 4i..4i+3 of unsigned a and signed b (a <= 15 here).
+inline __m256i addDotBytes(__m256i acc, __m256i a, __m256i b) {
+  if constexpr (kVnni) return _mm256_dpbusd_epi32(acc, a, b);
+  else return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));
+}
+
+// The sum of the 8 int32 lanes (exact).
+inline int hsumInt8(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  return _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1)));
+}
+
+// 8 · Σ of a Q8_0 block's 32 activations: the offset the unsigned nibbles carry.
+inline int offsetSumQ4_0(const BlockQ8_0& x) {
+  return hsumInt8(dotBytes(_mm256_set1_epi8(8), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs))));
+}
+
+// Bytes 4k..4k+3 of an activation block, in every 32-bit lane.
+inline __m256i xGroup(const BlockQ8_0& x, int k) {
+  int32_t v;
+  std::memcpy(&v, x.qs + 4 * k, 4);
+  return _mm256_set1_epi32(v);
+}
+
+float dotQ4_0(const BlockQ4_0* w, const BlockQ8_0* x, int nb) {
+  __m128 y = _mm_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    prefetchNextRow(w, nb, b);
+    const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
+    const __m256i p = dotBytes(legacyQuants<BlockQ4_0, 4>(w[b]), xq);
+    const float d = halfScalar(w[b].d) * halfScalar(x[b].d);
+    y = _mm_fmadd_ss(_mm_set_ss(d), _mm_cvtsi32_ss(_mm_setzero_ps(), hsumInt8(p) - offsetSumQ4_0(x[b])), y);
+  }
+  return _mm_cvtss_f32(y);
+}
+
+// 8 columns: lane c of w8[k] (k < 4) holds the low nibbles of column c's quant bytes
+// 4k..4k+3 (elements 4k..4k+3), of w8[4 + k] their high nibbles (elements 16 + 4k..).
+// p[j] holds column j's 16 bytes in its low 128-bit lane and column j + 4's in its high
+// one; the 4 × 4 transposition of 32-bit words within each lane leaves word k of column
+// c in lane c of q[k].
+template <typename Cols>
+inline void transposeQ4_0Ymm(const Cols& cols, int b, __m256i (&w8)[8]) {
+  const auto load = [&](int c) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(cols(c, b).qs)); };
+  __m256i p[4];
+  for (int j = 0; j < 4; ++j) p[j] = _mm256_inserti128_si256(_mm256_castsi128_si256(load(j)), load(j + 4), 1);
+  const __m256i t0 = _mm256_unpacklo_epi32(p[0], p[1]), t1 = _mm256_unpackhi_epi32(p[0], p[1]);
+  const __m256i t2 = _mm256_unpacklo_epi32(p[2], p[3]), t3 = _mm256_unpackhi_epi32(p[2], p[3]);
+  const __m256i q[4] = {_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2), _mm256_unpacklo_epi64(t1, t3),
+                        _mm256_unpackhi_epi64(t1, t3)};
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  for (int k = 0; k < 4; ++k) {
+    w8[k] = _mm256_and_si256(q[k], low4);
+    w8[4 + k] = _mm256_and_si256(_mm256_srli_epi16(q[k], 4), low4);
+  }
+}
+
+// The 8 columns' block scales as floats (fp16 → fp32 is exact: halfScalar's values).
+// Each column's first 4 bytes (d, then two quant bytes) land in its 32-bit lane as in
+// transposeQ4_0Ymm, and the low halves are packed: 16-bit stores read back as one vector
+// would stall on store forwarding.
+template <typename Cols>
+inline __m256 scalesQ4_0Ymm(const Cols& cols, int b) {
+  const auto load = [&](int c) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(&cols(c, b))); };
+  __m256i p[4];
+  for (int j = 0; j < 4; ++j) p[j] = _mm256_inserti128_si256(_mm256_castsi128_si256(load(j)), load(j + 4), 1);
+  const __m256i words = _mm256_unpacklo_epi64(_mm256_unpacklo_epi32(p[0], p[1]), _mm256_unpacklo_epi32(p[2], p[3]));
+  const __m256i low16 = _mm256_and_si256(words, _mm256_set1_epi32(0xFFFF));
+  const __m256i packed = _mm256_packus_epi32(low16, _mm256_setzero_si256());
+  return _mm256_cvtph_ps(_mm256_castsi256_si128(_mm256_permute4x64_epi64(packed, _MM_SHUFFLE(3, 1, 2, 0))));
+}
+
+// Block b of a tile's column c: from its own pointer, or (a decode's rows) at a fixed
+// stride from the first; given as a stride the addresses stay scalar arithmetic (given
+// as 8 pointers, the compiler kept them in vectors and extracted each one).
+struct ColumnPointers {
+  const BlockQ4_0* const* w;
+  const BlockQ4_0& operator()(int c, int b) const { return w[c][b]; }
+  template <int kTC>
+  void prefetch(int nb, int b) const { prefetchNextRows<kTC>(w, b, nb); }
+};
+struct ConsecutiveRows {
+  const BlockQ4_0* w;
+  size_t nb;
+  const BlockQ4_0& operator()(int c, int b) const { return w[size_t(c) * nb + size_t(b)]; }
+  template <int kTC>
+  void prefetch(int, int b) const { prefetchNextRowGroups<kTC>(w, int(nb), b); }
+};
+
+// kTR input rows × 8 weight columns; a decode's rows fetch the next groups in the order
+// they lie, a tile's columns the blocks kTC rows on.
+template <int kTR, typename Cols>
+inline void tileQ4_0Core(const Cols& cols, const BlockQ8_0* const* x, int nb, __m256 (&acc)[kTR], int b0 = 0) {
+  for (int b = b0; b < nb; ++b) {
+    cols.template prefetch<8>(nb, b);
+    __m256i w8[8];
+    transposeQ4_0Ymm(cols, b, w8);
+    const __m256 dw = scalesQ4_0Ymm(cols, b);
+#pragma GCC unroll 4
+    for (int r = 0; r < kTR; ++r) {
+      __m256i lanes = _mm256_set1_epi32(-offsetSumQ4_0(x[r][b]));
+#pragma GCC unroll 8
+      for (int k = 0; k < 8; ++k) lanes = addDotBytes(lanes, w8[k], xGroup(x[r][b], k));
+      const __m256 d = _mm256_mul_ps(dw, _mm256_set1_ps(halfScalar(x[r][b].d)));
+      acc[r] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(lanes), acc[r]);
+    }
+  }
+}
+
+template <int kTR, int kTC>
+void tileQ4_0Ymm(const BlockQ4_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
+  static_assert(kTC == 8, "one column a 32-bit lane");
+  __m256 acc[kTR];
+  for (__m256& a : acc) a = _mm256_setzero_ps();
+  tileQ4_0Core<kTR>(ColumnPointers{w}, x, nb, acc);
+  for (int r = 0; r < kTR; ++r) _mm256_storeu_ps(y + size_t(r) * ldy, acc[r]);
+}
+
+// Decode: 8 consecutive weight rows against one activation row.
+void rowsQ4_0(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y) {
+  __m256 acc[1] = {_mm256_setzero_ps()};
+  tileQ4_0Core<1>(ConsecutiveRows{w, size_t(nb)}, &x, nb, acc);
+  _mm256_storeu_ps(y, acc[0]);
+}
+
 // Rows per call of the legacy types' decode, on every x86 ISA.
 constexpr int kLegacyDecodeRows = 8;
+
+// Q4_0's prefill tile on 256-bit vectors: 8 accumulators and 8 transposed weight
+// registers of the 16.
+constexpr QuantTileDims kTileQ4_0{4, 8};
 
 // This ISA's table, every member by name.
 QuantKernels x86QuantKernels(Isa isa) {
@@ -309,7 +452,8 @@ QuantKernels x86QuantKernels(Isa isa) {
   k.isa = isa;
   k.vnni = kVnni;
   k.dotQ8_0 = &dotQ8_0, k.tileQ8_0 = &tileQ8_0<R, C>;
-  k.dotQ4_0 = &dotLegacySigned<BlockQ4_0, 4, 8>, k.tileQ4_0 = &tileLegacySigned<BlockQ4_0, 4, 8, R, C>;
+  k.dotQ4_0 = &dotQ4_0, k.tileQ4_0 = &tileQ4_0Ymm<kTileQ4_0.rows, kTileQ4_0.cols>;
+  k.tileDimsQ4_0 = kTileQ4_0;
   k.dotQ4_1 = &dotLegacyMin<BlockQ4_1, 4>, k.tileQ4_1 = &tileLegacyMin<BlockQ4_1, 4, R, C>;
   k.dotQ5_0 = &dotLegacySigned<BlockQ5_0, 5, 16>, k.tileQ5_0 = &tileLegacySigned<BlockQ5_0, 5, 16, R, C>;
   k.dotQ5_1 = &dotLegacyMin<BlockQ5_1, 5>, k.tileQ5_1 = &tileLegacyMin<BlockQ5_1, 5, R, C>;
@@ -317,11 +461,10 @@ QuantKernels x86QuantKernels(Isa isa) {
   k.dotQ5_K = &dotQ5_K, k.tileQ5_K = &tileQ5_K<R, C>;
   k.dotQ6_K = &dotQ6_K, k.tileQ6_K = &tileQ6_K<R, C>;
   constexpr int P = kLegacyDecodeRows / 2;
-  k.decodeRows = kLegacyDecodeRows;
-  k.rowsQ4_0 = &rowsLegacy<BlockQ4_0, 4, 8, false, P>;
-  k.rowsQ4_1 = &rowsLegacy<BlockQ4_1, 4, 0, true, P>;
-  k.rowsQ5_0 = &rowsLegacy<BlockQ5_0, 5, 16, false, P>;
-  k.rowsQ5_1 = &rowsLegacy<BlockQ5_1, 5, 0, true, P>;
+  k.rowsQ4_0 = {&rowsQ4_0, 8};
+  k.rowsQ4_1 = {&rowsLegacy<BlockQ4_1, 4, 0, true, P>, kLegacyDecodeRows};
+  k.rowsQ5_0 = {&rowsLegacy<BlockQ5_0, 5, 16, false, P>, kLegacyDecodeRows};
+  k.rowsQ5_1 = {&rowsLegacy<BlockQ5_1, 5, 0, true, P>, kLegacyDecodeRows};
   k.quantizeQ8_0 = &quantizeQ8_0;
   k.quantizeQ8_K = &quantizeQ8_K;
   return k;
