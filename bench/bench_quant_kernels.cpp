@@ -98,7 +98,7 @@ Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Ac
     for (int it = 0; it < iters; ++it)
       for (int r = 0; r < rows; ++r) sink = sink + dot(&w[size_t(r) * size_t(nb)], x.data(), nb);
   });
-  float y[kQuantTileMax * kQuantTileMax];
+  float y[kQuantTileMax * kQuantTileMax];  // >= rows
   const Act* xs[kQuantTileMax];
   for (int r = 0; r < dims.rows; ++r) xs[r] = x.data() + size_t(r) * size_t(nbx);
   const int tileIters = iters / dims.rows;
@@ -117,9 +117,7 @@ Row measure(GgmlType type, GgmlType actType, float (*dot)(const Block*, const Ac
   const int decodeRows = rowsKernel.rows;
   if (rowsKernel.fn != nullptr) {
     tRows = bestSeconds([&] {
-      for (int it = 0; it < iters; ++it)
-        for (int r = 0; r + decodeRows <= rows; r += decodeRows)
-          rowsKernel.fn(&w[size_t(r) * size_t(nb)], x.data(), nb, y);
+      for (int it = 0; it < iters; ++it) rowsKernel.fn(w.data(), x.data(), nb, y, rows / decodeRows * decodeRows);
       sink = sink + y[0];
     });
   }

@@ -97,8 +97,9 @@ void checkTile(GgmlType type, GgmlType actType, DotMember<Block, Act> dot, TileM
 template <typename Block>
 using RowsMember = QuantRows<Block, BlockQ8_0> QuantKernels::*;
 
-// A legacy type's decode rows kernel (its rows weight rows against one activation row)
-// against its dot, bit for bit, on every ISA that has one; it writes nothing past its rows.
+// A legacy type's decode rows kernel (one group of its rows, or three, against one
+// activation row) against its dot, bit for bit, on every ISA that has one; it writes
+// nothing past its rows.
 template <typename Block>
 void checkDecodeRows(GgmlType type, DotMember<Block, BlockQ8_0> dot, RowsMember<Block> rowsFn) {
   std::mt19937 rng(33);
@@ -110,11 +111,13 @@ void checkDecodeRows(GgmlType type, DotMember<Block, BlockQ8_0> dot, RowsMember<
     const int R = kernel.rows;
     QVERIFY2(R > 0, isaName(isa));
     for (int nb : {1, 3, 8, 48}) {
-      const auto w = randomBlocks<Block>(size_t(nb) * size_t(R), rng, 0.01f);
+      const int groups = nb == 3 ? 3 : 1;  // a call runs several groups too
+      const auto w = randomBlocks<Block>(size_t(nb) * size_t(R * groups), rng, 0.01f);
       const auto x = activations<BlockQ8_0>(GgmlType::Q8_0, 1, nb * kQk, rng);
-      std::vector<float> y(size_t(R) + 1, NAN);
-      kernel.fn(w.data(), x.data(), nb, y.data());
-      for (int r = 0; r < R; ++r) {
+      const int n = R * groups;
+      std::vector<float> y(size_t(n) + 1, NAN);
+      kernel.fn(w.data(), x.data(), nb, y.data(), n);
+      for (int r = 0; r < n; ++r) {
         const float want = (qk.*dot)(w.data() + size_t(r) * size_t(nb), x.data(), nb), got = y[size_t(r)];
         QVERIFY2(std::isfinite(want), "the random blocks must give finite dots");
         QVERIFY2(std::memcmp(&want, &got, 4) == 0,
@@ -122,7 +125,7 @@ void checkDecodeRows(GgmlType type, DotMember<Block, BlockQ8_0> dot, RowsMember<
                                 .arg(QString::fromStdString(ggmlTypeName(type)), isaName(isa))
                                 .arg(nb).arg(r).arg(double(got), 0, 'g', 9).arg(double(want), 0, 'g', 9)));
       }
-      QVERIFY2(std::isnan(y[size_t(R)]), "a rows kernel writes past its rows");
+      QVERIFY2(std::isnan(y[size_t(n)]), "a rows kernel writes past its rows");
     }
     ++isasChecked;
   }

@@ -100,11 +100,14 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile
   // (bench_gguf, Q8_0, per CPU time), though it is the faster one with the rows in L2.
   // The legacy types (Q4_0, Q4_1, Q5_0, Q5_1) are the exception: one dot of theirs is
   // bound by its single FMA chain, so their rows kernels take rows.rows weight rows at a
-  // time (each output the same bits), fetching the next rows in the order they lie.
+  // time (each output the same bits), fetching the next rows in the order they lie; one
+  // call runs all the groups of the task's columns, for each left-over input row.
   int n = col0;
-  if (rows.fn != nullptr && tiledRowEnd < rowEnd)
-    for (; n + rows.rows <= colEnd; n += rows.rows)
-      for (int t = tiledRowEnd; t < rowEnd; ++t) rows.fn(wrow(n), xrow(t), nb, out(t, n));
+  if (rows.fn != nullptr && tiledRowEnd < rowEnd) {
+    const int grouped = (colEnd - col0) / rows.rows * rows.rows;
+    for (int t = tiledRowEnd; t < rowEnd; ++t) rows.fn(wrow(n), xrow(t), nb, out(t, n), grouped);
+    n += grouped;
+  }
   for (; n < colEnd; ++n)
     for (int t = tiledRowEnd; t < rowEnd; ++t) *out(t, n) = dot(wrow(n), xrow(t), nb);
 }

@@ -26,10 +26,11 @@ constexpr int kQuantTileRows = 4;
 constexpr int kQuantTileCols = 2;
 constexpr int kQuantTileMax = 16;  // the largest rows or cols of any prefill tile
 
-// Decode: y[i] = dot(w + i · nb, x) for `rows` consecutive weight rows from w against one
-// activation row, each output the dot's exact bits.
+// Decode: y[i] = dot(w + i · nb, x) for numRows consecutive weight rows from w against one
+// activation row, each output the dot's exact bits; numRows is a multiple of the kernel's
+// `rows` (its group: a call may prepare the activation's share once for all its groups).
 template <typename WB, typename XB>
-using QuantRowsFn = void (*)(const WB* w, const XB* x, int nb, float* y);
+using QuantRowsFn = void (*)(const WB* w, const XB* x, int nb, float* y, int numRows);
 template <typename WB, typename XB>
 struct QuantRows {
   QuantRowsFn<WB, XB> fn = nullptr;

@@ -6,6 +6,7 @@
 // integers, same bits).
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "engine/common/dtype.h"
 #include "engine/exec/cpu/quant_kernels.h"
@@ -46,10 +47,11 @@ QuantKernels avx512Table() {
   k.tileDimsQ4_0 = kZmmDimsQ4_0;
   k.tileQ5_0 = &tileLegacySignedZmm<BlockQ5_0, 5, 16, R, C>;
   k.tileDimsQ5_0 = kZmmDimsLegacy;
+  constexpr int D = kLegacyDecodeRows;
   k.rowsQ4_0 = {&rowsQ4_0Zmm, 8};
-  k.rowsQ4_1 = {&rowsLegacyZmm<BlockQ4_1, 4, 0, true, kDecodeQuads>, kLegacyDecodeRows};
-  k.rowsQ5_0 = {&rowsLegacyZmm<BlockQ5_0, 5, 16, false, kDecodeQuads>, kLegacyDecodeRows};
-  k.rowsQ5_1 = {&rowsLegacyZmm<BlockQ5_1, 5, 0, true, kDecodeQuads>, kLegacyDecodeRows};
+  k.rowsQ4_1 = {&eachRowGroup<BlockQ4_1, &rowsLegacyZmm<BlockQ4_1, 4, 0, true, kDecodeQuads>, D>, D};
+  k.rowsQ5_0 = {&eachRowGroup<BlockQ5_0, &rowsLegacyZmm<BlockQ5_0, 5, 16, false, kDecodeQuads>, D>, D};
+  k.rowsQ5_1 = {&eachRowGroup<BlockQ5_1, &rowsLegacyZmm<BlockQ5_1, 5, 0, true, kDecodeQuads>, D>, D};
   return k;
 }
 }  // namespace

@@ -328,72 +328,86 @@ inline __m512i wordOfEachLane(__m512i v) {
   return _mm512_shuffle_epi32(v, _MM_PERM_ENUM(k * 0x55));
 }
 
-// Decode: 8 consecutive weight rows against one activation row, two blocks at a time:
-// zmm lane r holds row r's block b, lane 8 + r its block b + 1 (8 rows, not 16 a register:
-// read from memory, 16 rows at a time streamed 10-25 % slower). The transposition is the
-// tile's; each 4-byte group of the two activation blocks is spread to its half, the two
-// starts (−8 · Σx) are summed in their halves, and the two blocks' products meet each
-// row's chain in block order, low half first. An odd last block runs the 256-bit kernel
-// (VNNI too: the same bits).
-void rowsQ4_0Zmm(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y) {
+// Decode: groups of 8 consecutive weight rows against one activation row, two blocks at
+// a time: zmm lane r holds row r's block b, lane 8 + r its block b + 1 (8 rows, not 16 a
+// register: read from memory, 16 rows at a time streamed 10-25 % slower). The
+// transposition is the tile's; each 4-byte group of the two activation blocks is spread
+// to its half, and the two blocks' products meet each row's chain in block order, low
+// half first. The activation's share that does not depend on the rows (the starts
+// 1.5 · 2^23 − 8 · Σx and the scales, per pair of blocks) is prepared once per call for
+// all its groups. An odd last block runs the 256-bit kernel (VNNI too: the same bits).
+struct Q4_0PairShare {  // stored unaligned: a vector of zmm types need not be 64-byte aligned
+  int32_t start[16];
+  float dx[16];
+};
+
+void rowsQ4_0Zmm(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y, int numRows) {
   const size_t row = size_t(nb) * sizeof(BlockQ4_0), row3 = 3 * row;
   const __m512i low4 = _mm512_set1_epi8(0x0F), magic = _mm512_set1_epi32(kMagicFloatBits);
   const __m512 magicF = _mm512_castsi512_ps(magic);
-  // Rows j and j + 4 of blocks b and b + 1, from the pointers to rows 0 and 4 at block b.
-  const uint8_t *g0 = reinterpret_cast<const uint8_t*>(w), *g4 = g0 + 4 * row;
-  const auto quad = [&](int j, size_t at) {
-    const size_t skip = at + (j == 3 ? row3 : size_t(j) * row);
-    return quadBytesZmm(g0 + skip, g4 + skip, g0 + skip + sizeof(BlockQ4_0), g4 + skip + sizeof(BlockQ4_0));
-  };
-  __m256 acc = _mm256_setzero_ps();
-  int b = 0;
-  for (; b + 2 <= nb; b += 2) {
-    prefetchNextRowGroups<8>(w, nb, b);
-    prefetchNextRowGroups<8>(w, nb, b + 1);
-    constexpr size_t kQs = offsetof(BlockQ4_0, qs);
-    __m512i q[4];
-    transposeWordsZmm({quad(0, kQs), quad(1, kQs), quad(2, kQs), quad(3, kQs)}, q);
-    // The 16 scales packed in general registers (the vector pipes are this loop's limit).
-    const auto half = [&](int r, int blk) {
-      const size_t skip = (r % 4 == 3 ? row3 : size_t(r % 4) * row) + size_t(blk) * sizeof(BlockQ4_0);
-      uint16_t h;
-      std::memcpy(&h, (r < 4 ? g0 : g4) + skip, 2);
-      return uint64_t(h);
-    };
-    const auto four = [&](int r, int blk) {
-      return half(r, blk) | half(r + 1, blk) << 16 | half(r + 2, blk) << 32 | half(r + 3, blk) << 48;
-    };
-    const __m512 dw = _mm512_cvtph_ps(
-        _mm256_setr_epi64x(int64_t(four(0, 0)), int64_t(four(4, 0)), int64_t(four(0, 1)), int64_t(four(4, 1))));
-    const __m512i xs = pairBlockQuantsZmm(x[b], x[b + 1]);
-    // Words 0-3 (elements 0-15) of block b in the low 128-bit lanes, of block b + 1 in the
-    // high ones; words 4-7 likewise: word k is then one in-lane shuffle away.
-    const __m512i x03 = _mm512_shuffle_i32x4(xs, xs, _MM_SHUFFLE(2, 2, 0, 0));
-    const __m512i x47 = _mm512_shuffle_i32x4(xs, xs, _MM_SHUFFLE(3, 3, 1, 1));
-    // Elements 4k..4k+3 (low nibbles) on one chain, 16 + 4k.. (high) on the other.
-    const auto low = [&](int k) { return _mm512_and_si512(q[k], low4); };
-    const auto high = [&](int k) { return _mm512_and_si512(_mm512_srli_epi16(q[k], 4), low4); };
-    __m512i lanes[2];
-    lanes[0] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), low(0), wordOfEachLane<0>(x03));
-    lanes[1] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), high(0), wordOfEachLane<0>(x47));
-    lanes[0] = _mm512_dpbusd_epi32(lanes[0], low(1), wordOfEachLane<1>(x03));
-    lanes[1] = _mm512_dpbusd_epi32(lanes[1], high(1), wordOfEachLane<1>(x47));
-    lanes[0] = _mm512_dpbusd_epi32(lanes[0], low(2), wordOfEachLane<2>(x03));
-    lanes[1] = _mm512_dpbusd_epi32(lanes[1], high(2), wordOfEachLane<2>(x47));
-    lanes[0] = _mm512_dpbusd_epi32(lanes[0], low(3), wordOfEachLane<3>(x03));
-    lanes[1] = _mm512_dpbusd_epi32(lanes[1], high(3), wordOfEachLane<3>(x47));
-    const __m512i s = offsetSumsZmm(x[b], x[b + 1]);
-    const __m512i bits = _mm512_add_epi32(_mm512_add_epi32(lanes[0], lanes[1]), _mm512_sub_epi32(magic, s));
-    const __m512 d = _mm512_mul_ps(dw, pairScalesZmm(x[b].d, x[b + 1].d));
-    const __m512 f = _mm512_sub_ps(_mm512_castsi512_ps(bits), magicF);
-    acc = _mm256_fmadd_ps(lowHalf(d), lowHalf(f), acc);
-    acc = _mm256_fmadd_ps(highHalf(d), highHalf(f), acc);
-    g0 += 2 * sizeof(BlockQ4_0), g4 += 2 * sizeof(BlockQ4_0);
+  const int pairs = nb / 2;
+  thread_local std::vector<Q4_0PairShare> share;
+  if (share.size() < size_t(pairs)) share.resize(size_t(pairs));
+  for (int p = 0; p < pairs; ++p) {
+    _mm512_storeu_si512(share[size_t(p)].start, _mm512_sub_epi32(magic, offsetSumsZmm(x[2 * p], x[2 * p + 1])));
+    _mm512_storeu_ps(share[size_t(p)].dx, pairScalesZmm(x[2 * p].d, x[2 * p + 1].d));
   }
-  if (b < nb) {
-    __m256 tail[1] = {acc};
-    tileQ4_0Core<1>(ConsecutiveRows{w, size_t(nb)}, &x, nb, tail, b);
-    acc = tail[0];
+  for (int group = 0; group < numRows; group += 8) {
+    const BlockQ4_0* wg = w + size_t(group) * size_t(nb);
+    // Rows j and j + 4 of blocks b and b + 1, from the pointers to rows 0 and 4 at block b.
+    const uint8_t *g0 = reinterpret_cast<const uint8_t*>(wg), *g4 = g0 + 4 * row;
+    const auto quad = [&](int j, size_t at) {
+      const size_t skip = at + (j == 3 ? row3 : size_t(j) * row);
+      return quadBytesZmm(g0 + skip, g4 + skip, g0 + skip + sizeof(BlockQ4_0), g4 + skip + sizeof(BlockQ4_0));
+    };
+    __m256 acc = _mm256_setzero_ps();
+    for (int p = 0; p < pairs; ++p) {
+      const int b = 2 * p;
+      prefetchNextRowGroups<8>(wg, nb, b);
+      prefetchNextRowGroups<8>(wg, nb, b + 1);
+      constexpr size_t kQs = offsetof(BlockQ4_0, qs);
+      __m512i q[4];
+      transposeWordsZmm({quad(0, kQs), quad(1, kQs), quad(2, kQs), quad(3, kQs)}, q);
+      // The 16 scales packed in general registers (the vector pipes are this loop's limit).
+      const auto half = [&](int r, int blk) {
+        const size_t skip = (r % 4 == 3 ? row3 : size_t(r % 4) * row) + size_t(blk) * sizeof(BlockQ4_0);
+        uint16_t h;
+        std::memcpy(&h, (r < 4 ? g0 : g4) + skip, 2);
+        return uint64_t(h);
+      };
+      const auto four = [&](int r, int blk) {
+        return half(r, blk) | half(r + 1, blk) << 16 | half(r + 2, blk) << 32 | half(r + 3, blk) << 48;
+      };
+      const __m512 dw = _mm512_cvtph_ps(
+          _mm256_setr_epi64x(int64_t(four(0, 0)), int64_t(four(4, 0)), int64_t(four(0, 1)), int64_t(four(4, 1))));
+      // Words 0-3 (elements 0-15) of block b in the low 128-bit lanes, of block b + 1 in
+      // the high ones; words 4-7 likewise: word k is then one in-lane shuffle away.
+      const __m512i xs = pairBlockQuantsZmm(x[b], x[b + 1]);
+      const __m512i x03 = _mm512_shuffle_i32x4(xs, xs, _MM_SHUFFLE(2, 2, 0, 0));
+      const __m512i x47 = _mm512_shuffle_i32x4(xs, xs, _MM_SHUFFLE(3, 3, 1, 1));
+      // Elements 4k..4k+3 (low nibbles) on one chain, 16 + 4k.. (high) on the other.
+      const auto low = [&](int k) { return _mm512_and_si512(q[k], low4); };
+      const auto high = [&](int k) { return _mm512_and_si512(_mm512_srli_epi16(q[k], 4), low4); };
+      __m512i lanes[2];
+      lanes[0] = _mm512_dpbusd_epi32(_mm512_loadu_si512(share[size_t(p)].start), low(0), wordOfEachLane<0>(x03));
+      lanes[1] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), high(0), wordOfEachLane<0>(x47));
+      lanes[0] = _mm512_dpbusd_epi32(lanes[0], low(1), wordOfEachLane<1>(x03));
+      lanes[1] = _mm512_dpbusd_epi32(lanes[1], high(1), wordOfEachLane<1>(x47));
+      lanes[0] = _mm512_dpbusd_epi32(lanes[0], low(2), wordOfEachLane<2>(x03));
+      lanes[1] = _mm512_dpbusd_epi32(lanes[1], high(2), wordOfEachLane<2>(x47));
+      lanes[0] = _mm512_dpbusd_epi32(lanes[0], low(3), wordOfEachLane<3>(x03));
+      lanes[1] = _mm512_dpbusd_epi32(lanes[1], high(3), wordOfEachLane<3>(x47));
+      const __m512 d = _mm512_mul_ps(dw, _mm512_loadu_ps(share[size_t(p)].dx));
+      const __m512 f = _mm512_sub_ps(_mm512_castsi512_ps(_mm512_add_epi32(lanes[0], lanes[1])), magicF);
+      acc = _mm256_fmadd_ps(lowHalf(d), lowHalf(f), acc);
+      acc = _mm256_fmadd_ps(highHalf(d), highHalf(f), acc);
+      g0 += 2 * sizeof(BlockQ4_0), g4 += 2 * sizeof(BlockQ4_0);
+    }
+    if (nb % 2 != 0) {
+      __m256 tail[1] = {acc};
+      tileQ4_0Core<1>(ConsecutiveRows{wg, size_t(nb)}, &x, nb, tail, nb - 1);
+      acc = tail[0];
+    }
+    _mm256_storeu_ps(y + group, acc);
   }
-  _mm256_storeu_ps(y, acc);
 }

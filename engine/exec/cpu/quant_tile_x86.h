@@ -438,6 +438,12 @@ void rowsQ4_0(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y) {
   _mm256_storeu_ps(y, acc[0]);
 }
 
+// A rows kernel of one group of kRows, run over numRows rows (a multiple of kRows).
+template <typename B, void (*kGroup)(const B*, const BlockQ8_0*, int, float*), int kRows>
+void eachRowGroup(const B* w, const BlockQ8_0* x, int nb, float* y, int numRows) {
+  for (int i = 0; i < numRows; i += kRows) kGroup(w + size_t(i) * size_t(nb), x, nb, y + i);
+}
+
 // Rows per call of the legacy types' decode, on every x86 ISA.
 constexpr int kLegacyDecodeRows = 8;
 
@@ -461,10 +467,11 @@ QuantKernels x86QuantKernels(Isa isa) {
   k.dotQ5_K = &dotQ5_K, k.tileQ5_K = &tileQ5_K<R, C>;
   k.dotQ6_K = &dotQ6_K, k.tileQ6_K = &tileQ6_K<R, C>;
   constexpr int P = kLegacyDecodeRows / 2;
-  k.rowsQ4_0 = {&rowsQ4_0, 8};
-  k.rowsQ4_1 = {&rowsLegacy<BlockQ4_1, 4, 0, true, P>, kLegacyDecodeRows};
-  k.rowsQ5_0 = {&rowsLegacy<BlockQ5_0, 5, 16, false, P>, kLegacyDecodeRows};
-  k.rowsQ5_1 = {&rowsLegacy<BlockQ5_1, 5, 0, true, P>, kLegacyDecodeRows};
+  constexpr int D = kLegacyDecodeRows;
+  k.rowsQ4_0 = {&eachRowGroup<BlockQ4_0, &rowsQ4_0, 8>, 8};
+  k.rowsQ4_1 = {&eachRowGroup<BlockQ4_1, &rowsLegacy<BlockQ4_1, 4, 0, true, P>, D>, D};
+  k.rowsQ5_0 = {&eachRowGroup<BlockQ5_0, &rowsLegacy<BlockQ5_0, 5, 16, false, P>, D>, D};
+  k.rowsQ5_1 = {&eachRowGroup<BlockQ5_1, &rowsLegacy<BlockQ5_1, 5, 0, true, P>, D>, D};
   k.quantizeQ8_0 = &quantizeQ8_0;
   k.quantizeQ8_K = &quantizeQ8_K;
   return k;
