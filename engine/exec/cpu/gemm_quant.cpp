@@ -103,8 +103,8 @@ void runTileOf(float (*dot)(const WB*, const XB*, int), QuantTileFn<WB, XB> tile
   // time (each output the same bits), fetching the next rows in the order they lie; one
   // call runs all the groups of the task's columns, for each left-over input row.
   int n = col0;
-  if (rows.fn != nullptr && tiledRowEnd < rowEnd) {
-    const int grouped = (colEnd - col0) / rows.rows * rows.rows;
+  const int grouped = rows.fn != nullptr ? (colEnd - col0) / rows.rows * rows.rows : 0;
+  if (grouped > 0 && tiledRowEnd < rowEnd) {
     for (int t = tiledRowEnd; t < rowEnd; ++t) rows.fn(wrow(n), xrow(t), nb, out(t, n), grouped);
     n += grouped;
   }

@@ -70,7 +70,7 @@ struct QuantKernels {
   QuantTileFn<BlockQ5_K, BlockQ8_K> tileQ5_K = nullptr;
   QuantTileFn<BlockQ6_K, BlockQ8_K> tileQ6_K = nullptr;
   // Decode of the legacy types, where one dot is bound by its single FMA chain: rows of
-  // weights side by side, one chain each. nullptr: one dot per row.
+  // weights side by side, one chain each. fn nullptr: one dot per row.
   QuantRows<BlockQ4_0, BlockQ8_0> rowsQ4_0;
   QuantRows<BlockQ4_1, BlockQ8_0> rowsQ4_1;
   QuantRows<BlockQ5_0, BlockQ8_0> rowsQ5_0;

@@ -3,8 +3,8 @@
 // end), included by quant_kernels_avx512.cpp after quant_dot_x86.h, quant_dot_x86_more.h
 // and quant_tile_x86.h (it reuses hsum8, halfScalar, legacyQuants, prefetchNextRows,
 // prefetchNextRowGroups and the Q4_0 helpers). Every output is its dot's exact bits
-// (dotQ8_0, dotLegacySigned, dotLegacyMin, dotQ4_0); the first three: the same 8 int32 lanes
-// per block (integers are exact, however they are formed), the same float product
+// (dotQ8_0, dotLegacySigned, dotLegacyMin, dotQ4_0); the first three's: the same 8 int32
+// lanes per block (integers are exact, however they are formed), the same float product
 // d_w · d_x, the same fmadd per block and the same final hsum8.
 //
 // What makes it faster than tileQ8_0 on 256-bit vectors:
@@ -128,8 +128,8 @@ void tileLegacySignedZmm(const B* const* w, const BlockQ8_0* const* x, int nb, f
   storePairSums<kTR, kP>(acc, y, ldy);
 }
 
-// Decode of the legacy types with 8 lanes a block (Q4_1, Q5_0, Q5_1): 4 · kG consecutive weight rows
-// against one activation row, each output its dot's exact bits (dotLegacySigned,
+// Decode of the legacy types with 8 lanes a block (Q4_1, Q5_0, Q5_1): 4 · kG consecutive
+// weight rows against one activation row, each output its dot's exact bits (dotLegacySigned,
 // dotLegacyMin). A single dot of these types is bound by its one FMA chain per 32
 // elements (4 cycles a block: ~13 GB/s a core, half of what a 2-core decode needs); here
 // each zmm lane holds one chain of one row, so 2 · kG chains run side by side, and the

@@ -237,8 +237,9 @@ inline __m256 pairHsum8(__m256 lo, __m256 hi) {
 // The next two calls' rows follow these ones (a task's weight rows run in order): the
 // next call's into L1, the one after into L2, each fetched in the order it lies, a slice
 // a block. Into L1 alone, a Q4_0 decode (8 lanes a block then) streamed its weights at
-// 77-83 % of a 2-thread streaming read; with the further rows into L2 too, 84-86 % (bench_gguf; the machine is
-// in docs/benchmarks.md). Without either, half as fast. A prefetch never faults.
+// 77-83 % of a 2-thread streaming read; with the further rows into L2 too, 84-86 %
+// (bench_gguf; the machine is in docs/benchmarks.md). Without either, half as fast. A
+// prefetch never faults.
 template <int kRows, typename B>
 inline void prefetchNextRowGroups(const B* w, int nb, int b) {
   constexpr size_t kSlice = kRows * sizeof(B);
