@@ -4,8 +4,8 @@
 // Q8_K for Q4_K). The integer part of every block is exact; the float part is one fixed
 // sequence per ISA that depends only on the number of blocks: per block, the products
 // of the block scales times its integer sums are accumulated in block order (the SIMD
-// ISAs in 8 lanes, summed at the end in a fixed lane order; Q4_0 in one, its block's
-// whole integer). So an output never depends on the batch it is computed in. AVX2 and
+// ISAs in 8 lanes, summed at the end in a fixed lane order; Q8_0 and Q4_0 in one, the
+// block's whole integer). So an output never depends on the batch it is computed in. AVX2 and
 // AVX-512 (VNNI when present) compute the same integers with the same lane layout and
 // give identical bits.
 #include <cstddef>
@@ -58,7 +58,7 @@ struct QuantKernels {
   float (*dotQ5_K)(const BlockQ5_K* w, const BlockQ8_K* x, int nb) = nullptr;
   float (*dotQ6_K)(const BlockQ6_K* w, const BlockQ8_K* x, int nb) = nullptr;
   // Prefill: kQuantTileRows × kQuantTileCols, except where the dims below say otherwise
-  // (Q4_0's tiles hold a column per 32-bit lane, AVX-512's Q8_0 and Q5_0 tiles two
+  // (Q8_0's and Q4_0's tiles hold a column per 32-bit lane, AVX-512's Q5_0 tile two
   // columns per 512-bit register).
   QuantTileDims tileDimsQ8_0, tileDimsQ4_0, tileDimsQ5_0;
   QuantTileFn<BlockQ8_0, BlockQ8_0> tileQ8_0 = nullptr;
@@ -69,8 +69,9 @@ struct QuantKernels {
   QuantTileFn<BlockQ4_K, BlockQ8_K> tileQ4_K = nullptr;
   QuantTileFn<BlockQ5_K, BlockQ8_K> tileQ5_K = nullptr;
   QuantTileFn<BlockQ6_K, BlockQ8_K> tileQ6_K = nullptr;
-  // Decode of the legacy types, where one dot is bound by its single FMA chain: rows of
-  // weights side by side, one chain each. fn nullptr: one dot per row.
+  // Decode of the legacy types, where one dot is bound by its single FMA chain (Q4_0's
+  // also by its block's horizontal sum): rows of weights side by side, one chain each.
+  // fn nullptr: one dot per row.
   QuantRows<BlockQ4_0, BlockQ8_0> rowsQ4_0;
   QuantRows<BlockQ4_1, BlockQ8_0> rowsQ4_1;
   QuantRows<BlockQ5_0, BlockQ8_0> rowsQ5_0;

@@ -1,11 +1,12 @@
 // AVX-512 quantized dot products: VNNI's dpbusd on 256-bit vectors, and 512-bit tiles for
-// Q8_0, Q4_0 and Q5_0 prefill (two weight columns per register, Q4_0's sixteen;
-// quant_tile_avx512.h):
+// Q8_0, Q4_0 and Q5_0 prefill (Q5_0's two weight columns per register, Q8_0's and Q4_0's
+// sixteen; quant_tile_avx512.h):
 // cache-resident weights are read faster by them (`bench_quant_kernels` and `bench_cpu
 // --only austen --runs Q8_0` measure it). Without VNNI the AVX2 kernels run (same
 // integers, same bits).
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "engine/common/dtype.h"
@@ -34,17 +35,17 @@ constexpr bool kVnni = true;
 
 // The 512-bit tiles replace the 256-bit ones of these three types (the prefill shapes that
 // measured fastest in bench_quant_kernels).
-constexpr QuantTileDims kZmmDimsQ8_0{4, 8}, kZmmDimsLegacy{8, 4}, kZmmDimsQ4_0{8, 16};
+constexpr QuantTileDims kZmmDimsLegacy{8, 4}, kZmmDimsBlockInt{8, 16};
 // The legacy types' decode: quads of weight rows per call.
 constexpr int kDecodeQuads = kLegacyDecodeRows / 4;
 
 QuantKernels avx512Table() {
   constexpr int R = kZmmDimsLegacy.rows, C = kZmmDimsLegacy.cols;
   QuantKernels k = x86QuantKernels(Isa::Avx512);
-  k.tileQ8_0 = &tileQ8_0Zmm<kZmmDimsQ8_0.rows, kZmmDimsQ8_0.cols>;
-  k.tileDimsQ8_0 = kZmmDimsQ8_0;
-  k.tileQ4_0 = &tileQ4_0Zmm<kZmmDimsQ4_0.rows, kZmmDimsQ4_0.cols>;
-  k.tileDimsQ4_0 = kZmmDimsQ4_0;
+  k.tileQ8_0 = &tileBlockIntZmm<BlockQ8_0, kZmmDimsBlockInt.rows, kZmmDimsBlockInt.cols>;
+  k.tileDimsQ8_0 = kZmmDimsBlockInt;
+  k.tileQ4_0 = &tileBlockIntZmm<BlockQ4_0, kZmmDimsBlockInt.rows, kZmmDimsBlockInt.cols>;
+  k.tileDimsQ4_0 = kZmmDimsBlockInt;
   k.tileQ5_0 = &tileLegacySignedZmm<BlockQ5_0, 5, 16, R, C>;
   k.tileDimsQ5_0 = kZmmDimsLegacy;
   constexpr int D = kLegacyDecodeRows;

@@ -1,27 +1,22 @@
-// The AVX-512 (VNNI) prefill tiles of Q8_0, Q4_0 and Q5_0 and the legacy types' decode
-// rows kernels (rowsLegacyZmm; Q4_0's tile and rows kernel, one integer per block, at the
-// end), included by quant_kernels_avx512.cpp after quant_dot_x86.h, quant_dot_x86_more.h
-// and quant_tile_x86.h (it reuses hsum8, halfScalar, legacyQuants, prefetchNextRows,
-// prefetchNextRowGroups and the Q4_0 helpers). Every output is its dot's exact bits
-// (dotQ8_0, dotLegacySigned, dotLegacyMin, dotQ4_0); the first three's: the same 8 int32
-// lanes per block (integers are exact, however they are formed), the same float product
-// d_w · d_x, the same fmadd per block and the same final hsum8.
+// The AVX-512 (VNNI) prefill tiles and decode rows kernels of the legacy types,
+// included by quant_kernels_avx512.cpp after quant_dot_x86.h, quant_dot_x86_more.h and
+// quant_tile_x86.h (it reuses hsum8, halfScalar, legacyQuants, prefetchNextRows,
+// prefetchNextRowGroups and the Q4_0 helpers). Every output is its dot's exact bits.
 //
-// What makes it faster than tileQ8_0 on 256-bit vectors:
-// - Two weight columns per zmm: lanes 0-7 are column c's 8 lanes, 8-15 column c+1's,
-//   the block's activation bytes broadcast to both halves. One dpbusd, one int → float,
-//   one mul and one fmadd per (row, column pair, block): 64 multiply-adds in 4 ops.
-// - No per-pair sign work: dpbusd wants unsigned × signed bytes, so the activations
-//   (within ±127) are offset to u = x + 128 (= x ^ 0x80, once per row and block) and
-//   each lane starts from -128 · Σw over its 4 bytes (once per column and block):
-//   Σ (x + 128) · w - 128 · Σ w = Σ x · w, exactly, for any weight byte (-128 included).
-// Of the shapes that fit the registers, 4 × 8 and 8 × 4 do best (`bench_quant_kernels`
-// measures the tiles).
+// Q5_0 (tileLegacySignedZmm), Q4_1 and Q5_1 (rowsLegacyZmm) keep their dots' 8 int32
+// lanes per block (integers are exact, however they are formed), the same float product
+// d_w · d_x, the same fmadd per block and the same final hsum8. Two weight columns per
+// zmm: lanes 0-7 are column c's 8 lanes, 8-15 column c+1's, the block's activation bytes
+// broadcast to both halves; one dpbusd, one int → float, one mul and one fmadd per (row,
+// column pair, block). Q8_0 and Q4_0 sum each block's integer whole (dotQ8_0, dotQ4_0):
+// their tiles, at the end, hold a column per 32-bit lane and do the float work once per
+// 16 outputs.
 
 // int32 → float without vcvtdq2ps, which shares port 0 with the 512-bit dpbusd: the bits
 // 0x4B400000 + p are the float 1.5 · 2^23 + p for |p| < 2^22 (a block's lane is within
-// ±4 · 128 · 127), so subtracting 1.5 · 2^23 gives float(p) exactly. The integer add
-// rides in each lane's starting value, so the conversion leaves port 0 to dpbusd.
+// ±4 · 128 · 127; a block's whole integer within ±32 · 128 · 127), so subtracting
+// 1.5 · 2^23 gives float(p) exactly. The integer add rides in each lane's starting value,
+// so the conversion leaves port 0 to dpbusd.
 constexpr int32_t kMagicFloatBits = 0x4B400000;
 // 1.5 · 2^19 (ulp 1/16): the bits 0x49400000 + 16 · p are the float 1.5 · 2^19 + p.
 constexpr int32_t kMagicFloatBits16 = 0x49400000;
@@ -30,13 +25,6 @@ constexpr int32_t kMagicFloatBits16 = 0x49400000;
 inline __m512 pairScalesZmm(uint16_t s0, uint16_t s1) {
   const __m128i lo = _mm_set1_epi16(int16_t(s0)), hi = _mm_set1_epi16(int16_t(s1));
   return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
-}
-
-// The quants of two blocks side by side (unaligned: a Q8_0 block is 34 bytes).
-inline __m512i pairQuantsZmm(const BlockQ8_0& a, const BlockQ8_0& b) {
-  const __m256i qa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.qs));
-  const __m256i qb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
-  return _mm512_inserti64x4(_mm512_castsi256_si512(qa), qb, 1);
 }
 
 // The low and the high 256-bit half of v.
@@ -53,42 +41,7 @@ inline void storePairSums(const __m512 (&acc)[kTR][kP], float* y, size_t ldy) {
     }
 }
 
-// kTR input rows × kTC weight rows (kTC even): kTR · kTC / 2 zmm accumulators.
-template <int kTR, int kTC>
-void tileQ8_0Zmm(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
-  static_assert(kTC % 2 == 0, "columns go in pairs");
-  constexpr int kP = kTC / 2;
-  const __m512i offset = _mm512_set1_epi8(int8_t(0x80));
-  const __m512i magic = _mm512_set1_epi32(kMagicFloatBits);
-  __m512 acc[kTR][kP] = {};
-  for (int b = 0; b < nb; ++b) {
-    prefetchNextRows<kTC>(w, b, nb);
-    __m512i wq[kP], base[kP];
-    __m512 dw[kP];
-#pragma GCC unroll 8
-    for (int p = 0; p < kP; ++p) {
-      const BlockQ8_0 &w0 = w[2 * p][b], &w1 = w[2 * p + 1][b];
-      wq[p] = pairQuantsZmm(w0, w1);
-      base[p] = _mm512_sub_epi32(magic, _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[p]));
-      dw[p] = pairScalesZmm(w0.d, w1.d);
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < kTR; ++r) {
-      const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs));
-      const __m512i u = _mm512_xor_si512(_mm512_broadcast_i64x4(xq), offset);
-      const __m512 dx = _mm512_set1_ps(halfScalar(x[r][b].d));
-#pragma GCC unroll 8
-      for (int p = 0; p < kP; ++p) {
-        const __m512i lanes = _mm512_dpbusd_epi32(base[p], u, wq[p]);
-        const __m512 lanesF = _mm512_sub_ps(_mm512_castsi512_ps(lanes), _mm512_castsi512_ps(magic));
-        acc[r][p] = _mm512_fmadd_ps(_mm512_mul_ps(dw[p], dx), lanesF, acc[r][p]);
-      }
-    }
-  }
-  storePairSums<kTR, kP>(acc, y, ldy);
-}
-
-// Q5_0 (dotLegacySigned's outputs) on the same scheme. Here the weights are the
+// Q5_0 (dotLegacySigned's outputs), two columns a zmm. Here the weights are the
 // unsigned operand as they are stored (q = 0..31; the value is q - kOffset) and
 // the activations the signed one, so nothing is offset per pair: each row's lanes start
 // from -kOffset · Σx over their 4 bytes (once per row and block), and
@@ -240,12 +193,13 @@ void rowsLegacyZmm(const B* w, const BlockQ8_0* x, int nb, float* y) {
   }
 }
 
-// Q4_0's prefill tile (dotQ4_0's outputs, one integer per block; quant_tile_x86.h has the
-// scheme) with 16 weight columns, one a 32-bit lane: per block, the kTR activation rows
-// share the transposition of the 16 columns' quants; each row meets them in 8 dpbusd, its
-// 4-byte groups broadcast, and its −8 · Σx, the int → float of the magic number and the
-// dot's d_w · d_x and fmadd come once per 16 outputs (bench_quant_kernels: 54 GMAC/s with
-// 8 lanes a block, 108 with one integer).
+// Q4_0's and Q8_0's prefill tile (dotQ4_0's and dotQ8_0's outputs, one integer per block;
+// quant_tile_x86.h has the scheme) with 16 weight columns, one a 32-bit lane: per block,
+// the kTR activation rows share the transposition of the 16 columns' quants; each row
+// meets them in 8 dpbusd, its 4-byte groups broadcast, and its start (−offset · Σx), the
+// int → float of the magic number and the dot's d_w · d_x and fmadd come once per 16
+// outputs (bench_quant_kernels: Q4_0 54 GMAC/s with 8 lanes a block, 108 with one
+// integer; Q8_0 62 → 100).
 
 // Lane 4L + j of the 4 × 4 transposition of 32-bit words within each 128-bit lane of
 // p[0..3] (p[j]'s lane L holding one column's 16 bytes) holds word k of that column in q[k].
@@ -262,18 +216,25 @@ inline __m512i pairBlockQuantsZmm(const BlockQ8_0& x0, const BlockQ8_0& x1) {
   return _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x1.qs)), 1);
 }
 
-// 8 · Σx of two activation rows' blocks, each summed within its 256-bit half (x0 low, x1 high).
+// kOffset · Σx of two activation rows' blocks, each summed within its 256-bit half (x0
+// low, x1 high).
+template <int kOffset>
 inline __m512i offsetSumsZmm(const BlockQ8_0& x0, const BlockQ8_0& x1) {
   const __m512i xs = pairBlockQuantsZmm(x0, x1);
-  __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(8), xs);
+  __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(int8_t(uint8_t(kOffset))), xs);
   s = _mm512_add_epi32(s, _mm512_shuffle_epi32(s, _MM_PERM_BADC));
   s = _mm512_add_epi32(s, _mm512_shuffle_epi32(s, _MM_PERM_CDAB));
   return _mm512_add_epi32(s, _mm512_shuffle_i32x4(s, s, _MM_SHUFFLE(2, 3, 0, 1)));
 }
 
-template <int kTR, int kTC>
-void tileQ4_0Zmm(const BlockQ4_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
+// Q8_0's tile (dotQ8_0's outputs) is the same with its 32 bytes transposed as two halves
+// and offset to unsigned (w + 128, so each row starts from −128 · Σx): dpbusd has no
+// int16 stage to overflow.
+template <typename B, int kTR, int kTC>
+void tileBlockIntZmm(const B* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
   static_assert(kTC == 16 && kTR % 2 == 0, "one column a 32-bit lane; activation rows in pairs");
+  constexpr bool kQ8 = std::is_same_v<B, BlockQ8_0>;
+  constexpr int kOffset = kQ8 ? 128 : 8;
   const __m512i low4 = _mm512_set1_epi8(0x0F), magic = _mm512_set1_epi32(kMagicFloatBits);
   const __m512 magicF = _mm512_castsi512_ps(magic);
   __m512 acc[kTR];
@@ -285,13 +246,21 @@ void tileQ4_0Zmm(const BlockQ4_0* const* w, const BlockQ8_0* const* x, int nb, f
       const auto p = [&](int c) { return reinterpret_cast<const uint8_t*>(&w[c][b]) + at; };
       return quadBytesZmm(p(j), p(j + 4), p(j + 8), p(j + 12));
     };
-    constexpr size_t kQs = offsetof(BlockQ4_0, qs);
+    constexpr size_t kQs = offsetof(B, qs);
     __m512i q[4], w16[8];
     transposeWordsZmm({quad(0, kQs), quad(1, kQs), quad(2, kQs), quad(3, kQs)}, q);
+    if constexpr (kQ8) {
+      __m512i q2[4];
+      transposeWordsZmm({quad(0, kQs + 16), quad(1, kQs + 16), quad(2, kQs + 16), quad(3, kQs + 16)}, q2);
+      const __m512i bias = _mm512_set1_epi8(int8_t(0x80));
 #pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) {
-      w16[k] = _mm512_and_si512(q[k], low4);
-      w16[4 + k] = _mm512_and_si512(_mm512_srli_epi16(q[k], 4), low4);
+      for (int k = 0; k < 4; ++k) w16[k] = _mm512_xor_si512(q[k], bias), w16[4 + k] = _mm512_xor_si512(q2[k], bias);
+    } else {
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        w16[k] = _mm512_and_si512(q[k], low4);
+        w16[4 + k] = _mm512_and_si512(_mm512_srli_epi16(q[k], 4), low4);
+      }
     }
     // The scales: each column's first 4 bytes (d, two quant bytes) transposed the same way
     // and truncated to their low halves (16-bit stores read back as one vector would
@@ -303,7 +272,7 @@ void tileQ4_0Zmm(const BlockQ4_0* const* w, const BlockQ8_0* const* x, int nb, f
     alignas(64) int32_t start[kTR * 8];
 #pragma GCC unroll 8
     for (int r = 0; r < kTR; r += 2)
-      _mm512_store_si512(start + 8 * r, _mm512_sub_epi32(magic, offsetSumsZmm(x[r][b], x[r + 1][b])));
+      _mm512_store_si512(start + 8 * r, _mm512_sub_epi32(magic, offsetSumsZmm<kOffset>(x[r][b], x[r + 1][b])));
 #pragma GCC unroll 16
     for (int r = 0; r < kTR; ++r) {
       // Two chains of 4 dpbusd, the start added last.
@@ -349,7 +318,7 @@ void rowsQ4_0Zmm(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y, int n
   thread_local std::vector<Q4_0PairShare> share;
   if (share.size() < size_t(pairs)) share.resize(size_t(pairs));
   for (int p = 0; p < pairs; ++p) {
-    _mm512_storeu_si512(share[size_t(p)].start, _mm512_sub_epi32(magic, offsetSumsZmm(x[2 * p], x[2 * p + 1])));
+    _mm512_storeu_si512(share[size_t(p)].start, _mm512_sub_epi32(magic, offsetSumsZmm<8>(x[2 * p], x[2 * p + 1])));
     _mm512_storeu_ps(share[size_t(p)].dx, pairScalesZmm(x[2 * p].d, x[2 * p + 1].d));
   }
   for (int group = 0; group < numRows; group += 8) {
@@ -405,7 +374,7 @@ void rowsQ4_0Zmm(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y, int n
     }
     if (nb % 2 != 0) {
       __m256 tail[1] = {acc};
-      tileQ4_0Core<1>(ConsecutiveRows{wg, size_t(nb)}, &x, nb, tail, nb - 1);
+      tileQ4_0Core<1>(ConsecutiveRows<BlockQ4_0>{wg, size_t(nb)}, &x, nb, tail, nb - 1);
       acc = tail[0];
     }
     _mm256_storeu_ps(y + group, acc);

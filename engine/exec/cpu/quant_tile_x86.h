@@ -319,13 +319,6 @@ inline __m256i addDotBytes(__m256i acc, __m256i a, __m256i b) {
   else return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));
 }
 
-// The sum of the 8 int32 lanes (exact).
-inline int hsumInt8(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-  return _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1)));
-}
-
 // 8 · Σ of a Q8_0 block's 32 activations: the offset the unsigned nibbles carry.
 inline int offsetSumQ4_0(const BlockQ8_0& x) {
   return hsumInt8(dotBytes(_mm256_set1_epi8(8), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs))));
@@ -389,16 +382,18 @@ inline __m256 scalesQ4_0Ymm(const Cols& cols, int b) {
 // Block b of a tile's column c: from its own pointer, or (a decode's rows) at a fixed
 // stride from the first; given as a stride the addresses stay scalar arithmetic (given
 // as 8 pointers, the compiler kept them in vectors and extracted each one).
+template <typename B>
 struct ColumnPointers {
-  const BlockQ4_0* const* w;
-  const BlockQ4_0& operator()(int c, int b) const { return w[c][b]; }
+  const B* const* w;
+  const B& operator()(int c, int b) const { return w[c][b]; }
   template <int kTC>
   void prefetch(int nb, int b) const { prefetchNextRows<kTC>(w, b, nb); }
 };
+template <typename B>
 struct ConsecutiveRows {
-  const BlockQ4_0* w;
+  const B* w;
   size_t nb;
-  const BlockQ4_0& operator()(int c, int b) const { return w[size_t(c) * nb + size_t(b)]; }
+  const B& operator()(int c, int b) const { return w[size_t(c) * nb + size_t(b)]; }
   template <int kTC>
   void prefetch(int, int b) const { prefetchNextRowGroups<kTC>(w, int(nb), b); }
 };
@@ -428,15 +423,47 @@ void tileQ4_0Ymm(const BlockQ4_0* const* w, const BlockQ8_0* const* x, int nb, f
   static_assert(kTC == 8, "one column a 32-bit lane");
   __m256 acc[kTR];
   for (__m256& a : acc) a = _mm256_setzero_ps();
-  tileQ4_0Core<kTR>(ColumnPointers{w}, x, nb, acc);
+  tileQ4_0Core<kTR>(ColumnPointers<BlockQ4_0>{w}, x, nb, acc);
   for (int r = 0; r < kTR; ++r) _mm256_storeu_ps(y + size_t(r) * ldy, acc[r]);
 }
 
 // Decode: 8 consecutive weight rows against one activation row.
 void rowsQ4_0(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y) {
   __m256 acc[1] = {_mm256_setzero_ps()};
-  tileQ4_0Core<1>(ConsecutiveRows{w, size_t(nb)}, &x, nb, acc);
+  tileQ4_0Core<1>(ConsecutiveRows<BlockQ4_0>{w, size_t(nb)}, &x, nb, acc);
   _mm256_storeu_ps(y, acc[0]);
+}
+
+// Q8_0's prefill tile on 256-bit vectors (dotQ8_0's outputs): kTR input rows × 8 weight
+// columns, lane c column c. Each (row, column) pair forms the dot's 8 lanes with the sign
+// trick, and sums8 adds them into the column's lane (a transposition as Q4_0's would need
+// w + 128 against x in maddubs, whose int16 pairs it overflows); the float work comes once
+// per 8 outputs. Scales packed in general registers (16-bit stores read back as one
+// vector would stall on store forwarding).
+template <int kTR, int kTC>
+void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
+  static_assert(kTC == 8, "one column a 32-bit lane");
+  __m256 acc[kTR];
+  for (__m256& a : acc) a = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    prefetchNextRows<kTC>(w, b, nb);
+    const auto d = [&](int c) { return w[c][b].d; };
+    const __m256 dw =
+        _mm256_cvtph_ps(_mm_set_epi64x(packHalves(d(4), d(5), d(6), d(7)), packHalves(d(0), d(1), d(2), d(3))));
+#pragma GCC unroll 4
+    for (int r = 0; r < kTR; ++r) {
+      const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs));
+      __m256i p[8];
+#pragma GCC unroll 8
+      for (int c = 0; c < 8; ++c) {
+        const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[c][b].qs));
+        p[c] = dotBytes(_mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq));
+      }
+      const __m256 scale = _mm256_mul_ps(dw, _mm256_set1_ps(halfScalar(x[r][b].d)));
+      acc[r] = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sums8(p)), acc[r]);
+    }
+  }
+  for (int r = 0; r < kTR; ++r) _mm256_storeu_ps(y + size_t(r) * ldy, acc[r]);
 }
 
 // A rows kernel of one group of kRows, run over numRows rows (a multiple of kRows).
@@ -449,8 +476,8 @@ void eachRowGroup(const B* w, const BlockQ8_0* x, int nb, float* y, int numRows)
 constexpr int kLegacyDecodeRows = 8;
 
 // Q4_0's prefill tile on 256-bit vectors: 8 accumulators and 8 transposed weight
-// registers of the 16.
-constexpr QuantTileDims kTileQ4_0{4, 8};
+// registers of the 16; Q8_0's: 4 accumulators and 8 pairs' lanes.
+constexpr QuantTileDims kTileQ4_0{4, 8}, kTileQ8_0{4, 8};
 
 // This ISA's table, every member by name.
 QuantKernels x86QuantKernels(Isa isa) {
@@ -458,7 +485,8 @@ QuantKernels x86QuantKernels(Isa isa) {
   QuantKernels k;
   k.isa = isa;
   k.vnni = kVnni;
-  k.dotQ8_0 = &dotQ8_0, k.tileQ8_0 = &tileQ8_0<R, C>;
+  k.dotQ8_0 = &dotQ8_0, k.tileQ8_0 = &tileQ8_0<kTileQ8_0.rows, kTileQ8_0.cols>;
+  k.tileDimsQ8_0 = kTileQ8_0;
   k.dotQ4_0 = &dotQ4_0, k.tileQ4_0 = &tileQ4_0Ymm<kTileQ4_0.rows, kTileQ4_0.cols>;
   k.tileDimsQ4_0 = kTileQ4_0;
   k.dotQ4_1 = &dotLegacyMin<BlockQ4_1, 4>, k.tileQ4_1 = &tileLegacyMin<BlockQ4_1, 4, R, C>;
