@@ -268,7 +268,7 @@ void tileBlockIntZmm(const B* const* w, const BlockQ8_0* const* x, int nb, float
     __m512i starts[4];
     transposeWordsZmm({quad(0, 0), quad(1, 0), quad(2, 0), quad(3, 0)}, starts);
     const __m512 dw = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(starts[0]));
-    // Each row's start, 1.5 · 2^23 − 8 · Σx as bits, read back broadcast.
+    // Each row's start, 1.5 · 2^23 − kOffset · Σx as bits, read back broadcast.
     alignas(64) int32_t start[kTR * 8];
 #pragma GCC unroll 8
     for (int r = 0; r < kTR; r += 2)
