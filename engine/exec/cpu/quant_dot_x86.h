@@ -66,6 +66,22 @@ inline int64_t packHalves(uint16_t a, uint16_t b, uint16_t c, uint16_t d) {
   return int64_t(uint64_t(a) | uint64_t(b) << 16 | uint64_t(c) << 32 | uint64_t(d) << 48);
 }
 
+// The 8 fp16 scales half(0..7) as floats (exact: halfScalar's values), packed in general
+// registers: 16-bit stores read back as one vector would stall on store forwarding.
+template <typename Half>
+inline __m256 halfScales8(Half half) {
+  return _mm256_cvtph_ps(_mm_set_epi64x(packHalves(half(4), half(5), half(6), half(7)),
+                                        packHalves(half(0), half(1), half(2), half(3))));
+}
+
+// y + a_i · b_i for lanes i = 0, 1, 2, 3 in that order, each a single-rounded FMA.
+inline __m128 fmaLanes4(__m128 a, __m128 b, __m128 y) {
+  y = _mm_fmadd_ss(a, b, y);
+  y = _mm_fmadd_ss(_mm_permute_ps(a, 1), _mm_permute_ps(b, 1), y);
+  y = _mm_fmadd_ss(_mm_permute_ps(a, 2), _mm_permute_ps(b, 2), y);
+  return _mm_fmadd_ss(_mm_permute_ps(a, 3), _mm_permute_ps(b, 3), y);
+}
+
 // Q8_0 as one integer per block (as Q4_0, quant_tile_x86.h): y = fma(d_w · d_x, Σ w · x, y)
 // over the blocks in order, one float chain per output. Weights may hold -128 (files are
 // untrusted); activations are within ±127, so the sign of w moves onto x and |w| (as
@@ -85,21 +101,11 @@ float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
       const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b + k].qs));
       p[k] = dotBytes(_mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq));
     }
-    const auto halves = [&](const BlockQ8_0* v) {
-      return _mm256_cvtph_ps(_mm_set_epi64x(packHalves(v[b + 4].d, v[b + 5].d, v[b + 6].d, v[b + 7].d),
-                                            packHalves(v[b].d, v[b + 1].d, v[b + 2].d, v[b + 3].d)));
-    };
-    const __m256 d = _mm256_mul_ps(halves(w), halves(x)), isum = _mm256_cvtepi32_ps(sums8(p));
-    const __m128 d0 = _mm256_castps256_ps128(d), d1 = _mm256_extractf128_ps(d, 1);
-    const __m128 s0 = _mm256_castps256_ps128(isum), s1 = _mm256_extractf128_ps(isum, 1);
-    y = _mm_fmadd_ss(d0, s0, y);
-    y = _mm_fmadd_ss(_mm_permute_ps(d0, 1), _mm_permute_ps(s0, 1), y);
-    y = _mm_fmadd_ss(_mm_permute_ps(d0, 2), _mm_permute_ps(s0, 2), y);
-    y = _mm_fmadd_ss(_mm_permute_ps(d0, 3), _mm_permute_ps(s0, 3), y);
-    y = _mm_fmadd_ss(d1, s1, y);
-    y = _mm_fmadd_ss(_mm_permute_ps(d1, 1), _mm_permute_ps(s1, 1), y);
-    y = _mm_fmadd_ss(_mm_permute_ps(d1, 2), _mm_permute_ps(s1, 2), y);
-    y = _mm_fmadd_ss(_mm_permute_ps(d1, 3), _mm_permute_ps(s1, 3), y);
+    const __m256 d = _mm256_mul_ps(halfScales8([&](int k) { return w[b + k].d; }),
+                                   halfScales8([&](int k) { return x[b + k].d; }));
+    const __m256 isum = _mm256_cvtepi32_ps(sums8(p));
+    y = fmaLanes4(_mm256_castps256_ps128(d), _mm256_castps256_ps128(isum), y);
+    y = fmaLanes4(_mm256_extractf128_ps(d, 1), _mm256_extractf128_ps(isum, 1), y);
   }
   for (; b < nb; ++b) {
     const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs));

@@ -342,13 +342,12 @@ void rowsQ4_0Zmm(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y, int n
         const size_t skip = (r % 4 == 3 ? row3 : size_t(r % 4) * row) + size_t(blk) * sizeof(BlockQ4_0);
         uint16_t h;
         std::memcpy(&h, (r < 4 ? g0 : g4) + skip, 2);
-        return uint64_t(h);
+        return h;
       };
       const auto four = [&](int r, int blk) {
-        return half(r, blk) | half(r + 1, blk) << 16 | half(r + 2, blk) << 32 | half(r + 3, blk) << 48;
+        return packHalves(half(r, blk), half(r + 1, blk), half(r + 2, blk), half(r + 3, blk));
       };
-      const __m512 dw = _mm512_cvtph_ps(
-          _mm256_setr_epi64x(int64_t(four(0, 0)), int64_t(four(4, 0)), int64_t(four(0, 1)), int64_t(four(4, 1))));
+      const __m512 dw = _mm512_cvtph_ps(_mm256_setr_epi64x(four(0, 0), four(4, 0), four(0, 1), four(4, 1)));
       // Words 0-3 (elements 0-15) of block b in the low 128-bit lanes, of block b + 1 in
       // the high ones; words 4-7 likewise: word k is then one in-lane shuffle away.
       const __m512i xs = pairBlockQuantsZmm(x[b], x[b + 1]);
@@ -374,7 +373,7 @@ void rowsQ4_0Zmm(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y, int n
     }
     if (nb % 2 != 0) {
       __m256 tail[1] = {acc};
-      tileQ4_0Core<1>(ConsecutiveRows<BlockQ4_0>{wg, size_t(nb)}, &x, nb, tail, nb - 1);
+      tileQ4_0Core<1>(ConsecutiveRows{wg, size_t(nb)}, &x, nb, tail, nb - 1);
       acc = tail[0];
     }
     _mm256_storeu_ps(y + group, acc);

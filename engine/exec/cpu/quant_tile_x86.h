@@ -336,9 +336,9 @@ float dotQ4_0(const BlockQ4_0* w, const BlockQ8_0* x, int nb) {
   for (int b = 0; b < nb; ++b) {
     prefetchNextRow(w, nb, b);
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
-    const __m256i p = dotBytes(legacyQuants<BlockQ4_0, 4>(w[b]), xq);
+    const __m256i p = dotBytes(legacyQuants<BlockQ4_0, 4>(w[b]), xq), offset = dotBytes(_mm256_set1_epi8(8), xq);
     const float d = halfScalar(w[b].d) * halfScalar(x[b].d);
-    y = _mm_fmadd_ss(_mm_set_ss(d), _mm_cvtsi32_ss(_mm_setzero_ps(), hsumInt8(p) - offsetSumQ4_0(x[b])), y);
+    y = _mm_fmadd_ss(_mm_set_ss(d), _mm_cvtsi32_ss(_mm_setzero_ps(), hsumInt8(_mm256_sub_epi32(p, offset))), y);
   }
   return _mm_cvtss_f32(y);
 }
@@ -364,36 +364,19 @@ inline void transposeQ4_0Ymm(const Cols& cols, int b, __m256i (&w8)[8]) {
   }
 }
 
-// The 8 columns' block scales as floats (fp16 → fp32 is exact: halfScalar's values).
-// Each column's first 4 bytes (d, then two quant bytes) land in its 32-bit lane as in
-// transposeQ4_0Ymm, and the low halves are packed: 16-bit stores read back as one vector
-// would stall on store forwarding.
-template <typename Cols>
-inline __m256 scalesQ4_0Ymm(const Cols& cols, int b) {
-  const auto load = [&](int c) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(&cols(c, b))); };
-  __m256i p[4];
-  for (int j = 0; j < 4; ++j) p[j] = _mm256_inserti128_si256(_mm256_castsi128_si256(load(j)), load(j + 4), 1);
-  const __m256i words = _mm256_unpacklo_epi64(_mm256_unpacklo_epi32(p[0], p[1]), _mm256_unpacklo_epi32(p[2], p[3]));
-  const __m256i low16 = _mm256_and_si256(words, _mm256_set1_epi32(0xFFFF));
-  const __m256i packed = _mm256_packus_epi32(low16, _mm256_setzero_si256());
-  return _mm256_cvtph_ps(_mm256_castsi256_si128(_mm256_permute4x64_epi64(packed, _MM_SHUFFLE(3, 1, 2, 0))));
-}
-
 // Block b of a tile's column c: from its own pointer, or (a decode's rows) at a fixed
 // stride from the first; given as a stride the addresses stay scalar arithmetic (given
 // as 8 pointers, the compiler kept them in vectors and extracted each one).
-template <typename B>
 struct ColumnPointers {
-  const B* const* w;
-  const B& operator()(int c, int b) const { return w[c][b]; }
+  const BlockQ4_0* const* w;
+  const BlockQ4_0& operator()(int c, int b) const { return w[c][b]; }
   template <int kTC>
   void prefetch(int nb, int b) const { prefetchNextRows<kTC>(w, b, nb); }
 };
-template <typename B>
 struct ConsecutiveRows {
-  const B* w;
+  const BlockQ4_0* w;
   size_t nb;
-  const B& operator()(int c, int b) const { return w[size_t(c) * nb + size_t(b)]; }
+  const BlockQ4_0& operator()(int c, int b) const { return w[size_t(c) * nb + size_t(b)]; }
   template <int kTC>
   void prefetch(int, int b) const { prefetchNextRowGroups<kTC>(w, int(nb), b); }
 };
@@ -406,7 +389,7 @@ inline void tileQ4_0Core(const Cols& cols, const BlockQ8_0* const* x, int nb, __
     cols.template prefetch<8>(nb, b);
     __m256i w8[8];
     transposeQ4_0Ymm(cols, b, w8);
-    const __m256 dw = scalesQ4_0Ymm(cols, b);
+    const __m256 dw = halfScales8([&](int c) { return cols(c, b).d; });
 #pragma GCC unroll 4
     for (int r = 0; r < kTR; ++r) {
       __m256i lanes = _mm256_set1_epi32(-offsetSumQ4_0(x[r][b]));
@@ -423,14 +406,14 @@ void tileQ4_0Ymm(const BlockQ4_0* const* w, const BlockQ8_0* const* x, int nb, f
   static_assert(kTC == 8, "one column a 32-bit lane");
   __m256 acc[kTR];
   for (__m256& a : acc) a = _mm256_setzero_ps();
-  tileQ4_0Core<kTR>(ColumnPointers<BlockQ4_0>{w}, x, nb, acc);
+  tileQ4_0Core<kTR>(ColumnPointers{w}, x, nb, acc);
   for (int r = 0; r < kTR; ++r) _mm256_storeu_ps(y + size_t(r) * ldy, acc[r]);
 }
 
 // Decode: 8 consecutive weight rows against one activation row.
 void rowsQ4_0(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y) {
   __m256 acc[1] = {_mm256_setzero_ps()};
-  tileQ4_0Core<1>(ConsecutiveRows<BlockQ4_0>{w, size_t(nb)}, &x, nb, acc);
+  tileQ4_0Core<1>(ConsecutiveRows{w, size_t(nb)}, &x, nb, acc);
   _mm256_storeu_ps(y, acc[0]);
 }
 
@@ -438,8 +421,7 @@ void rowsQ4_0(const BlockQ4_0* w, const BlockQ8_0* x, int nb, float* y) {
 // columns, lane c column c. Each (row, column) pair forms the dot's 8 lanes with the sign
 // trick, and sums8 adds them into the column's lane (a transposition as Q4_0's would need
 // w + 128 against x in maddubs, whose int16 pairs it overflows); the float work comes once
-// per 8 outputs. Scales packed in general registers (16-bit stores read back as one
-// vector would stall on store forwarding).
+// per 8 outputs.
 template <int kTR, int kTC>
 void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, float* y, size_t ldy) {
   static_assert(kTC == 8, "one column a 32-bit lane");
@@ -447,9 +429,7 @@ void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, floa
   for (__m256& a : acc) a = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
     prefetchNextRows<kTC>(w, b, nb);
-    const auto d = [&](int c) { return w[c][b].d; };
-    const __m256 dw =
-        _mm256_cvtph_ps(_mm_set_epi64x(packHalves(d(4), d(5), d(6), d(7)), packHalves(d(0), d(1), d(2), d(3))));
+    const __m256 dw = halfScales8([&](int c) { return w[c][b].d; });
 #pragma GCC unroll 4
     for (int r = 0; r < kTR; ++r) {
       const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs));
