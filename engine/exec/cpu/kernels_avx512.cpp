@@ -150,7 +150,10 @@ inline __m512 loadKeys(const KeyChunk<T>& c, const T* p) {
 
 // Each tile also prefetches the keys of the next NC chunks (`next`, the same rows as it
 // reads): in a decode batch every row has its own sequence, whose blocks lie anywhere in the
-// cache, and the hardware prefetchers stop at each block.
+// cache, and the hardware prefetchers stop at each block. Into L2 (T1), not L1: the L1's
+// few miss buffers capped a core's prefetches at ~10 GB/s from memory, where L2 takes
+// ~18 (K and V alike; `bench_quant_kernels --attention-dram`, bf16 cache: 10.6 → 17-20 GB/s
+// with the V lead below, a streaming read 21).
 template <typename T, int GN, int NC, bool Masked>
 [[gnu::noinline]] void scoresTile(const float* q, int d, const KeyChunk<T>* ch, const KeyChunk<T>* next, size_t ldk,
                                   float scale, float* s, size_t lds) {
@@ -163,8 +166,8 @@ template <typename T, int GN, int NC, bool Masked>
   for (int i = 0; i < h; ++i) {
     __m512 k0[NC], k1[NC];
     for (int c = 0; c < NC; ++c) {
-      _mm_prefetch(reinterpret_cast<const char*>(pf[c] + size_t(i) * ldk), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(pf[c] + size_t(i + h) * ldk), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(pf[c] + size_t(i) * ldk), _MM_HINT_T1);
+      _mm_prefetch(reinterpret_cast<const char*>(pf[c] + size_t(i + h) * ldk), _MM_HINT_T1);
       k0[c] = loadKeys<Masked>(ch[c], ch[c].kt + size_t(i) * ldk);
       k1[c] = loadKeys<Masked>(ch[c], ch[c].kt + size_t(i + h) * ldk);
       if constexpr (GN > 1) inRegister(k0[c]), inRegister(k1[c]);
@@ -217,14 +220,15 @@ template <typename T, int GN, int NV, bool MaskLast>
   __m512 acc[GN][NV];
   for (int g = 0; g < GN; ++g)
     for (int t = 0; t < NV; ++t) acc[g][t] = _mm512_setzero_ps();
-  // `ahead` runs one block ahead of `rows` and prefetches (see scoresTile).
+  // `ahead` runs two blocks ahead of `rows` and prefetches into L2 (see scoresTile; one
+  // block ahead read ~15 % slower from memory, four no faster).
   detail::PagedRows<T> rows(kv, i0), ahead(kv, i0);
-  const int lead = std::min(n, kv.blockSize);
+  const int lead = std::min(n, 2 * kv.blockSize);
   for (int j = 0; j < lead; ++j) ahead.next();
   for (int j = 0; j < n; ++j) {
     if (j + lead < n) {
       const T* pf = ahead.next();
-      for (int t = 0; t < NV; ++t) _mm_prefetch(reinterpret_cast<const char*>(pf + t * kW), _MM_HINT_T0);
+      for (int t = 0; t < NV; ++t) _mm_prefetch(reinterpret_cast<const char*>(pf + t * kW), _MM_HINT_T1);
     }
     const T* vrow = rows.next();
     // One V vector at a time, kept in a register (inRegister on an element of a V array
