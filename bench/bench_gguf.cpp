@@ -1,7 +1,8 @@
 // GGUF files end to end on the CPU executor, measured the way llama.cpp's llama-bench
 // measures them (-p 512 -n 128): prefill of a 512-token prompt, and batch-1 decode from a
 // short context (or from --context N cached tokens, as `generate` decodes after its
-// prompt), with the weights' achieved GB/s against a measured streaming-read bandwidth.
+// prompt), with the GB/s it reads (weights, and the KV cache of the positions so far)
+// against a measured streaming-read bandwidth.
 // Run it alternately with llama-bench on the same files (the machine is shared;
 // bench/README.md). Never part of the test suite.
 //   bench_gguf [--threads N] [--decode-steps N] [--context N] [--kv-cache-dtype T]
@@ -110,9 +111,14 @@ void benchFile(const std::string& path, const Options& o, double bandwidth) {
     ex->forward(step, res);
   }
   const double t = secondsSince(t0) / decodeSteps, gbs = double(info.weightBytes) / t / 1e9;
+  // Each step also reads the cache of every position so far, on average context + 2 +
+  // (steps - 1) / 2 of them (the first timed step reads context + 2).
+  const double kvTokens = context + 2 + (decodeSteps - 1) / 2.0;
+  const double kvGbs = double(ex->kvBytesPerBlock(16)) / 16 * kvTokens / t / 1e9;
   const double cpuT = (processSeconds() - cpu0) / threads / decodeSteps;
-  std::printf("decode batch 1 from %d: %5.1f tok/s   weights %.2f GB/s = %.0f%% of %.1f GB/s   [per CPU time: %.1f tok/s]\n",
-              context, 1 / t, gbs, 100 * gbs / bandwidth, bandwidth, 1 / cpuT);
+  std::printf("decode batch 1 from %d: %5.1f tok/s   weights %.2f + KV %.2f GB/s = %.0f%% of %.1f GB/s   [per CPU time: %.1f "
+              "tok/s]\n",
+              context, 1 / t, gbs, kvGbs, 100 * (gbs + kvGbs) / bandwidth, bandwidth, 1 / cpuT);
 }
 
 }  // namespace
