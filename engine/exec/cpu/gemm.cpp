@@ -1,6 +1,7 @@
 #include "engine/exec/cpu/gemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
 
@@ -103,6 +104,31 @@ WeightMatrix weightMatrix(const TensorView& view) {
   return {view.data, view.dtype, int(view.shape[0]), int(view.shape[1])};
 }
 
+void forGuidedColumns(ThreadPool& pool, const std::vector<GemmJob>& jobs, int align,
+                      const std::function<void(const GemmJob& job, int col0, int numCols, int nextCol)>& fn) {
+  const auto roundUp = [&](int n) { return (n + align - 1) / align * align; };
+  int total = 0;
+  for (const GemmJob& j : jobs) total += roundUp(j.w->rows());
+  std::atomic<int> next{0};
+  const int divisor = 2 * pool.numThreads();
+  pool.parallelFor(pool.numThreads(), [&](int, int) {
+    for (int c = next.load(std::memory_order_relaxed); c < total;) {
+      const int left = total - c, chunk = std::min(left, std::max(align, left / divisor / align * align));
+      if (!next.compare_exchange_weak(c, c + chunk, std::memory_order_relaxed)) continue;
+      int first = 0;  // the job's first column end to end
+      for (const GemmJob& job : jobs) {
+        const int begin = std::max(c, first), end = std::min(c + chunk, first + job.w->rows());
+        if (begin < end) {
+          const int after = c + chunk - first;
+          fn(job, begin - first, end - begin, after < job.w->rows() ? after : -1);
+        }
+        first += roundUp(job.w->rows());
+      }
+      c = next.load(std::memory_order_relaxed);
+    }
+  });
+}
+
 void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ldx, int numRows,
           const std::vector<GemmJob>& jobs, bool weightsStream) {
   if (numRows <= 0 || jobs.empty()) return;
@@ -124,6 +150,14 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
     pool.parallelFor((numRows + rowsPerTask - 1) / rowsPerTask, [&](int task, int) {
       for (int r = task * rowsPerTask; r < std::min(numRows, (task + 1) * rowsPerTask); ++r)
         kernels.bf16Pairs(x + size_t(r) * ldx, K, pairs.data() + size_t(r) * ldPairs);
+    });
+  }
+  if (grid.rowGroups == 1 && pool.numThreads() > 1) {
+    return forGuidedColumns(pool, jobs, group * kPanel, [&](const GemmJob& job, int col0, int numCols, int nextCol) {
+      const PackedMatrix& w = *job.w;
+      const GemmArgs args{x, ldx, w.data(), w.dtype(), job.y, job.ldy, w.cols(), w.rows(), nextCol,
+                          bf16Pairs ? pairs.data() : nullptr, ldPairs, weightsStream};
+      kernels.gemmBlock(args, 0, numRows, col0, numCols);
     });
   }
   pool.parallelFor(grid.firstTaskOfJob.back(), [&](int task, int) {

@@ -5,6 +5,7 @@
 // independent of the batch size and the thread count.
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -64,6 +65,17 @@ struct GemmJob {
   float* y = nullptr;  // [numRows, ldy], columns [0, w.rows) written
   size_t ldy = 0;
 };
+
+// A decode step's GEMM over the pool (a batch of one row group): the jobs' columns end to
+// end, each job's rounded up to `align`, in guided chunks, each 1 / (2 · threads) of the
+// columns left (a multiple of align, at least align): a thread streams long runs of
+// weight rows and claims a few times a GEMM, not once per small task (each claim moves a
+// contended cache line), and the last chunks are small, so the threads finish together.
+// fn(job, col0, numCols, nextCol) for each piece of a chunk inside one job: col0 a
+// multiple of align, col0 + numCols one too or the job's end; nextCol the job's column
+// where the next chunk will likely start (a prefetch hint), or -1.
+void forGuidedColumns(ThreadPool& pool, const std::vector<GemmJob>& jobs, int align,
+                      const std::function<void(const GemmJob& job, int col0, int numCols, int nextCol)>& fn);
 
 // Runs every job on the same input rows x [numRows, ldx] (K = each job's w->cols()).
 // Jobs with quantized weights run the quantized kernels (gemm_quant.h). weightsStream: the
