@@ -135,7 +135,6 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
   if (jobs.front().w->isQuantized()) return gemmQuantized(pool, kernels.isa, x, ldx, numRows, jobs);
   const DType wtype = jobs.front().w->dtype();
   const int group = kernels.panelGroup != nullptr ? kernels.panelGroup(wtype, numRows) : 1;
-  const TaskGrid grid = makeGrid(jobs, numRows, pool.numThreads(), group);
   // Kernels that take bf16 weights' activations as bf16 k pairs get them converted once per
   // call (per calling thread: the workers see it through the reference), in tasks of ~16k
   // values, so that a decode step's few rows take no extra parallel region.
@@ -152,7 +151,7 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
         kernels.bf16Pairs(x + size_t(r) * ldx, K, pairs.data() + size_t(r) * ldPairs);
     });
   }
-  if (grid.rowGroups == 1 && pool.numThreads() > 1) {
+  if (numRows <= kRowGroup && pool.numThreads() > 1) {  // one row group: a decode step
     return forGuidedColumns(pool, jobs, group * kPanel, [&](const GemmJob& job, int col0, int numCols, int nextCol) {
       const PackedMatrix& w = *job.w;
       const GemmArgs args{x, ldx, w.data(), w.dtype(), job.y, job.ldy, w.cols(), w.rows(), nextCol,
@@ -160,6 +159,7 @@ void gemm(ThreadPool& pool, const CpuKernels& kernels, const float* x, size_t ld
       kernels.gemmBlock(args, 0, numRows, col0, numCols);
     });
   }
+  const TaskGrid grid = makeGrid(jobs, numRows, pool.numThreads(), group);
   pool.parallelFor(grid.firstTaskOfJob.back(), [&](int task, int) {
     const size_t j = size_t(std::upper_bound(grid.firstTaskOfJob.begin(), grid.firstTaskOfJob.end(), task) -
                             grid.firstTaskOfJob.begin() - 1);

@@ -82,10 +82,13 @@ inline __m128 fmaLanes4(__m128 a, __m128 b, __m128 y) {
   return _mm_fmadd_ss(_mm_permute_ps(a, 3), _mm_permute_ps(b, 3), y);
 }
 
-// Q8_0 as one integer per block (as Q4_0, quant_tile_x86.h): y = fma(d_w · d_x, Σ w · x, y)
-// over the blocks in order, one float chain per output. Weights may hold -128 (files are
-// untrusted); activations are within ±127, so the sign of w moves onto x and |w| (as
+// dotBytes of signed weight bytes w and activation bytes x: weights may hold -128 (files
+// are untrusted); activations are within ±127, so the sign of w moves onto x and |w| (as
 // unsigned, 128 included) stays exact.
+inline __m256i signedDotBytes(__m256i w, __m256i x) { return dotBytes(_mm256_abs_epi8(w), _mm256_sign_epi8(x, w)); }
+
+// Q8_0 as one integer per block (as Q4_0, quant_tile_x86.h): y = fma(d_w · d_x, Σ w · x, y)
+// over the blocks in order, one float chain per output (signedDotBytes).
 float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
   __m128 y = _mm_setzero_ps();
   int b = 0;
@@ -99,7 +102,7 @@ float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
     for (int k = 0; k < 8; ++k) {
       const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b + k].qs));
       const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b + k].qs));
-      p[k] = dotBytes(_mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq));
+      p[k] = signedDotBytes(wq, xq);
     }
     const __m256 d = _mm256_mul_ps(halfScales8([&](int k) { return w[b + k].d; }),
                                    halfScales8([&](int k) { return x[b + k].d; }));
@@ -110,7 +113,7 @@ float dotQ8_0(const BlockQ8_0* w, const BlockQ8_0* x, int nb) {
   for (; b < nb; ++b) {
     const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs));
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
-    const int isum = hsumInt8(dotBytes(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(xq, wq)));
+    const int isum = hsumInt8(signedDotBytes(wq, xq));
     const float d = halfScalar(w[b].d) * halfScalar(x[b].d);
     y = _mm_fmadd_ss(_mm_set_ss(d), _mm_cvtsi32_ss(_mm_setzero_ps(), isum), y);
   }
@@ -296,7 +299,6 @@ inline void prefetchNextRows(const B* const* w, int b, int nb) {
     for (size_t off = 0; off < sizeof(B); off += 64)
       _mm_prefetch(reinterpret_cast<const char*>(w[c] + b + size_t(kTC) * size_t(nb)) + off, _MM_HINT_T0);
 }
-
 
 // x[r][b].d at lane r · kTC + c of a tile's 8 (row, column) pairs.
 template <int kTR, int kTC>

@@ -36,7 +36,7 @@ float dotLegacySigned(const B* w, const BlockQ8_0* x, int nb) {
     prefetchNextRow(w, nb, b);
     const __m256i wq = _mm256_sub_epi8(legacyQuants<B, kBits>(w[b]), _mm256_set1_epi8(kOffset));
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
-    const __m256i p = dotBytes(_mm256_sign_epi8(wq, wq), _mm256_sign_epi8(xq, wq));
+    const __m256i p = signedDotBytes(wq, xq);
     acc = _mm256_fmadd_ps(_mm256_set1_ps(halfScalar(w[b].d) * halfScalar(x[b].d)), _mm256_cvtepi32_ps(p), acc);
   }
   return hsum8(acc);

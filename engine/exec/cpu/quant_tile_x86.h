@@ -319,9 +319,11 @@ inline __m256i addDotBytes(__m256i acc, __m256i a, __m256i b) {
   else return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));
 }
 
-// 8 · Σ of a Q8_0 block's 32 activations: the offset the unsigned nibbles carry.
+// 8 · Σ of a Q8_0 block's 32 activations xq, the offset the unsigned nibbles carry: as
+// dotBytes' 8 lanes, and summed.
+inline __m256i offsetLanesQ4_0(__m256i xq) { return dotBytes(_mm256_set1_epi8(8), xq); }
 inline int offsetSumQ4_0(const BlockQ8_0& x) {
-  return hsumInt8(dotBytes(_mm256_set1_epi8(8), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs))));
+  return hsumInt8(offsetLanesQ4_0(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs))));
 }
 
 // Bytes 4k..4k+3 of an activation block, in every 32-bit lane.
@@ -336,7 +338,7 @@ float dotQ4_0(const BlockQ4_0* w, const BlockQ8_0* x, int nb) {
   for (int b = 0; b < nb; ++b) {
     prefetchNextRow(w, nb, b);
     const __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
-    const __m256i p = dotBytes(legacyQuants<BlockQ4_0, 4>(w[b]), xq), offset = dotBytes(_mm256_set1_epi8(8), xq);
+    const __m256i p = dotBytes(legacyQuants<BlockQ4_0, 4>(w[b]), xq), offset = offsetLanesQ4_0(xq);
     const float d = halfScalar(w[b].d) * halfScalar(x[b].d);
     y = _mm_fmadd_ss(_mm_set_ss(d), _mm_cvtsi32_ss(_mm_setzero_ps(), hsumInt8(_mm256_sub_epi32(p, offset))), y);
   }
@@ -437,7 +439,7 @@ void tileQ8_0(const BlockQ8_0* const* w, const BlockQ8_0* const* x, int nb, floa
 #pragma GCC unroll 8
       for (int c = 0; c < 8; ++c) {
         const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[c][b].qs));
-        p[c] = dotBytes(_mm256_abs_epi8(wq), _mm256_sign_epi8(xq, wq));
+        p[c] = signedDotBytes(wq, xq);
       }
       const __m256 scale = _mm256_mul_ps(dw, _mm256_set1_ps(halfScalar(x[r][b].d)));
       acc[r] = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sums8(p)), acc[r]);
